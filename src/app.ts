@@ -1,0 +1,68 @@
+import { expressMiddleware } from '@as-integrations/express5';
+import type { ApolloServer } from '@apollo/server';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import express, { Router, type RequestHandler, type Response } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import type { Config } from './config';
+import type { RequestContext } from './graphql/request-context';
+import { accessLog } from './http/access-log';
+import { authenticate } from './http/authenticate';
+import { errorHandler, notFound } from './http/error-handler';
+import { requireForwardedHttps } from './http/https-only';
+import { jsonBody } from './http/json-body';
+import { assignRequestId } from './http/request-id';
+import type { CompiledRoute } from './rest/rest-executor';
+import { createRestRouter } from './rest/rest-router';
+
+export interface AppDeps {
+  config: Config;
+  orm: MikroORM;
+  schema: GraphQLSchema;
+  routes: readonly CompiledRoute[];
+  apollo: ApolloServer<RequestContext>;
+  authenticator: ApiKeyAuthenticator;
+  logger: Logger;
+}
+
+/** The Express app; middleware runs top to bottom in the order written here. */
+export function createApp(deps: AppDeps): express.Express {
+  const { config, orm, schema, routes, apollo, authenticator, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', 'simple');
+
+  const contextFor = (res: Response): RequestContext => ({
+    requestId: res.locals.requestId as string,
+    auth: res.locals.auth,
+    em: orm.em.fork(),
+    logger: res.locals.logger as Logger,
+  });
+  const guards: RequestHandler[] = [authenticate(authenticator)];
+
+  app.use(assignRequestId);
+  app.use(accessLog(logger));
+  if (config.trustProxy) app.use(requireForwardedHttps);
+
+  app.use(createRestRouter({ schema, routes, guards, contextFor }));
+
+  const graphql = Router();
+  graphql.use((_req, res, next) => {
+    res.locals.door = 'graphql';
+    next();
+  });
+  const apolloHandler = expressMiddleware(apollo, { context: async ({ res }) => contextFor(res) });
+  // The Sandbox landing page is a static page for browsers; the queries it sends carry a key.
+  const isLandingPage: RequestHandler = (req, res, next) =>
+    req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
+      ? apolloHandler(req, res, next)
+      : next();
+  graphql.use(isLandingPage, ...guards, jsonBody, apolloHandler);
+  app.use('/graphql', graphql);
+
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+
+/** Every setting the service reads, parsed and validated once at start-up. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  readonly trustProxy: boolean;
+  readonly redisUrl: string | undefined;
+  readonly rateLimitPerMinute: number;
+  readonly authFailuresPerMinute: number;
+  readonly logLevel: string;
+  readonly corsOrigins: readonly string[];
+  readonly production: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const tlsCertFile = optional(env, 'TLS_CERT_FILE');
+  const tlsKeyFile = optional(env, 'TLS_KEY_FILE');
+  if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  return {
+    port: integer(env, 'PORT', 8443, 0, 65535),
+    host: optional(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? '.data'),
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    redisUrl: optional(env, 'REDIS_URL'),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
+    logLevel,
+    corsOrigins: (optional(env, 'CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    production: env.NODE_ENV === 'production',
+  };
+}

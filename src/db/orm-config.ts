@@ -1,0 +1,38 @@
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import path from 'node:path';
+import { ENTITIES } from './entities';
+
+export interface OrmSettings {
+  clientUrl: string;
+  /** Connection pool bounds; the embedded database accepts a single connection. */
+  pool?: { min: number; max: number };
+  /** Called with every SQL statement (tests count statements with it). */
+  onQuery?: (sql: string) => void;
+}
+
+export function createOrmConfig(settings: OrmSettings): Options {
+  const compiled = !__filename.endsWith('.ts');
+  return defineConfig({
+    clientUrl: settings.clientUrl,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    discovery: { disableDynamicFileAccess: true },
+    preferTs: !compiled,
+    pool: settings.pool ?? { min: 0, max: 10 },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      path: path.join(__dirname, 'migrations'),
+      pathTs: path.join(__dirname, 'migrations'),
+      glob: compiled ? '!(*.d).js' : '*.ts',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+    debug: settings.onQuery ? ['query'] : false,
+    logger: settings.onQuery ? (message: string) => settings.onQuery?.(message) : () => undefined,
+    colors: false,
+  });
+}

@@ -1,0 +1,40 @@
+import { AppError } from './app-error';
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P03', // cannot_connect_now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
+    const candidate = current as { name?: string; code?: string; message?: string; cause?: unknown; previous?: unknown };
+    if (candidate.name === 'ConnectionException') return true;
+    if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
+    if (candidate.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(candidate.message)) {
+      return true;
+    }
+    current = candidate.previous ?? candidate.cause;
+  }
+  return false;
+}
+
+/**
+ * Any thrown value as a client-safe AppError. Unknown failures become INTERNAL_ERROR with the request
+ * id and a generic message: ORM and SQL text never reach a client (the caller logs the original).
+ */
+export function toAppError(error: unknown, requestId: string): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', { requestId });
+  }
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
+}

@@ -1,0 +1,12 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/auth-context';
+
+/** The per-request context, identical for /graphql and for REST routes executed in-process. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly auth: AuthContext;
+  /** A fork of the entity manager for this request only. */
+  readonly em: EntityManager;
+  readonly logger: Logger;
+}

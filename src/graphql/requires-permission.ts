@@ -1,0 +1,59 @@
+import { getDirective, MapperKind, mapSchema } from '@graphql-tools/utils';
+import {
+  defaultFieldResolver,
+  DirectiveLocation,
+  GraphQLDirective,
+  GraphQLNonNull,
+  GraphQLString,
+  type GraphQLSchema,
+} from 'graphql';
+import { Directive } from 'type-graphql';
+import { requirePermission } from '../auth/auth-context';
+import { isPermission, type Permission } from '../auth/permissions';
+import type { RequestContext } from './request-context';
+
+const DIRECTIVE_NAME = 'requiresPermission';
+
+export const requiresPermissionDirective = new GraphQLDirective({
+  name: DIRECTIVE_NAME,
+  description: 'The API-key permission needed to resolve this field (403 FORBIDDEN without it).',
+  locations: [DirectiveLocation.FIELD_DEFINITION],
+  args: { permission: { type: new GraphQLNonNull(GraphQLString) } },
+});
+
+/** Declares, once, the permission a field needs. It shows in schema.graphql and is enforced there. */
+export function RequiresPermission(permission: Permission): MethodDecorator & PropertyDecorator {
+  return Directive(`@${DIRECTIVE_NAME}(permission: "${permission}")`);
+}
+
+export function permissionOf(schema: GraphQLSchema, field: Parameters<typeof getDirective>[1]): Permission | undefined {
+  const permission = getDirective(schema, field, DIRECTIVE_NAME)?.[0]?.permission as string | undefined;
+  if (permission === undefined) return undefined;
+  if (!isPermission(permission)) throw new Error(`Unknown permission "${permission}" on a schema field`);
+  return permission;
+}
+
+/**
+ * Wraps every field that declares @requiresPermission with the check, and refuses to build a schema in
+ * which a Query or Mutation field declares none: access is denied by default.
+ */
+export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
+  const rootTypes = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
+      const permission = permissionOf(schema, field);
+      if (permission === undefined) {
+        if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME}`);
+        return field;
+      }
+      const resolve = field.resolve ?? defaultFieldResolver;
+      return {
+        ...field,
+        resolve(source, args, context: RequestContext, info) {
+          requirePermission(context.auth, permission);
+          return resolve(source, args, context, info);
+        },
+      };
+    },
+  });
+}

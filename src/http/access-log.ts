@@ -1,0 +1,26 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { redactUrl } from '../logger';
+
+/** One structured line per request, with a request-scoped logger for the handlers. Never a key or header. */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const requestLogger = logger.child({ requestId: res.locals.requestId });
+    res.locals.logger = requestLogger;
+    res.on('finish', () => {
+      requestLogger.info(
+        {
+          method: req.method,
+          url: redactUrl(req.originalUrl),
+          route: res.locals.route,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          organizationId: res.locals.auth?.organization.id,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,31 @@
+import http from 'node:http';
+import type { RequestHandler } from 'express';
+import { AppError, errorEnvelope } from '../errors/app-error';
+import { requestIdOf } from './request-id';
+
+const httpsRequired = () => new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
+
+/**
+ * Answers every plain-HTTP request that reached the TLS port: 403 HTTPS_REQUIRED, never a redirect
+ * (which would teach clients to send keys in clear first), and no handler runs.
+ */
+export function createPlainHttpRefuser(): http.Server {
+  return http.createServer((req, res) => {
+    const body = JSON.stringify(errorEnvelope(httpsRequired()));
+    res.writeHead(403, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestIdOf(req.headers['x-request-id']),
+      Connection: 'close',
+    });
+    res.end(body);
+    req.resume();
+  });
+}
+
+/** Behind a TLS-terminating proxy (TRUST_PROXY): the proxy must say the client used https. */
+export const requireForwardedHttps: RequestHandler = (req, _res, next) => {
+  const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
+  if (proto !== 'https') throw httpsRequired();
+  next();
+};

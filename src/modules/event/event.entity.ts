@@ -1,0 +1,117 @@
+import {
+  Collection,
+  Entity,
+  Enum,
+  Index,
+  ManyToOne,
+  OneToMany,
+  OptionalProps,
+  PrimaryKey,
+  Property,
+  type Ref,
+  Unique,
+} from '@mikro-orm/core';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { newId } from '../../ids';
+import { OrganizationEntity } from '../organization/organization.entity';
+import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
+import { EventStatus, effectiveStatus } from './event-status';
+
+// Named EventEntity: a class called `Event` collides with Node's global Event in decorator metadata.
+@ObjectType('Event')
+@Entity({ tableName: 'events' })
+@Unique({ name: 'events_organization_id_slug_unique', properties: ['organization', 'slug'] })
+@Index({ name: 'events_organization_id_created_at_index', properties: ['organization', 'createdAt', 'id'] })
+export class EventEntity {
+  [OptionalProps]?:
+    | 'id'
+    | 'description'
+    | 'venue'
+    | 'venueAddress'
+    | 'coverImage'
+    | 'storedStatus'
+    | 'capacity'
+    | 'registrationCount'
+    | 'createdAt'
+    | 'updatedAt'
+    | 'status'
+    | 'organizationId';
+
+  @Field(() => ID, { description: 'evt_ followed by an opaque part.' })
+  @PrimaryKey({ type: 'string', length: 40 })
+  id: string = newId('evt');
+
+  @ManyToOne(() => OrganizationEntity, { ref: true, deleteRule: 'cascade' })
+  organization!: Ref<OrganizationEntity>;
+
+  @Field({ description: 'URL-friendly identifier, unique within the organization.' })
+  @Property({ type: 'string', length: 100 })
+  slug!: string;
+
+  @Field()
+  @Property({ type: 'string', length: 200 })
+  title!: string;
+
+  @Field(() => String, { nullable: true, description: 'Markdown, kept verbatim.' })
+  @Property({ type: 'text', nullable: true })
+  description: string | null = null;
+
+  @Field(() => GraphQLDateTimeISO)
+  @Property({ type: 'timestamptz', length: 3 })
+  startDate!: Date;
+
+  @Field(() => GraphQLDateTimeISO)
+  @Property({ type: 'timestamptz', length: 3 })
+  endDate!: Date;
+
+  @Field({ description: 'IANA timezone name.' })
+  @Property({ type: 'text' })
+  timezone!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'string', length: 300, nullable: true })
+  venue: string | null = null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  venueAddress: string | null = null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  coverImage: string | null = null;
+
+  /** What was last set; clients see `status`, which derives COMPLETED from endDate. */
+  @Enum({ items: () => EventStatus, fieldName: 'status' })
+  storedStatus: EventStatus = EventStatus.DRAFT;
+
+  @Field(() => Int, { nullable: true })
+  @Property({ type: 'integer', nullable: true })
+  capacity: number | null = null;
+
+  /** Sum of confirmed booking quantities, maintained in the same transaction as each booking change. */
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  registrationCount: number = 0;
+
+  @OneToMany(() => TicketTypeEntity, (ticketType) => ticketType.event, { orderBy: { createdAt: 'asc', id: 'asc' } })
+  ticketTypes = new Collection<TicketTypeEntity>(this);
+
+  @Field(() => GraphQLDateTimeISO)
+  @Property({ type: 'timestamptz', length: 3 })
+  createdAt: Date = new Date();
+
+  @Field(() => GraphQLDateTimeISO)
+  @Property({ type: 'timestamptz', length: 3, onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+
+  @Field(() => EventStatus)
+  get status(): EventStatus {
+    return effectiveStatus(this.storedStatus, this.endDate);
+  }
+
+  @Field(() => String, { description: 'Owning organization, org_ followed by an opaque part.' })
+  get organizationId(): string {
+    return this.organization.id;
+  }
+}

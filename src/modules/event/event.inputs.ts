@@ -1,0 +1,93 @@
+import { ArrayMaxSize, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
+import { Field, InputType, Int } from 'type-graphql';
+import { IsIanaTimeZone, IsNotBlank, SLUG_PATTERN } from '../../validation/rules';
+import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
+import { EventStatus } from './event-status';
+
+export const MAX_CAPACITY = 1_000_000;
+export const MAX_TICKET_TYPES = 50;
+const SLUG_MESSAGE = 'slug must be lower-case letters and digits in groups joined by single hyphens, e.g. launch-2027';
+
+@InputType('CreateEventInput')
+export class CreateEventInput {
+  @Field({ description: 'Non-blank, at most 200 characters.' })
+  @IsNotBlank()
+  @MaxLength(200)
+  title!: string;
+
+  @Field({ description: 'Unique within the organization; ^[a-z0-9]+(-[a-z0-9]+)*$, at most 100 characters.' })
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  @MaxLength(100)
+  slug!: string;
+
+  @Field(() => String, { nullable: true, description: 'Markdown, at most 10,000 characters.' })
+  @MaxLength(10_000)
+  description?: string | null;
+
+  @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; must be in the future.' })
+  startDate!: Date;
+
+  @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; after startDate.' })
+  endDate!: Date;
+
+  @Field(() => String, { nullable: true, description: "IANA name; defaults to the organization's timezone." })
+  @IsIanaTimeZone()
+  timezone?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 300 characters.' })
+  @MaxLength(300)
+  venue?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Maximum number of attendees, 1 to 1,000,000.' })
+  @Min(1)
+  @Max(MAX_CAPACITY)
+  capacity?: number | null;
+
+  @Field(() => [TicketTypeInput], { nullable: true, description: 'Ticket types to create with the event.' })
+  @ArrayMaxSize(MAX_TICKET_TYPES)
+  @ValidateNested({ each: true })
+  ticketTypes?: TicketTypeInput[] | null;
+}
+
+@InputType('UpdateEventInput', {
+  description:
+    'Only the given fields change. slug and startDate are immutable while the event is PUBLISHED or COMPLETED.',
+})
+export class UpdateEventInput {
+  @Field(() => String, { nullable: true })
+  @IsNotBlank()
+  @MaxLength(200)
+  title?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  @MaxLength(100)
+  slug?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'null clears it.' })
+  @MaxLength(10_000)
+  description?: string | null;
+
+  @Field(() => GraphQLDateTimeISO, { nullable: true })
+  startDate?: Date | null;
+
+  @Field(() => GraphQLDateTimeISO, { nullable: true })
+  endDate?: Date | null;
+
+  @Field(() => String, { nullable: true })
+  @IsIanaTimeZone()
+  timezone?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'null clears it.' })
+  @MaxLength(300)
+  venue?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'null removes the limit; never below registrationCount.' })
+  @Min(1)
+  @Max(MAX_CAPACITY)
+  capacity?: number | null;
+
+  @Field(() => EventStatus, { nullable: true, description: 'DRAFT, PUBLISHED or CANCELLED.' })
+  status?: EventStatus | null;
+}

@@ -1,0 +1,26 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { EventEntity } from './event.entity';
+
+@ObjectType('EventList', { description: 'One page of events, newest first.' })
+export class EventList {
+  @Field(() => [EventEntity])
+  events!: EventEntity[];
+
+  @Field(() => Int, { description: 'Events matching the filter, on every page.' })
+  total!: number;
+
+  @Field(() => Int)
+  page!: number;
+
+  @Field(() => Int)
+  limit!: number;
+}
+
+@ObjectType('DeletedEvent', { description: 'What was deleted; the deletion cannot be undone.' })
+export class DeletedEvent {
+  @Field()
+  id!: string;
+
+  @Field()
+  slug!: string;
+}

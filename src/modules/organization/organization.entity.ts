@@ -1,0 +1,46 @@
+import { Entity, Enum, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { newId } from '../../ids';
+
+export enum OrganizationPlan {
+  STANDARD = 'STANDARD',
+  ENTERPRISE = 'ENTERPRISE',
+}
+
+export enum RestrictionMode {
+  OFF = 'OFF',
+  STRICT = 'STRICT',
+}
+
+@Entity({ tableName: 'organizations' })
+export class OrganizationEntity {
+  [OptionalProps]?: 'id' | 'timezone' | 'plan' | 'allowedIps' | 'restrictionMode' | 'rateLimitPerMinute' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'string', length: 40 })
+  id: string = newId('org');
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  /** IANA name; the default timezone of this organization's events. */
+  @Property({ type: 'text' })
+  timezone: string = 'UTC';
+
+  @Enum({ items: () => OrganizationPlan })
+  plan: OrganizationPlan = OrganizationPlan.STANDARD;
+
+  @Property({ type: 'text[]', fieldName: 'allowed_ips' })
+  allowedIps: string[] = [];
+
+  @Enum({ items: () => RestrictionMode })
+  restrictionMode: RestrictionMode = RestrictionMode.OFF;
+
+  /** Requests a minute shared by all keys; null means the server default (RATE_LIMIT_PER_MINUTE). */
+  @Property({ type: 'integer', nullable: true })
+  rateLimitPerMinute: number | null = null;
+
+  @Property({ type: 'timestamptz', length: 3 })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', length: 3, onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

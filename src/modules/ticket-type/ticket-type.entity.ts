@@ -1,0 +1,42 @@
+import { DecimalType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
+import { newId } from '../../ids';
+import type { EventEntity } from '../event/event.entity';
+
+@ObjectType('TicketType')
+@Entity({ tableName: 'ticket_types' })
+export class TicketTypeEntity {
+  [OptionalProps]?: 'id' | 'sold' | 'createdAt';
+
+  @Field(() => ID, { description: 'tt_ followed by an opaque part.' })
+  @PrimaryKey({ type: 'string', length: 40 })
+  id: string = newId('tt');
+
+  // A string target avoids a circular import at decoration time.
+  @ManyToOne('EventEntity', { ref: true, deleteRule: 'cascade', index: true })
+  event!: Ref<EventEntity>;
+
+  @Field()
+  @Property({ type: 'string', length: 100 })
+  name!: string;
+
+  /** numeric(12,2) in PostgreSQL, so a price is kept exactly; a JSON number out. */
+  @Field(() => Float)
+  @Property({ type: new DecimalType('number'), precision: 12, scale: 2 })
+  price!: number;
+
+  @Field({ description: 'ISO 4217 currency code.' })
+  @Property({ type: 'string', length: 3 })
+  currency!: string;
+
+  @Field(() => Int, { description: 'Tickets available in total.' })
+  @Property({ type: 'integer' })
+  quantity!: number;
+
+  @Field(() => Int, { description: 'Tickets sold (confirmed bookings).' })
+  @Property({ type: 'integer' })
+  sold: number = 0;
+
+  @Property({ type: 'timestamptz', length: 3 })
+  createdAt: Date = new Date();
+}

@@ -1,0 +1,35 @@
+/**
+ * The named GraphQL operations behind the /v1 routes. Parsed and validated against the schema once,
+ * at start-up; a route runs its operation in-process with the request's own context.
+ */
+export const REST_OPERATIONS = /* GraphQL */ `
+  fragment EventListItem on Event {
+    id slug title description startDate endDate timezone venue status capacity registrationCount createdAt updatedAt
+  }
+
+  fragment FullEvent on Event {
+    id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
+    registrationCount organizationId createdAt updatedAt
+    ticketTypes { id name price currency quantity sold }
+  }
+
+  query ListEvents($page: Int, $limit: Int, $status: EventStatus) {
+    events(page: $page, limit: $limit, status: $status) { events { ...EventListItem } total page limit }
+  }
+
+  query GetEvent($slug: String!) {
+    event(slug: $slug) { ...FullEvent }
+  }
+
+  mutation CreateEvent($input: CreateEventInput!) {
+    createEvent(input: $input) { ...FullEvent }
+  }
+
+  mutation UpdateEvent($slug: String!, $input: UpdateEventInput!) {
+    updateEvent(slug: $slug, input: $input) { ...FullEvent }
+  }
+
+  mutation DeleteEvent($slug: String!) {
+    deleteEvent(slug: $slug) { id slug }
+  }
+`;

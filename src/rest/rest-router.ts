@@ -1,0 +1,50 @@
+import { Router, type RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { AppError } from '../errors/app-error';
+import type { RequestContext } from '../graphql/request-context';
+import { jsonBody } from '../http/json-body';
+import { runRoute, type CompiledRoute } from './rest-executor';
+
+export interface RestRouterDeps {
+  schema: GraphQLSchema;
+  routes: readonly CompiledRoute[];
+  /** Middleware run before a route's operation (authentication, limits). */
+  guards: readonly RequestHandler[];
+  contextFor: (res: import('express').Response) => RequestContext;
+}
+
+/** The /v1 door: each route table entry runs its GraphQL operation; wrong methods get 405. */
+export function createRestRouter({ schema, routes, guards, contextFor }: RestRouterDeps): Router {
+  const router = Router({ caseSensitive: true, strict: false });
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    router[method](route.path, ...guards, ...(route.body ? [jsonBody] : []), async (req, res) => {
+      const result = await runRoute(
+        schema,
+        route,
+        { params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: req.body },
+        contextFor(res),
+      );
+      if (route.status === 204) {
+        res.status(204).end();
+        return;
+      }
+      if (route.location) res.setHeader('Location', route.location(result as { slug: string }));
+      res.status(route.status).json(result);
+    });
+  }
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  for (const [path, methods] of methodsByPath) {
+    const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+    router.options(path, (_req, res) => {
+      res.setHeader('Allow', allow);
+      res.status(204).end();
+    });
+    router.all(path, (req, res) => {
+      res.setHeader('Allow', allow);
+      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, { allowed: allow.split(', ') });
+    });
+  }
+  return router;
+}

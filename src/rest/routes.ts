@@ -1,0 +1,32 @@
+/** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
+export interface RestRoute {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Express path; `:name` parameters become variables of the same name. */
+  readonly path: string;
+  readonly operation: string;
+  /** Query-string parameters passed as variables of the same name (converted to the variable's type). */
+  readonly query?: readonly string[];
+  /** The variable that receives the JSON body (fields the operation does not accept are dropped). */
+  readonly body?: string;
+  readonly status: 200 | 201 | 204;
+  /** The root field of the result sent back (none for 204). */
+  readonly result?: string;
+  /** The Location header of a 201, from the returned object. */
+  readonly location?: (result: { slug: string }) => string;
+}
+
+export const REST_ROUTES: readonly RestRoute[] = [
+  { method: 'GET', path: '/v1/events', operation: 'ListEvents', query: ['page', 'limit', 'status'], status: 200, result: 'events' },
+  {
+    method: 'POST',
+    path: '/v1/events',
+    operation: 'CreateEvent',
+    body: 'input',
+    status: 201,
+    result: 'createEvent',
+    location: (event) => `/v1/events/${encodeURIComponent(event.slug)}`,
+  },
+  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event' },
+  { method: 'PUT', path: '/v1/events/:slug', operation: 'UpdateEvent', body: 'input', status: 200, result: 'updateEvent' },
+  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204 },
+];

@@ -1,0 +1,66 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { createApp } from './app';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import type { Config } from './config';
+import { startApollo } from './graphql/apollo';
+import { buildAppSchema } from './graphql/schema';
+import { createDualServer } from './http/dual-server';
+import { createPlainHttpRefuser } from './http/https-only';
+import { loadTlsCredentials } from './http/tls';
+import { compileRoutes } from './rest/rest-executor';
+
+export interface RunningService {
+  readonly port: number;
+  readonly url: string;
+  readonly authenticator: ApiKeyAuthenticator;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
+export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
+  const schema = buildAppSchema();
+  const routes = compileRoutes(schema);
+  const apollo = await startApollo(schema, { introspection: !config.production });
+  const authenticator = new ApiKeyAuthenticator(orm, { cacheTtlMs: 500 });
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, logger });
+
+  const tls = await loadTlsCredentials(config, logger);
+  const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
+  secure.keepAliveTimeout = 5_000;
+  secure.headersTimeout = 30_000;
+  secure.requestTimeout = 60_000;
+  const plain = createPlainHttpRefuser();
+  const server = createDualServer(secure, plain);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  const close = (graceMs = 10_000): Promise<void> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Finished keep-alive connections are closed as soon as they are idle.
+      secure.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+      const sweep = setInterval(() => {
+        secure.closeIdleConnections();
+        plain.closeIdleConnections();
+      }, 50);
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([closed, deadline]);
+      clearInterval(sweep);
+      secure.closeAllConnections();
+      plain.closeAllConnections();
+      await apollo.stop();
+    })();
+    return closing;
+  };
+
+  return { port, url: `https://localhost:${port}`, authenticator, close };
+}

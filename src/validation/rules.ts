@@ -1,0 +1,32 @@
+import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
+
+export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** At least one character that is not white space. */
+export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
+  return Matches(/\S/, { message: '$property must not be blank', ...options });
+}
+
+/** IANA time zone names the runtime knows, canonical names and their aliases (e.g. UTC). */
+export function isIanaTimeZone(value: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function IsIanaTimeZone(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isIanaTimeZone',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && isIanaTimeZone(value),
+        defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris',
+      },
+    },
+    options,
+  );
+}
