@@ -17,6 +17,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   setupFiles: ['reflect-metadata'],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+  globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

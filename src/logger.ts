@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 const KEY_IN_TEXT = /nk_(live|test)_[A-Za-z0-9]+/g;
 const SECRET_PARAMS = /^(api[_-]?key|key|token|access[_-]?token|authorization|secret|password)$/i;
@@ -26,14 +26,18 @@ export function redactUrl(url: string): string {
   return `${path}?${query}`;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: 'event-service' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: ['authorization', 'headers.authorization', 'req.headers.authorization', '*.key', 'key', 'apiKey'],
-      censor: '[REDACTED]',
+/** JSON logs on stdout (or `destination`), with keys and Authorization headers redacted. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'event-service' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: ['authorization', 'headers.authorization', 'req.headers.authorization', '*.key', 'key', 'apiKey'],
+        censor: '[REDACTED]',
+      },
     },
-  });
+    destination,
+  );
 }

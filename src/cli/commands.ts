@@ -29,6 +29,17 @@ function parser(spec: Record<string, { type: 'string' }>, positionalCount = 0) {
 
 export const COMMANDS: Command[] = [
   {
+    name: 'db migrate',
+    usage: 'db migrate',
+    help: `db migrate
+  Applies pending migrations (the server also does this at start) and lists those applied so far.`,
+    parse: parser({}),
+    async run(em) {
+      const rows = await em.getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations order by id');
+      return { migrations: rows.map((row) => row.name) };
+    },
+  },
+  {
     name: 'org create',
     usage: 'org create --name NAME [--timezone TZ] [--plan standard|enterprise] [--rate-limit N]',
     help: `org create --name NAME [--timezone TZ] [--plan standard|enterprise] [--rate-limit N]

@@ -1,0 +1,68 @@
+import 'reflect-metadata';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig, type Config } from '../../src/config';
+import { openDatabase } from '../../src/db/database';
+import { createLogger } from '../../src/logger';
+import { startService, type RunningService } from '../../src/service';
+import { createTestDatabase } from './database';
+import { HttpsClient } from './https-client';
+
+export interface TestApp {
+  readonly url: string;
+  readonly client: HttpsClient;
+  readonly orm: MikroORM;
+  readonly databaseUrl: string;
+  readonly config: Config;
+  readonly service: RunningService;
+  /** Every log line the server wrote (JSON strings). */
+  readonly logs: string[];
+  /** SQL statements run since the last `sql.reset()`. */
+  readonly sql: { statements: string[]; reset(): void };
+  close(): Promise<void>;
+}
+
+/**
+ * The real service over real HTTPS on a free port, on its own copy of the migrated database.
+ * `env` is read like the process environment (e.g. { RATE_LIMIT_PER_MINUTE: '5' }).
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const statements: string[] = [];
+  const orm = await openDatabase({
+    clientUrl: database.url,
+    onQuery: (message) => {
+      if (/^\[query\]/.test(message)) statements.push(message);
+    },
+  });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-'));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const logs: string[] = [];
+  const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
+  const service = await startService(config, orm, logger);
+  const ca = readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8');
+  const client = new HttpsClient(`https://localhost:${service.port}`, ca);
+  return {
+    url: client.baseUrl,
+    client,
+    orm,
+    databaseUrl: database.url,
+    config,
+    service,
+    logs,
+    sql: {
+      statements,
+      reset: () => {
+        statements.length = 0;
+      },
+    },
+    async close() {
+      client.close();
+      await service.close(1_000);
+      await orm.close(true);
+      await database.drop();
+    },
+  };
+}
