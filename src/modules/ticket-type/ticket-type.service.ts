@@ -41,14 +41,14 @@ export class TicketTypeService {
 
   async update(organizationId: string, id: string, input: TicketTypeUpdateInput): Promise<TicketTypeEntity> {
     const errors = [...idErrors('id', id, 'tt'), ...validateInput(input), ...nullErrors(input)];
-    if (errors.length > 0) throw AppError.validation(errors);
+    if (errors.some((error) => error.field === 'id')) throw AppError.validation(errors);
     return this.em.transactional(async (em) => {
       const ticketType = await this.lock(em, organizationId, id);
-      if (input.quantity != null && input.quantity < ticketType.sold) {
-        throw AppError.validation([
-          { field: 'quantity', message: `quantity cannot be below the ${ticketType.sold} tickets already sold` },
-        ]);
+      // Reported with the format errors, so one answer names every failing field.
+      if (input.quantity != null && input.quantity < ticketType.sold && !errors.some((error) => error.field === 'quantity')) {
+        errors.push({ field: 'quantity', message: `quantity cannot be below the ${ticketType.sold} tickets already sold` });
       }
+      if (errors.length > 0) throw AppError.validation(errors);
       for (const field of UPDATABLE) if (input[field] != null) Object.assign(ticketType, { [field]: input[field] });
       return ticketType;
     });
