@@ -12,6 +12,9 @@ import { createTenant } from './helpers/factories';
 import { startServiceOn, type ServiceInstance } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
+// Dozens of requests queue on one row lock; leave room on a loaded machine.
+jest.setTimeout(60_000);
+
 let app: TestApp;
 let second: ServiceInstance;
 beforeAll(async () => {
