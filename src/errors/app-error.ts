@@ -8,12 +8,16 @@ export type ErrorCode =
   | 'HTTPS_REQUIRED'
   | 'EVENT_NOT_FOUND'
   | 'BOOKING_NOT_FOUND'
+  | 'TICKET_TYPE_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VALIDATION_ERROR'
   | 'EVENT_ALREADY_PUBLISHED'
   | 'EVENT_HAS_BOOKINGS'
   | 'SOLD_OUT'
+  | 'EVENT_NOT_PUBLISHED'
+  | 'BOOKING_ALREADY_CANCELLED'
+  | 'TICKET_TYPE_HAS_SALES'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -67,6 +71,7 @@ export function httpStatusOf(code: ErrorCode): number {
       return 403;
     case 'EVENT_NOT_FOUND':
     case 'BOOKING_NOT_FOUND':
+    case 'TICKET_TYPE_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':
@@ -74,6 +79,9 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_ALREADY_PUBLISHED':
     case 'EVENT_HAS_BOOKINGS':
     case 'SOLD_OUT':
+    case 'EVENT_NOT_PUBLISHED':
+    case 'BOOKING_ALREADY_CANCELLED':
+    case 'TICKET_TYPE_HAS_SALES':
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;

@@ -2,11 +2,21 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { lexicographicSortSchema, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { BookingResolver } from '../modules/booking/booking.resolver';
+import { EventBookingsResolver } from '../modules/booking/event-bookings.resolver';
 import { EventResolver } from '../modules/event/event.resolver';
+import { MemberResolver } from '../modules/member/member.resolver';
+import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver';
 import { enforcePermissions, requiresPermissionDirective } from './requires-permission';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-const RESOLVERS: NonEmptyArray<Function> = [EventResolver];
+const RESOLVERS: NonEmptyArray<Function> = [
+  EventResolver,
+  TicketTypeResolver,
+  BookingResolver,
+  EventBookingsResolver,
+  MemberResolver,
+];
 
 /** The one schema both doors execute against, with every permission enforced. Built once at start. */
 export function buildAppSchema(): GraphQLSchema {

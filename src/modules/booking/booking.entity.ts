@@ -1,4 +1,6 @@
-import { Entity, Enum, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { newId } from '../../ids';
 import { EventEntity } from '../event/event.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
@@ -9,11 +11,19 @@ export enum BookingStatus {
   CANCELLED = 'CANCELLED',
 }
 
+registerEnumType(BookingStatus, {
+  name: 'BookingStatus',
+  description: 'CONFIRMED bookings hold seats; CANCELLED ones have given them back.',
+});
+
+@ObjectType('Booking', { description: 'Seats booked on an event, optionally of one ticket type.' })
 @Entity({ tableName: 'bookings' })
 @Index({ name: 'bookings_event_id_status_index', properties: ['event', 'status'] })
+@Check({ name: 'bookings_quantity_check', expression: 'quantity >= 1' })
 export class BookingEntity {
   [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt';
 
+  @Field(() => ID, { description: 'bk_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
   id: string = newId('bk');
 
@@ -24,24 +34,31 @@ export class BookingEntity {
   @ManyToOne(() => EventEntity, { ref: true, deleteRule: 'cascade' })
   event!: Ref<EventEntity>;
 
-  @ManyToOne(() => TicketTypeEntity, { ref: true, nullable: true, deleteRule: 'restrict', index: true })
+  // Only a type without sales can be removed; its cancelled bookings stay, without a type.
+  @ManyToOne(() => TicketTypeEntity, { ref: true, nullable: true, deleteRule: 'set null', index: true })
   ticketType: Ref<TicketTypeEntity> | null = null;
 
+  @Field(() => Int, { description: 'Seats booked, at least 1.' })
   @Property({ type: 'integer' })
   quantity!: number;
 
+  @Field()
   @Property({ type: 'string', length: 254 })
   attendeeEmail!: string;
 
+  @Field()
   @Property({ type: 'string', length: 200 })
   attendeeName!: string;
 
+  @Field(() => BookingStatus)
   @Enum({ items: () => BookingStatus })
   status: BookingStatus = BookingStatus.CONFIRMED;
 
+  @Field(() => GraphQLDateTimeISO)
   @Property({ type: 'timestamptz', length: 3 })
   createdAt: Date = new Date();
 
+  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the booking was cancelled; null while CONFIRMED.' })
   @Property({ type: 'timestamptz', length: 3, nullable: true })
   cancelledAt: Date | null = null;
 }

@@ -1,4 +1,5 @@
 import {
+  Check,
   Collection,
   Entity,
   Enum,
@@ -23,6 +24,9 @@ import { EventStatus, effectiveStatus } from './event-status';
 @Entity({ tableName: 'events' })
 @Unique({ name: 'events_organization_id_slug_unique', properties: ['organization', 'slug'] })
 @Index({ name: 'events_organization_id_created_at_index', properties: ['organization', 'createdAt', 'id'] })
+// Backstops for the booking service, which keeps registrationCount under a row lock.
+@Check({ name: 'events_registration_count_check', expression: 'registration_count >= 0' })
+@Check({ name: 'events_registration_count_capacity_check', expression: 'capacity is null or registration_count <= capacity' })
 export class EventEntity {
   [OptionalProps]?:
     | 'id'

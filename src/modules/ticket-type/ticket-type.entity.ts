@@ -1,10 +1,14 @@
-import { DecimalType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Check, DecimalType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { newId } from '../../ids';
 import type { EventEntity } from '../event/event.entity';
 
 @ObjectType('TicketType')
 @Entity({ tableName: 'ticket_types' })
+// Backstops for the booking service, which keeps `sold` under a row lock.
+@Check({ name: 'ticket_types_quantity_check', expression: 'quantity >= 0' })
+@Check({ name: 'ticket_types_sold_check', expression: 'sold >= 0' })
+@Check({ name: 'ticket_types_sold_quantity_check', expression: 'sold <= quantity' })
 export class TicketTypeEntity {
   [OptionalProps]?: 'id' | 'sold' | 'createdAt';
 

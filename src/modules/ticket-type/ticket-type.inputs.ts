@@ -1,9 +1,20 @@
-import { IsISO4217CurrencyCode, IsNumber, Max, MaxLength, Min } from 'class-validator';
+import { IsNumber, isISO4217CurrencyCode, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
 import { IsNotBlank } from '../../validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;
+
+/** ISO 4217 in its canonical spelling: three upper-case letters of a known currency (`eur` is refused). */
+function IsCurrencyCode(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCurrencyCode',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && /^[A-Z]{3}$/.test(value) && isISO4217CurrencyCode(value),
+      defaultMessage: () => 'currency must be an ISO 4217 currency code in upper case, such as EUR or USD',
+    },
+  });
+}
 
 @InputType('TicketTypeInput', { description: 'A ticket type offered for an event.' })
 export class TicketTypeInput {
@@ -19,7 +30,7 @@ export class TicketTypeInput {
   price!: number;
 
   @Field({ description: 'ISO 4217 code, three upper-case letters, e.g. EUR.' })
-  @IsISO4217CurrencyCode({ message: 'currency must be an ISO 4217 currency code such as EUR or USD' })
+  @IsCurrencyCode()
   currency!: string;
 
   @Field(() => Int, { description: 'Tickets available in total, at least 0.' })
@@ -42,7 +53,7 @@ export class TicketTypeUpdateInput {
   price?: number;
 
   @Field({ nullable: true })
-  @IsISO4217CurrencyCode({ message: 'currency must be an ISO 4217 currency code such as EUR or USD' })
+  @IsCurrencyCode()
   currency?: string;
 
   @Field(() => Int, { nullable: true, description: 'Never below the number already sold.' })

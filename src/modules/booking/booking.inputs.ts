@@ -1,0 +1,33 @@
+import { IsEmail, Max, MaxLength, Min } from 'class-validator';
+import { Field, ID, InputType, Int } from 'type-graphql';
+import { IsNotBlank } from '../../validation/rules';
+
+/** One booking takes at most this many seats: larger groups book several times. */
+export const MAX_BOOKING_QUANTITY = 1_000;
+
+@InputType('CreateBookingInput')
+export class CreateBookingInput {
+  @Field({ description: 'The event to book; it must be PUBLISHED.' })
+  eventSlug!: string;
+
+  @Field(() => ID, {
+    nullable: true,
+    description: "A ticket type of that event; without one the booking counts only against the event's capacity.",
+  })
+  ticketTypeId?: string | null;
+
+  @Field(() => Int, { description: `Seats, 1 to ${MAX_BOOKING_QUANTITY}.` })
+  @Min(1)
+  @Max(MAX_BOOKING_QUANTITY)
+  quantity!: number;
+
+  @Field({ description: 'An email address, at most 254 characters.' })
+  @IsEmail({}, { message: 'attendeeEmail must be an email address' })
+  @MaxLength(254)
+  attendeeEmail!: string;
+
+  @Field({ description: '1 to 200 characters, not blank.' })
+  @IsNotBlank()
+  @MaxLength(200)
+  attendeeName!: string;
+}

@@ -1,0 +1,61 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../graphql/request-context';
+import { RequiresPermission } from '../../graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { EventEntity } from '../event/event.entity';
+import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
+import { BookingEntity, BookingStatus } from './booking.entity';
+import { CreateBookingInput } from './booking.inputs';
+import { BookingService } from './booking.service';
+import { BookingList } from './booking.types';
+
+@Resolver(() => BookingEntity)
+export class BookingResolver {
+  @Query(() => BookingList, { description: "One event's bookings, newest first." })
+  @RequiresPermission('bookings:read')
+  bookings(
+    @Ctx() context: RequestContext,
+    @Arg('eventSlug') eventSlug: string,
+    @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
+    @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
+  ): Promise<BookingList> {
+    return new BookingService(context.em).list(context.auth.organization.id, eventSlug, { page, limit, status });
+  }
+
+  @Mutation(() => BookingEntity, {
+    description: 'Books seats on a PUBLISHED event; SOLD_OUT when its capacity or the ticket type cannot take them.',
+  })
+  @RequiresPermission('bookings:write')
+  createBooking(@Ctx() context: RequestContext, @Arg('input') input: CreateBookingInput): Promise<BookingEntity> {
+    return new BookingService(context.em).create(context.auth.organization.id, input);
+  }
+
+  @Mutation(() => BookingEntity, { description: 'Cancels a CONFIRMED booking and frees its seats.' })
+  @RequiresPermission('bookings:write')
+  cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
+    return new BookingService(context.em).cancel(context.auth.organization.id, id);
+  }
+
+  @FieldResolver(() => String, { description: 'The booked event, evt_….' })
+  eventId(@Root() booking: BookingEntity): string {
+    return booking.event.id;
+  }
+
+  @FieldResolver(() => String)
+  async eventSlug(@Root() booking: BookingEntity): Promise<string> {
+    return (await booking.event.loadOrFail({ dataloader: true })).slug;
+  }
+
+  // Event details are event data: a key that may read bookings but not events gets FORBIDDEN here only.
+  @FieldResolver(() => EventEntity, { nullable: true, description: 'The booked event (needs events:read).' })
+  @RequiresPermission('events:read')
+  event(@Root() booking: BookingEntity): Promise<EventEntity> {
+    return booking.event.loadOrFail({ dataloader: true });
+  }
+
+  @FieldResolver(() => TicketTypeEntity, { nullable: true, description: 'null when booked without a ticket type.' })
+  async ticketType(@Root() booking: BookingEntity): Promise<TicketTypeEntity | null> {
+    return booking.ticketType ? booking.ticketType.load({ dataloader: true }) : null;
+  }
+}

@@ -1,0 +1,24 @@
+import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../../graphql/request-context';
+import { RequiresPermission } from '../../graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { EventEntity } from '../event/event.entity';
+import { BookingStatus } from './booking.entity';
+import { BookingService } from './booking.service';
+import { BookingList } from './booking.types';
+
+@Resolver(() => EventEntity)
+export class EventBookingsResolver {
+  // Nullable so that a key without bookings:read still gets the rest of the event (partial data).
+  @FieldResolver(() => BookingList, { nullable: true, description: "The event's bookings, newest first (needs bookings:read)." })
+  @RequiresPermission('bookings:read')
+  bookings(
+    @Ctx() context: RequestContext,
+    @Root() event: EventEntity,
+    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
+    @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
+  ): Promise<BookingList> {
+    return new BookingService(context.em).listOf(event, { page, limit, status });
+  }
+}

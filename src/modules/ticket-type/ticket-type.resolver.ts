@@ -1,0 +1,35 @@
+import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../graphql/request-context';
+import { RequiresPermission } from '../../graphql/requires-permission';
+import { TicketTypeEntity } from './ticket-type.entity';
+import { TicketTypeInput, TicketTypeUpdateInput } from './ticket-type.inputs';
+import { TicketTypeService } from './ticket-type.service';
+
+@Resolver(() => TicketTypeEntity)
+export class TicketTypeResolver {
+  @Mutation(() => TicketTypeEntity, { description: 'Adds a ticket type to an event.' })
+  @RequiresPermission('events:write')
+  addTicketType(
+    @Ctx() context: RequestContext,
+    @Arg('eventSlug') eventSlug: string,
+    @Arg('input') input: TicketTypeInput,
+  ): Promise<TicketTypeEntity> {
+    return new TicketTypeService(context.em).add(context.auth.organization.id, eventSlug, input);
+  }
+
+  @Mutation(() => TicketTypeEntity, { description: 'Changes the given fields; quantity never goes below sold.' })
+  @RequiresPermission('events:write')
+  updateTicketType(
+    @Ctx() context: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: TicketTypeUpdateInput,
+  ): Promise<TicketTypeEntity> {
+    return new TicketTypeService(context.em).update(context.auth.organization.id, id, input);
+  }
+
+  @Mutation(() => TicketTypeEntity, { description: 'Removes a ticket type nothing is sold of; returns it as it was.' })
+  @RequiresPermission('events:write')
+  removeTicketType(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<TicketTypeEntity> {
+    return new TicketTypeService(context.em).remove(context.auth.organization.id, id);
+  }
+}

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/database';
+import { createLogger } from '../../src/logger';
+import { startService, type RunningService } from '../../src/service';
+import { HttpsClient } from './https-client';
+
+export interface ServiceInstance {
+  readonly client: HttpsClient;
+  readonly orm: MikroORM;
+  readonly service: RunningService;
+  close(): Promise<void>;
+}
+
+/**
+ * Another instance of the real service (its own ORM pool, schema, key cache and port) on an existing
+ * database, e.g. a TestApp's `databaseUrl`: what a second server process sees. Closing it leaves the
+ * database alone.
+ */
+export async function startServiceOn(databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceInstance> {
+  const orm = await openDatabase({ clientUrl: databaseUrl });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-instance-'));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const service = await startService(config, orm, createLogger(config.logLevel, { write: () => undefined }));
+  const ca = readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8');
+  const client = new HttpsClient(`https://localhost:${service.port}`, ca);
+  return {
+    client,
+    orm,
+    service,
+    async close() {
+      client.close();
+      await service.close(1_000);
+      await orm.close(true);
+    },
+  };
+}
