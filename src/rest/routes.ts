@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../errors/app-error';
+
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -13,6 +15,11 @@ export interface RestRoute {
   readonly result?: string;
   /** The Location header of a 201, from the returned object. */
   readonly location?: (result: { slug: string }) => string;
+  /**
+   * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
+   * validation, limits and server errors are added to every route from what the route declares).
+   */
+  readonly errors?: readonly ErrorCode[];
 }
 
 export const REST_ROUTES: readonly RestRoute[] = [
@@ -26,7 +33,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     result: 'createEvent',
     location: (event) => `/v1/events/${encodeURIComponent(event.slug)}`,
   },
-  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event' },
-  { method: 'PUT', path: '/v1/events/:slug', operation: 'UpdateEvent', body: 'input', status: 200, result: 'updateEvent' },
-  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204 },
+  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event', errors: ['EVENT_NOT_FOUND'] },
+  {
+    method: 'PUT',
+    path: '/v1/events/:slug',
+    operation: 'UpdateEvent',
+    body: 'input',
+    status: 200,
+    result: 'updateEvent',
+    errors: ['EVENT_NOT_FOUND', 'EVENT_ALREADY_PUBLISHED'],
+  },
+  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204, errors: ['EVENT_NOT_FOUND', 'EVENT_HAS_BOOKINGS'] },
 ];
