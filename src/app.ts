@@ -67,9 +67,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(createRestRouter({ schema, routes, guards, contextFor }));
 
   const graphql = Router();
-  graphql.use((_req, res, next) => {
+  graphql.use((req, res, next) => {
     res.locals.door = 'graphql';
     res.locals.route = '/graphql';
+    // Express 5 leaves req.body unset without a body (GET); Apollo's middleware refuses to run then.
+    req.body ??= {};
     next();
   });
   const apolloHandler = expressMiddleware(apollo, { context: async ({ res }) => contextFor(res) });

@@ -77,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production,
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION') === undefined ? !production : flag(env, 'GRAPHQL_INTROSPECTION'),
     graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
-    graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),
+    graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     metricsToken: optional(env, 'METRICS_TOKEN'),
   };
 }
