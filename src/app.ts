@@ -55,13 +55,15 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(assignRequestId);
   app.use(accessLog(logger));
   app.use(metrics.record);
-  if (config.trustProxy) app.use(requireForwardedHttps);
-  if (cors) app.use(cors);
-
-  // Operational endpoints and API docs: no key (they expose no organization's data).
+  // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
+  // X-Forwarded-Proto; these endpoints hold no organization's data and need no key.
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(orm, logger));
   app.get('/metrics', metrics.handler);
+  if (config.trustProxy) app.use(requireForwardedHttps);
+  if (cors) app.use(cors);
+
+  // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
 
   app.use(createRestRouter({ schema, routes, guards, contextFor }));

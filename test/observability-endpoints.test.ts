@@ -101,3 +101,18 @@ test('GET /metrics: Prometheus counters and latency histograms by method, route 
   // Labels are patterns, never raw paths.
   expect(response.text).not.toContain(slug);
 });
+
+describe('behind a proxy (TRUST_PROXY)', () => {
+  let proxied: TestApp;
+  beforeAll(async () => {
+    proxied = await startTestApp({ TRUST_PROXY: 'true' });
+  });
+  afterAll(() => proxied.close());
+
+  test('probes and scrapers reach /healthz, /readyz and /metrics directly; the API still wants X-Forwarded-Proto: https', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await proxied.client.request('GET', path)).status).toBe(200);
+    const api = await proxied.client.request('GET', '/v1/events');
+    expect(api.status).toBe(403);
+    expect(api.body.error.code).toBe('HTTPS_REQUIRED');
+  });
+});

@@ -29,6 +29,9 @@ test('GET /readyz is 503 SERVICE_UNAVAILABLE while the database is unreachable, 
   expect(down.status).toBe(503);
   expect(down.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { checks: { database: 'down' } } });
   expect(down.text).not.toMatch(/allow|terminat|postgres|select/i);
+  const logged = app.logs.map((line) => JSON.parse(line));
+  expect(logged.some((line) => line.level === 40 && /readiness check failed/.test(line.msg))).toBe(true);
+  expect(logged.filter((line) => line.level >= 50)).toEqual([]);
   // The process itself is fine: liveness does not depend on the database.
   expect((await app.client.request('GET', '/healthz')).status).toBe(200);
 

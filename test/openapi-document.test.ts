@@ -72,8 +72,8 @@ test('each operation names the permission of its root field, read from @requires
 test('parameters and bodies come from the operations variables and arguments', () => {
   const list = operation('GET', '/v1/events').parameters;
   expect(list).toEqual([
-    expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', default: 1 } }),
-    expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', default: 20 } }),
+    expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } }),
+    expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     expect.objectContaining({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/EventStatus' } }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);

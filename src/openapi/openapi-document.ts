@@ -124,7 +124,8 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     const argument = argumentFor(node, field, name);
     // A query parameter is absent rather than null: describe its non-null form.
     const schema = converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type));
-    const withDefault = argument?.defaultValue === undefined ? schema : { ...schema, default: argument.defaultValue };
+    const bounded = { ...schema, ...route.parameterBounds?.[name] };
+    const withDefault = argument?.defaultValue === undefined ? bounded : { ...bounded, default: argument.defaultValue };
     parameters.push({
       name,
       in: 'query',

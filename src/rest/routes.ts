@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors/app-error';
+import { MAX_PAGE_SIZE } from '../modules/event/event.service';
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -20,10 +21,20 @@ export interface RestRoute {
    * validation, limits and server errors are added to every route from what the route declares).
    */
   readonly errors?: readonly ErrorCode[];
+  /** Numeric bounds of query parameters, for the OpenAPI document (the service enforces them). */
+  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number }>>;
 }
 
 export const REST_ROUTES: readonly RestRoute[] = [
-  { method: 'GET', path: '/v1/events', operation: 'ListEvents', query: ['page', 'limit', 'status'], status: 200, result: 'events' },
+  {
+    method: 'GET',
+    path: '/v1/events',
+    operation: 'ListEvents',
+    query: ['page', 'limit', 'status'],
+    status: 200,
+    result: 'events',
+    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_PAGE_SIZE } },
+  },
   {
     method: 'POST',
     path: '/v1/events',
