@@ -7,12 +7,18 @@ import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import type { RequestContext } from './graphql/request-context';
+import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
+import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
 import { jsonBody } from './http/json-body';
 import { assignRequestId } from './http/request-id';
+import { healthz, readyz } from './observability/health';
+import { createMetrics } from './observability/metrics';
+import { packageVersion } from './openapi/api-version';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
 
@@ -39,18 +45,35 @@ export function createApp(deps: AppDeps): express.Express {
     auth: res.locals.auth,
     em: orm.em.fork(),
     logger: res.locals.logger as Logger,
+    operation: (res.locals.operation ??= {}),
   });
   const guards: RequestHandler[] = [authenticate(authenticator)];
 
+  const metrics = createMetrics({ token: config.metricsToken });
+  const cors = corsFor(config.corsOrigins);
+
   app.use(assignRequestId);
   app.use(accessLog(logger));
+  app.use(metrics.record);
+  // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
+  // X-Forwarded-Proto; these endpoints hold no organization's data and need no key.
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(orm, logger));
+  app.get('/metrics', metrics.handler);
   if (config.trustProxy) app.use(requireForwardedHttps);
+  if (cors) app.use(cors);
+
+  // The API docs need no key either: they describe the API, they hold no data.
+  app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
 
   app.use(createRestRouter({ schema, routes, guards, contextFor }));
 
   const graphql = Router();
-  graphql.use((_req, res, next) => {
+  graphql.use((req, res, next) => {
     res.locals.door = 'graphql';
+    res.locals.route = '/graphql';
+    // Express 5 leaves req.body unset without a body (GET); Apollo's middleware refuses to run then.
+    req.body ??= {};
     next();
   });
   const apolloHandler = expressMiddleware(apollo, { context: async ({ res }) => contextFor(res) });

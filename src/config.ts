@@ -15,6 +15,12 @@ export interface Config {
   readonly logLevel: string;
   readonly corsOrigins: readonly string[];
   readonly production: boolean;
+  /** GraphQL introspection: on outside production, off in production unless GRAPHQL_INTROSPECTION=true. */
+  readonly graphqlIntrospection: boolean;
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxCost: number;
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
+  readonly metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
+  const production = env.NODE_ENV === 'production';
   return {
     port: integer(env, 'PORT', 8443, 0, 65535),
     host: optional(env, 'HOST') ?? '0.0.0.0',
@@ -67,6 +74,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    production: env.NODE_ENV === 'production',
+    production,
+    graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION') === undefined ? !production : flag(env, 'GRAPHQL_INTROSPECTION'),
+    graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
+    graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
   };
 }

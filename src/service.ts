@@ -24,7 +24,11 @@ export interface RunningService {
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
-  const apollo = await startApollo(schema, { introspection: !config.production });
+  const apollo = await startApollo(schema, {
+    introspection: config.graphqlIntrospection,
+    landingPage: !config.production,
+    limits: { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost },
+  });
   const authenticator = new ApiKeyAuthenticator(orm, { cacheTtlMs: 500 });
   const app = createApp({ config, orm, schema, routes, apollo, authenticator, logger });
 

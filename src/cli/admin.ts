@@ -3,51 +3,24 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/app-error';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db/database';
-import { COMMANDS, type Command } from './commands';
-
-const USAGE = `Usage: npm run --silent admin -- <command> [options]
-
-Commands:
-${COMMANDS.map((command) => `  ${command.usage}`).join('\n')}
-
-Every command prints one JSON object on stdout. Run a command with --help for its options.
-Uses the same database as the server: DATABASE_URL.`;
-
-class UsageError extends Error {}
-
-function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
-  for (const command of COMMANDS) {
-    const words = command.name.split(' ');
-    if (words.every((word, index) => argv[index] === word)) return { command, rest: argv.slice(words.length) };
-  }
-  return undefined;
-}
+import { UsageError } from './command';
+import { COMMANDS } from './commands';
+import { dispatch } from './dispatch';
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return argv.length === 0 ? 2 : 0;
-  }
-  const found = findCommand(argv);
-  if (!found) throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"\n\n${USAGE}`);
-  if (found.rest.includes('--help') || found.rest.includes('-h')) {
-    process.stdout.write(`${found.command.help}\n`);
+  const found = dispatch(COMMANDS, argv);
+  if (found.kind === 'help') {
+    process.stdout.write(`${found.text}\n`);
     return 0;
   }
-  let options: Record<string, string | undefined>;
-  let positionals: string[];
-  try {
-    ({ options, positionals } = found.command.parse(found.rest));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${found.command.help}`);
-  }
+  const { command, options, positionals } = found;
 
   const config = loadConfig();
   if (!config.databaseUrl) throw new UsageError('DATABASE_URL is not set: the admin CLI works on the server database');
   let orm: MikroORM | undefined;
   try {
     orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 } });
-    const result = await found.command.run(orm.em.fork(), options, positionals);
+    const result = await command.run(orm.em.fork(), options, positionals);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {

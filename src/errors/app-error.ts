@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VALIDATION_ERROR'
+  | 'QUERY_TOO_COMPLEX'
   | 'EVENT_ALREADY_PUBLISHED'
   | 'EVENT_HAS_BOOKINGS'
   | 'SOLD_OUT'
@@ -60,6 +61,7 @@ function assertNever(value: never): never {
 export function httpStatusOf(code: ErrorCode): number {
   switch (code) {
     case 'VALIDATION_ERROR':
+    case 'QUERY_TOO_COMPLEX':
       return 400;
     case 'UNAUTHORIZED':
     case 'INVALID_API_KEY':

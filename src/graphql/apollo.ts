@@ -1,9 +1,23 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
+import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from './request-context';
+
+/** Names the operation in the access log and the request's log lines. */
+const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation, contextValue }) {
+        if (contextValue.operation) contextValue.operation.name = operation?.name?.value ?? 'anonymous';
+      },
+    };
+  },
+};
 
 /** Variables are checked like REST bodies: every failing field at once, as VALIDATION_ERROR (HTTP 400). */
 const variablesPlugin: ApolloServerPlugin<RequestContext> = {
@@ -45,13 +59,29 @@ const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-export async function startApollo(schema: GraphQLSchema, options: { introspection: boolean }): Promise<ApolloServer<RequestContext>> {
+export interface ApolloOptions {
+  readonly introspection: boolean;
+  /** The Apollo Sandbox page for browsers on GET /graphql (outside production). */
+  readonly landingPage: boolean;
+  readonly limits: QueryLimits;
+}
+
+export async function startApollo(schema: GraphQLSchema, options: ApolloOptions): Promise<ApolloServer<RequestContext>> {
   const server = new ApolloServer<RequestContext>({
     schema,
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
-    plugins: [variablesPlugin, unexpectedErrorsPlugin],
+    plugins: [
+      operationNamePlugin,
+      variablesPlugin,
+      queryLimitsPlugin(options.limits),
+      unexpectedErrorsPlugin,
+      // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.
+      options.landingPage
+        ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
+        : ApolloServerPluginLandingPageDisabled(),
+    ],
   });
   await server.start();
   return server;

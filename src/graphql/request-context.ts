@@ -9,4 +9,6 @@ export interface RequestContext {
   /** A fork of the entity manager for this request only. */
   readonly em: EntityManager;
   readonly logger: Logger;
+  /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
+  readonly operation?: { name?: string };
 }

@@ -1,8 +1,12 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '../logger';
+import { routeLabelOf } from './route-label';
 
-/** One structured line per request, with a request-scoped logger for the handlers. Never a key or header. */
+/**
+ * One structured line per request (request id, organization, route pattern, operation, status,
+ * duration), and a request-scoped logger for the handlers. Never a key or header.
+ */
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
@@ -13,7 +17,8 @@ export function accessLog(logger: Logger): RequestHandler {
         {
           method: req.method,
           url: redactUrl(req.originalUrl),
-          route: res.locals.route,
+          route: routeLabelOf(res),
+          operation: (res.locals.operation as { name?: string } | undefined)?.name,
           status: res.statusCode,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
           organizationId: res.locals.auth?.organization.id,

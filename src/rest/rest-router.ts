@@ -18,7 +18,13 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
   const router = Router({ caseSensitive: true, strict: false });
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    router[method](route.path, ...guards, ...(route.body ? [jsonBody] : []), async (req, res) => {
+    // The route pattern and operation name, for logs and metrics (never the raw URL).
+    const stamp: RequestHandler = (_req, res, next) => {
+      res.locals.route = route.path;
+      res.locals.operation = { name: route.operation };
+      next();
+    };
+    router[method](route.path, stamp, ...guards, ...(route.body ? [jsonBody] : []), async (req, res) => {
       const result = await runRoute(
         schema,
         route,
@@ -38,10 +44,12 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
   for (const [path, methods] of methodsByPath) {
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
     router.options(path, (_req, res) => {
+      res.locals.route = path;
       res.setHeader('Allow', allow);
       res.status(204).end();
     });
     router.all(path, (req, res) => {
+      res.locals.route = path;
       res.setHeader('Allow', allow);
       throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, { allowed: allow.split(', ') });
     });

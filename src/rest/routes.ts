@@ -1,3 +1,6 @@
+import type { ErrorCode } from '../errors/app-error';
+import { MAX_PAGE_SIZE } from '../modules/event/event.service';
+
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -13,10 +16,25 @@ export interface RestRoute {
   readonly result?: string;
   /** The Location header of a 201, from the returned object. */
   readonly location?: (result: { slug: string }) => string;
+  /**
+   * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
+   * validation, limits and server errors are added to every route from what the route declares).
+   */
+  readonly errors?: readonly ErrorCode[];
+  /** Numeric bounds of query parameters, for the OpenAPI document (the service enforces them). */
+  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number }>>;
 }
 
 export const REST_ROUTES: readonly RestRoute[] = [
-  { method: 'GET', path: '/v1/events', operation: 'ListEvents', query: ['page', 'limit', 'status'], status: 200, result: 'events' },
+  {
+    method: 'GET',
+    path: '/v1/events',
+    operation: 'ListEvents',
+    query: ['page', 'limit', 'status'],
+    status: 200,
+    result: 'events',
+    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_PAGE_SIZE } },
+  },
   {
     method: 'POST',
     path: '/v1/events',
@@ -26,7 +44,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     result: 'createEvent',
     location: (event) => `/v1/events/${encodeURIComponent(event.slug)}`,
   },
-  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event' },
-  { method: 'PUT', path: '/v1/events/:slug', operation: 'UpdateEvent', body: 'input', status: 200, result: 'updateEvent' },
-  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204 },
+  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event', errors: ['EVENT_NOT_FOUND'] },
+  {
+    method: 'PUT',
+    path: '/v1/events/:slug',
+    operation: 'UpdateEvent',
+    body: 'input',
+    status: 200,
+    result: 'updateEvent',
+    errors: ['EVENT_NOT_FOUND', 'EVENT_ALREADY_PUBLISHED'],
+  },
+  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204, errors: ['EVENT_NOT_FOUND', 'EVENT_HAS_BOOKINGS'] },
 ];

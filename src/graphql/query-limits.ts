@@ -1,0 +1,74 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, Kind, validate, type OperationDefinitionNode } from 'graphql';
+import depthLimit from 'graphql-depth-limit';
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { AppError } from '../errors/app-error';
+import type { RequestContext } from './request-context';
+
+export interface QueryLimits {
+  /** Deepest selection nesting allowed (GRAPHQL_MAX_DEPTH). */
+  readonly maxDepth: number;
+  /** Highest estimated cost allowed (GRAPHQL_MAX_COST). */
+  readonly maxCost: number;
+}
+
+/**
+ * A field with a `limit` argument returns up to `limit` items: what is selected under it counts that
+ * many times. Every other field costs 1 (simpleEstimator), so aliases and wide selections add up.
+ */
+const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) =>
+  typeof args.limit === 'number' ? 1 + childComplexity * Math.max(args.limit, 1) : undefined;
+
+/** Operations that only ask for the schema (Sandbox, codegen) are not limited: they read no data. */
+function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
+  return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
+}
+
+function tooComplex(message: string, details: Record<string, unknown>): GraphQLError {
+  const error = new AppError('QUERY_TOO_COMPLEX', message, details);
+  return new GraphQLError(message, { originalError: error, extensions: { http: { status: 400 } } });
+}
+
+/**
+ * Refuses, before anything runs, queries nested deeper than `maxDepth` or estimated costlier than
+ * `maxCost`: 400 with extensions.code QUERY_TOO_COMPLEX and the limit in extensions.details.
+ */
+export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, document, schema, request }) {
+          if (!operation || isIntrospectionOnly(operation)) return;
+          const operationName = operation.name?.value;
+          // Only the operation being run counts, not the others of the same document.
+          const single = { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === operation) };
+          if (validate(schema, single, [depthLimit(limits.maxDepth)]).length > 0) {
+            throw tooComplex(`The query is nested more than ${limits.maxDepth} levels deep (GRAPHQL_MAX_DEPTH); ask for less at once`, {
+              limit: 'depth',
+              maximum: limits.maxDepth,
+            });
+          }
+          let cost: number;
+          try {
+            cost = getComplexity({
+              schema,
+              query: document,
+              operationName,
+              variables: request.variables ?? {},
+              estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
+            });
+          } catch {
+            return; // invalid variables: the variables check reports them with every field
+          }
+          if (cost > limits.maxCost) {
+            throw tooComplex(`The query costs ${cost}, more than the maximum of ${limits.maxCost} (GRAPHQL_MAX_COST); ask for fewer items or fields`, {
+              limit: 'cost',
+              maximum: limits.maxCost,
+              cost,
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { createTenant } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+const ALLOWED = 'https://app.example.com';
+const OTHER = 'https://evil.example.net';
+
+describe('with CORS_ORIGINS', () => {
+  let app: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    app = await startTestApp({ CORS_ORIGINS: `${ALLOWED}, https://admin.example.com` });
+    ({ key } = await createTenant(app.orm));
+  });
+  afterAll(() => app.close());
+
+  test('an allowed origin gets the CORS headers, never credentials', async () => {
+    const response = await app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+    const exposed = String(response.headers['access-control-expose-headers']).split(',');
+    expect(exposed).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Location']));
+    expect(response.headers.vary).toMatch(/Origin/);
+  });
+
+  test('another origin gets no CORS headers (the browser then blocks the response)', async () => {
+    const response = await app.client.request('GET', '/v1/events', { headers: { origin: OTHER, authorization: `Bearer ${key}` } });
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(response.headers['access-control-expose-headers']).toBeUndefined();
+    expect(response.headers.vary).toMatch(/Origin/);
+  });
+
+  test.each(['/v1/events', '/v1/events/some-slug', '/graphql'])('a preflight to %s is answered without a key', async (path) => {
+    const response = await app.client.request('OPTIONS', path, {
+      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+    const headers = String(response.headers['access-control-allow-headers']).toLowerCase().split(',');
+    expect(headers).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+    expect(String(response.headers['access-control-allow-methods'])).toMatch(/POST/);
+    expect(response.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  test('a preflight from another origin gets no CORS headers', async () => {
+    const response = await app.client.request('OPTIONS', '/graphql', {
+      headers: { origin: OTHER, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+    expect(response.headers['access-control-allow-headers']).toBeUndefined();
+  });
+
+  test('GraphQL from an allowed origin gets the headers too', async () => {
+    const response = await app.client.request('POST', '/graphql', {
+      headers: { origin: ALLOWED, authorization: `Bearer ${key}` },
+      json: { query: '{ events { total } }' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+  });
+});
+
+describe('without CORS_ORIGINS (the default)', () => {
+  let app: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    app = await startTestApp();
+    ({ key } = await createTenant(app.orm));
+  });
+  afterAll(() => app.close());
+
+  test('no response carries CORS headers', async () => {
+    const response = await app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    const preflight = await app.client.request('OPTIONS', '/graphql', {
+      headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+  });
+});

@@ -1,0 +1,154 @@
+import { getDirective } from '@graphql-tools/utils';
+import { createTenant, eventInput } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+import { buildAppSchema } from '../src/graphql/schema';
+import { buildOpenApiDocument } from '../src/openapi/openapi-document';
+import { compileRoutes } from '../src/rest/rest-executor';
+import { REST_ROUTES } from '../src/rest/routes';
+
+let app: TestApp;
+let doc: any;
+beforeAll(async () => {
+  app = await startTestApp();
+  const response = await app.client.request('GET', '/v1/openapi.json');
+  expect(response.status).toBe(200);
+  doc = response.body;
+});
+afterAll(() => app.close());
+
+const operation = (method: string, path: string) => doc.paths[path][method.toLowerCase()];
+const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+const codesOf = (responseSchema: any): string[] =>
+  (responseSchema.anyOf ?? [responseSchema]).map((item: any) => resolve(item).properties.error.properties.code.const);
+
+test('is served without a key as OpenAPI 3.1 with the bearer scheme', async () => {
+  const response = await app.client.request('GET', '/v1/openapi.json');
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  expect(doc.security).toEqual([{ bearerAuth: [] }]);
+});
+
+test('describes exactly the routes of the route table', () => {
+  const documented = Object.entries(doc.paths).flatMap(([path, methods]: [string, any]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+  const routed = REST_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+  expect(documented.sort()).toEqual(routed.sort());
+  // Derived, not kept by hand: a different table gives a different document.
+  const schema = buildAppSchema();
+  const withoutDelete = buildOpenApiDocument(schema, compileRoutes(schema, REST_ROUTES.filter((r) => r.method !== 'DELETE')), '0') as any;
+  expect(withoutDelete.paths['/v1/events/{slug}'].delete).toBeUndefined();
+});
+
+test('success statuses: list 200, get 200, create 201 with Location, update 200, delete 204 without body', () => {
+  expect(Object.keys(operation('GET', '/v1/events').responses)).toContain('200');
+  expect(Object.keys(operation('GET', '/v1/events/{slug}').responses)).toContain('200');
+  const created = operation('POST', '/v1/events').responses['201'];
+  expect(created.headers.Location).toEqual({ $ref: '#/components/headers/Location' });
+  expect(operation('PUT', '/v1/events/{slug}').responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/FullEvent' });
+  const deleted = operation('DELETE', '/v1/events/{slug}').responses['204'];
+  expect(deleted.content).toBeUndefined();
+  for (const route of REST_ROUTES) {
+    const responses = operation(route.method, route.path.replace(/:(\w+)/g, '{$1}')).responses;
+    expect(Object.keys(responses).filter((status) => status.startsWith('2'))).toEqual([String(route.status)]);
+    expect(responses[String(route.status)].headers['X-Request-Id']).toBeDefined();
+  }
+});
+
+test('each operation names the permission of its root field, read from @requiresPermission', () => {
+  const schema = buildAppSchema();
+  for (const route of compileRoutes(schema)) {
+    const root = route.operationNode.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
+    const fieldName = (route.operationNode.selectionSet.selections[0] as any).name.value;
+    const permission = getDirective(schema, root.getFields()[fieldName], 'requiresPermission')?.[0]?.permission;
+    const documented = operation(route.method, route.path.replace(/:(\w+)/g, '{$1}'));
+    expect(documented['x-required-permission']).toBe(permission);
+    expect(documented.description).toContain(`\`${permission}\``);
+    expect(documented.security).toEqual([{ bearerAuth: [] }]);
+  }
+  expect(operation('GET', '/v1/events')['x-required-permission']).toBe('events:read');
+  expect(operation('DELETE', '/v1/events/{slug}')['x-required-permission']).toBe('events:write');
+});
+
+test('parameters and bodies come from the operations variables and arguments', () => {
+  const list = operation('GET', '/v1/events').parameters;
+  expect(list).toEqual([
+    expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } }),
+    expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+    expect.objectContaining({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/EventStatus' } }),
+  ]);
+  expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
+  for (const method of ['GET', 'PUT', 'DELETE']) {
+    expect(operation(method, '/v1/events/{slug}').parameters).toEqual([{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }]);
+  }
+  const create = operation('POST', '/v1/events').requestBody;
+  expect(create.required).toBe(true);
+  expect(create.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateEventInput' });
+  const input = doc.components.schemas.CreateEventInput;
+  expect(input.required.sort()).toEqual(['endDate', 'slug', 'startDate', 'title']);
+  expect(input.properties.startDate).toMatchObject({ type: 'string', format: 'date-time' });
+  expect(input.properties.capacity).toMatchObject({ type: ['integer', 'null'] });
+  expect(input.properties.ticketTypes).toMatchObject({ type: ['array', 'null'], items: { $ref: '#/components/schemas/TicketTypeInput' } });
+  expect(doc.components.schemas.UpdateEventInput.required).toBeUndefined();
+  expect(Object.keys(doc.components.schemas.UpdateEventInput.properties)).toContain('status');
+});
+
+test('every error response carries the envelope of its codes with their details', () => {
+  for (const route of REST_ROUTES) {
+    const responses = operation(route.method, route.path.replace(/:(\w+)/g, '{$1}')).responses;
+    const schemaOf = (status: string) => responses[status].content['application/json'].schema;
+    expect(codesOf(schemaOf('401'))).toEqual(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_EXPIRED']);
+    expect(codesOf(schemaOf('403'))).toContain('FORBIDDEN');
+    expect(codesOf(schemaOf('429'))).toEqual(['RATE_LIMITED']);
+    expect(responses['429'].headers['Retry-After']).toBeDefined();
+    expect(codesOf(schemaOf('500'))).toEqual(['INTERNAL_ERROR']);
+    expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
+    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(['EVENT_NOT_FOUND']);
+    if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
+    if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
+  }
+  expect(codesOf(operation('PUT', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_ALREADY_PUBLISHED']);
+  expect(codesOf(operation('DELETE', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_HAS_BOOKINGS']);
+
+  const details = (name: string) => doc.components.schemas[name].properties.error.properties.details;
+  expect(details('ValidationError').properties.errors.items).toMatchObject({ required: ['field', 'message'] });
+  expect(details('ForbiddenError').required).toEqual(['requiredPermission', 'currentPermissions']);
+  expect(details('ForbiddenError').properties.currentPermissions).toEqual({ type: 'array', items: { type: 'string' } });
+  expect(details('EventNotFoundError').properties.slug).toEqual({ type: 'string' });
+  expect(details('EventAlreadyPublishedError').properties.immutableFields.items.enum).toEqual(['slug', 'startDate']);
+  expect(details('EventHasBookingsError').properties.bookingCount.type).toBe('integer');
+  expect(details('RateLimitedError').required).toEqual(['retryAfterSeconds']);
+  expect(details('InternalError').required).toEqual(['requestId']);
+  expect(details('UnauthorizedError')).toBeUndefined();
+});
+
+test('every $ref resolves', () => {
+  const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+  for (const ref of refs) {
+    const [, , section, name] = JSON.parse(`{${ref}}`).$ref.split('/');
+    expect(doc.components[section]?.[name]).toBeDefined();
+  }
+});
+
+test('the documented response shapes are what the server sends', async () => {
+  const { key } = await createTenant(app.orm);
+  const input = eventInput({ ticketTypes: [{ name: 'General', price: 10, currency: 'EUR', quantity: 100 }] });
+  const created = await app.client.rest('POST', '/v1/events', key, input);
+  expect(created.status).toBe(201);
+  expect(created.headers.location).toBe(`/v1/events/${input.slug}`);
+  const fullEvent = doc.components.schemas.FullEvent;
+  expect(Object.keys(created.body).sort()).toEqual([...fullEvent.required].sort());
+  expect(Object.keys(created.body.ticketTypes[0]).sort()).toEqual([...fullEvent.properties.ticketTypes.items.required].sort());
+
+  const list = await app.client.rest('GET', '/v1/events', key);
+  const listSchema = operation('GET', '/v1/events').responses['200'].content['application/json'].schema;
+  expect(Object.keys(list.body).sort()).toEqual([...listSchema.required].sort());
+  expect(Object.keys(list.body.events[0]).sort()).toEqual([...doc.components.schemas.EventListItem.required].sort());
+
+  const missing = await app.client.rest('GET', '/v1/events/no-such-event', key);
+  expect(missing.status).toBe(404);
+  expect(Object.keys(missing.body.error.details)).toEqual(Object.keys(doc.components.schemas.EventNotFoundError.properties.error.properties.details.properties));
+
+  const invalid = await app.client.rest('GET', '/v1/events?limit=1000', key);
+  expect(invalid.status).toBe(400);
+  expect(Object.keys(invalid.body.error.details.errors[0]).sort()).toEqual(['field', 'message']);
+});
