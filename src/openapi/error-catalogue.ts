@@ -41,6 +41,22 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
   },
   BOOKING_NOT_FOUND: { when: "No booking with this id in the key's organization.", details: { type: 'object' } },
   NOT_FOUND: { when: 'No route has this path.' },
+  TICKET_TYPE_NOT_FOUND: {
+    when: "GraphQL only: no ticket type with this id in the key's organization.",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
+  EVENT_NOT_PUBLISHED: {
+    when: 'GraphQL only: a booking was asked for an event that is not PUBLISHED.',
+    details: { type: 'object', properties: { slug: { type: 'string' }, status: { type: 'string' } }, required: ['slug', 'status'] },
+  },
+  BOOKING_ALREADY_CANCELLED: {
+    when: 'GraphQL only: the booking was cancelled before.',
+    details: { type: 'object', properties: { id: { type: 'string' }, cancelledAt: { type: ['string', 'null'] } }, required: ['id'] },
+  },
+  TICKET_TYPE_HAS_SALES: {
+    when: 'GraphQL only: a ticket type with confirmed sales cannot be removed.',
+    details: { type: 'object', properties: { id: { type: 'string' }, sold: { type: 'integer' } }, required: ['id', 'sold'] },
+  },
   METHOD_NOT_ALLOWED: {
     when: 'The path exists but not with this method; the Allow header lists the methods it has.',
     details: { type: 'object', properties: { allowed: { type: 'array', items: { type: 'string' } } }, required: ['allowed'] },
