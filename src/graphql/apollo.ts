@@ -1,21 +1,26 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { AppError } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
 import type { RequestContext } from './request-context';
+import { assertOperationAllowed, operationPermissions } from './requires-permission';
 
-/** Variables are checked like REST bodies: every failing field at once, as VALIDATION_ERROR (HTTP 400). */
-const variablesPlugin: ApolloServerPlugin<RequestContext> = {
+/**
+ * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
+ * variables, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
+ */
+const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ operation, request, schema }) {
+      async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
+          assertOperationAllowed(contextValue.auth, operationPermissions(schema, document, operation));
           assertValidVariables(schema, operation, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
-          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 400 } } });
+          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: httpStatusOf(error.code) } } });
         }
       },
     };
@@ -51,7 +56,7 @@ export async function startApollo(schema: GraphQLSchema, options: { introspectio
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
-    plugins: [variablesPlugin, unexpectedErrorsPlugin],
+    plugins: [operationChecksPlugin, unexpectedErrorsPlugin],
   });
   await server.start();
   return server;
