@@ -147,6 +147,10 @@ describe('a key in the URL is never accepted', () => {
     await restWithHeader(undefined, `/v1/events?api_key=${secret}`);
     await restWithHeader(undefined, `/v1/events?note=${secret}`);
     await restWithHeader(undefined, `/v1/events/${secret}`);
+    const encoded = secret.replace(/_/g, '%5F').replace('n', '%6E');
+    await restWithHeader(undefined, `/v1/events?note=${encoded}`);
+    await restWithHeader(undefined, `/v1/events/${encoded}`);
+    await restWithHeader(undefined, `/v1/events?${encoded}=1`);
     await restWithHeader(`Bearer ${secret}`, `/v1/nothing-here?key=${secret}`);
     await graphqlWithHeader(`Bearer ${secret}`, `/graphql?token=${secret}`);
     await graphqlWithHeader(`Bearer ${secret}`);

@@ -36,6 +36,12 @@ describe('404 NOT_FOUND for an unknown route', () => {
   });
 });
 
+test.each(['GET', 'PUT', 'DELETE'])('%s with a malformed %%-escape in the slug is 400 VALIDATION_ERROR on path, not 500', async (method) => {
+  const response = await app.client.rest(method, '/v1/events/%E0%A4%A', key, method === 'PUT' ? { title: 'x' } : undefined);
+  expectEnvelope(response, 400, 'VALIDATION_ERROR');
+  expect(response.body.error.details).toEqual({ errors: [{ field: 'path', message: expect.any(String) }] });
+});
+
 describe('405 METHOD_NOT_ALLOWED with an Allow header', () => {
   test.each([
     ['PATCH', '/v1/events', 'GET, POST, HEAD, OPTIONS'],
