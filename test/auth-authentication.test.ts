@@ -98,6 +98,17 @@ describe('401 API_KEY_EXPIRED', () => {
     await expectBothDoors(`Bearer ${expiring}`, 401, 'API_KEY_EXPIRED');
   });
 
+  test('a key stops working when its expiry passes, even while it is cached', async () => {
+    const { key: shortLived } = await createApiKey(app.orm, (await createOrganization(app.orm)).id, {
+      expiresAt: new Date(Date.now() + 1_500),
+    });
+    expect((await restWithHeader(`Bearer ${shortLived}`)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const response = await restWithHeader(`Bearer ${shortLived}`);
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('API_KEY_EXPIRED');
+  });
+
   test('a key that is revoked and expired is reported as invalid (revocation wins)', async () => {
     const { id, key: both } = await createApiKey(app.orm, (await createOrganization(app.orm)).id);
     await setKeyColumn(id, 'expires_at', new Date(Date.now() - 1_000));
