@@ -71,7 +71,9 @@ describe('500 INTERNAL_ERROR when the database schema is not what the code expec
   });
 
   test('GraphQL: the same code and details, a generic message, no stack trace', async () => {
+
     const list = await app.client.graphql(key, '{ events { events { slug venue } total } }');
+    expect(list.status).toBe(500);
     expectGraphqlFailure(list, 'INTERNAL_ERROR');
     expect(list.body.errors[0].message).toBe('An unexpected error occurred');
     expect(list.body.data).toBeNull();
@@ -138,7 +140,9 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
     await proxy.cut();
     // Cached key: the failure happens in the resolver.
     expectRestFailure(await client.rest('GET', '/v1/events', key), 503, 'SERVICE_UNAVAILABLE');
-    expectGraphqlFailure(await client.graphql(key, '{ events { total } }'), 'SERVICE_UNAVAILABLE');
+    const resolved = await client.graphql(key, '{ events { total } }');
+    expect(resolved.status).toBe(503);
+    expectGraphqlFailure(resolved, 'SERVICE_UNAVAILABLE');
     // Key no longer cached: the failure happens while authenticating.
     service.authenticator.invalidate();
     expectRestFailure(await client.rest('POST', '/v1/events', key, eventInput()), 503, 'SERVICE_UNAVAILABLE');

@@ -27,7 +27,13 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-/** Logs unexpected failures with the request's logger, and puts the request id into their details. */
+const SERVER_FAILURES = new Set(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+
+/**
+ * Logs unexpected failures with the request's logger and puts the request id into their details. When
+ * nothing could be resolved because of a server failure, the HTTP status says so too (500 / 503), as
+ * in REST, so load balancers, monitors and retrying clients see it.
+ */
 const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
@@ -41,9 +47,15 @@ const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
       },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single') return;
-        for (const error of response.body.singleResult.errors ?? []) {
+        const { data, errors = [] } = response.body.singleResult;
+        for (const error of errors) {
           const details = error.extensions?.details as { requestId?: string } | undefined;
           if (details && details.requestId === '') details.requestId = contextValue.requestId;
+        }
+        const codes = new Set(errors.map((error) => error.extensions?.code));
+        const [code] = codes;
+        if (data == null && codes.size === 1 && typeof code === 'string' && SERVER_FAILURES.has(code)) {
+          response.http.status = httpStatusOf(code as 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE');
         }
       },
     };
