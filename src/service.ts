@@ -7,6 +7,7 @@ import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import { startApollo } from './graphql/apollo';
 import { buildAppSchema } from './graphql/schema';
+import { answerClientErrors, malformedRequestError } from './http/client-error';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
@@ -37,6 +38,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   secure.keepAliveTimeout = 5_000;
   secure.headersTimeout = 30_000;
   secure.requestTimeout = 60_000;
+  answerClientErrors(secure, malformedRequestError);
   const plain = createPlainHttpRefuser();
   const server = createDualServer(secure, plain);
 

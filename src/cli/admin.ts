@@ -19,7 +19,8 @@ async function main(argv: string[]): Promise<number> {
   if (!config.databaseUrl) throw new UsageError('DATABASE_URL is not set: the admin CLI works on the server database');
   let orm: MikroORM | undefined;
   try {
-    orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 } });
+    // A mistyped DATABASE_URL must fail, not quietly create a new database the server never reads.
+    orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false });
     const result = await command.run(orm.em.fork(), options, positionals);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

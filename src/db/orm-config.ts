@@ -7,6 +7,8 @@ export interface OrmSettings {
   clientUrl: string;
   /** Connection pool bounds; the embedded database accepts a single connection. */
   pool?: { min: number; max: number };
+  /** Create the database when it does not exist (default true). The admin CLI never does. */
+  ensureDatabase?: boolean;
   /** Called with every SQL statement (tests count statements with it). */
   onQuery?: (sql: string) => void;
 }
@@ -22,6 +24,7 @@ export function createOrmConfig(settings: OrmSettings): Options {
     discovery: { disableDynamicFileAccess: true },
     preferTs: !compiled,
     pool: settings.pool ?? { min: 0, max: 10 },
+    ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',
       path: path.join(__dirname, 'migrations'),

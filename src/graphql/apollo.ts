@@ -2,11 +2,12 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { AppError } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from './request-context';
+import { assertOperationAllowed, operationPermissions } from './requires-permission';
 
 /** Names the operation in the access log and the request's log lines. */
 const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
@@ -19,24 +20,34 @@ const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-/** Variables are checked like REST bodies: every failing field at once, as VALIDATION_ERROR (HTTP 400). */
-const variablesPlugin: ApolloServerPlugin<RequestContext> = {
+/**
+ * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
+ * variables, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
+ */
+const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ operation, request, schema }) {
+      async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
+          assertOperationAllowed(contextValue.auth, operationPermissions(schema, document, operation));
           assertValidVariables(schema, operation, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
-          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 400 } } });
+          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: httpStatusOf(error.code) } } });
         }
       },
     };
   },
 };
 
-/** Logs unexpected failures with the request's logger, and puts the request id into their details. */
+const SERVER_FAILURES = new Set(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
+
+/**
+ * Logs unexpected failures with the request's logger and puts the request id into their details. When
+ * nothing could be resolved because of a server failure, the HTTP status says so too (500 / 503), as
+ * in REST, so load balancers, monitors and retrying clients see it.
+ */
 const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
@@ -50,9 +61,15 @@ const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
       },
       async willSendResponse({ response, contextValue }) {
         if (response.body.kind !== 'single') return;
-        for (const error of response.body.singleResult.errors ?? []) {
+        const { data, errors = [] } = response.body.singleResult;
+        for (const error of errors) {
           const details = error.extensions?.details as { requestId?: string } | undefined;
           if (details && details.requestId === '') details.requestId = contextValue.requestId;
+        }
+        const codes = new Set(errors.map((error) => error.extensions?.code));
+        const [code] = codes;
+        if (data == null && codes.size === 1 && typeof code === 'string' && SERVER_FAILURES.has(code)) {
+          response.http.status = httpStatusOf(code as 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE');
         }
       },
     };
@@ -74,7 +91,7 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
     introspection: options.introspection,
     plugins: [
       operationNamePlugin,
-      variablesPlugin,
+      operationChecksPlugin,
       queryLimitsPlugin(options.limits),
       unexpectedErrorsPlugin,
       // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.

@@ -5,10 +5,15 @@ import {
   GraphQLDirective,
   GraphQLNonNull,
   GraphQLString,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
 } from 'graphql';
 import { Directive } from 'type-graphql';
-import { requirePermission } from '../auth/auth-context';
+import { requirePermission, type AuthContext } from '../auth/auth-context';
 import { isPermission, type Permission } from '../auth/permissions';
 import type { RequestContext } from './request-context';
 
@@ -56,4 +61,42 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
       };
     },
   });
+}
+
+/**
+ * The permissions of the root fields an operation selects, in selection order. Checked before its
+ * variables, so a key without the permission learns nothing about the operation's input rules.
+ */
+export function operationPermissions(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Permission[] {
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return [];
+  const fields = rootType.getFields();
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const permissions = new Set<Permission>();
+  const visited = new Set<string>();
+  const collect = (selectionSet: SelectionSetNode): void => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const field = fields[selection.name.value];
+        const permission = field ? permissionOf(schema, field) : undefined;
+        if (permission) permissions.add(permission);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        collect(selection.selectionSet);
+      } else if (!visited.has(selection.name.value)) {
+        visited.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) collect(fragment.selectionSet);
+      }
+    }
+  };
+  collect(operation.selectionSet);
+  return [...permissions];
+}
+
+/** 403 FORBIDDEN unless the key holds every permission the operation's root fields declare. */
+export function assertOperationAllowed(auth: AuthContext, permissions: readonly Permission[]): void {
+  for (const permission of permissions) requirePermission(auth, permission);
 }

@@ -13,6 +13,10 @@ interface HttpError {
 
 /** Errors raised by Express and body-parser before our code runs, as AppErrors. */
 function transportError(error: unknown): AppError | undefined {
+  // Express decodes path parameters itself; a malformed %-escape there is the client's, not ours.
+  if (error instanceof URIError) {
+    return AppError.validation([{ field: 'path', message: 'the URL path is not valid percent-encoded UTF-8' }]);
+  }
   const { type, status, expose } = (error ?? {}) as HttpError;
   switch (type) {
     case 'entity.parse.failed':

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { RequestHandler } from 'express';
 import { AppError, errorEnvelope } from '../errors/app-error';
+import { answerClientErrors } from './client-error';
 import { requestIdOf } from './request-id';
 
 const httpsRequired = () => new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
@@ -10,7 +11,7 @@ const httpsRequired = () => new AppError('HTTPS_REQUIRED', 'This API is served o
  * (which would teach clients to send keys in clear first), and no handler runs.
  */
 export function createPlainHttpRefuser(): http.Server {
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const body = JSON.stringify(errorEnvelope(httpsRequired()));
     res.writeHead(403, {
       'Content-Type': 'application/json; charset=utf-8',
@@ -21,6 +22,9 @@ export function createPlainHttpRefuser(): http.Server {
     res.end(body);
     req.resume();
   });
+  // Even bytes that do not parse as HTTP are refused as plain HTTP: this port serves nothing in clear.
+  answerClientErrors(server, httpsRequired);
+  return server;
 }
 
 /** Behind a TLS-terminating proxy (TRUST_PROXY): the proxy must say the client used https. */

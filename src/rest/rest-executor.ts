@@ -17,6 +17,8 @@ import { AppError } from '../errors/app-error';
 import { assertValidVariables } from '../graphql/coerce-variables';
 import { appErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
+import { assertOperationAllowed, operationPermissions } from '../graphql/requires-permission';
+import type { Permission } from '../auth/permissions';
 import { REST_OPERATIONS } from './operations';
 import { REST_ROUTES, type RestRoute } from './routes';
 
@@ -24,6 +26,8 @@ export interface CompiledRoute extends RestRoute {
   readonly document: DocumentNode;
   readonly operationNode: OperationDefinitionNode;
   readonly variableTypes: ReadonlyMap<string, GraphQLInputType>;
+  /** What the operation's root fields declare with @requiresPermission, checked before anything else. */
+  readonly permissions: readonly Permission[];
 }
 
 export interface RestRequest {
@@ -33,8 +37,12 @@ export interface RestRequest {
 }
 
 /** Parses and validates every route's operation against the schema: once, at start-up. */
-export function compileRoutes(schema: GraphQLSchema, routes: readonly RestRoute[] = REST_ROUTES): CompiledRoute[] {
-  const document = parse(REST_OPERATIONS);
+export function compileRoutes(
+  schema: GraphQLSchema,
+  routes: readonly RestRoute[] = REST_ROUTES,
+  operations: string = REST_OPERATIONS,
+): CompiledRoute[] {
+  const document = parse(operations);
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST operations do not match the schema: ${errors.map((e) => e.message).join('; ')}`);
   return routes.map((route) => {
@@ -47,7 +55,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: readonly RestRoute[
     for (const definition of operationNode.variableDefinitions ?? []) {
       variableTypes.set(definition.variable.name.value, typeFromAST(schema, definition.type) as GraphQLInputType);
     }
-    return { ...route, document, operationNode, variableTypes };
+    return { ...route, document, operationNode, variableTypes, permissions: operationPermissions(schema, document, operationNode) };
   });
 }
 
@@ -97,6 +105,7 @@ export async function runRoute(
   request: RestRequest,
   context: RequestContext,
 ): Promise<unknown> {
+  assertOperationAllowed(context.auth, route.permissions);
   const variableValues = variablesOf(route, request);
   assertValidVariables(schema, route.operationNode, variableValues);
   const result = await execute({

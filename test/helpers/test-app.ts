@@ -42,7 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   const service = await startService(config, orm, logger);
-  const ca = readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8');
+  const ca = readFileSync(config.tlsCertFile ?? path.join(config.dataDir, 'tls', 'localhost.crt'), 'utf8');
   const client = new HttpsClient(`https://localhost:${service.port}`, ca);
   return {
     url: client.baseUrl,

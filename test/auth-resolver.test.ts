@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { graphql, type GraphQLSchema } from 'graphql';
+import type { AuthContext } from '../src/auth/auth-context';
+import type { Permission } from '../src/auth/permissions';
+import { openDatabase } from '../src/db/database';
+import { AppError } from '../src/errors/app-error';
+import { buildAppSchema } from '../src/graphql/schema';
+import type { RequestContext } from '../src/graphql/request-context';
+import { createLogger } from '../src/logger';
+import { createTestDatabase } from './helpers/database';
+import { createOrganization, eventInput } from './helpers/factories';
+
+// The schema itself enforces @requiresPermission: executed directly with a built context (no HTTP, no
+// Apollo plugin), a field without its permission throws FORBIDDEN with the details, and nothing runs.
+
+let orm: MikroORM;
+let drop: () => Promise<void>;
+let schema: GraphQLSchema;
+let organizationId: string;
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  drop = database.drop;
+  orm = await openDatabase({ clientUrl: database.url });
+  schema = buildAppSchema();
+  organizationId = (await createOrganization(orm)).id;
+});
+afterAll(async () => {
+  await orm.close(true);
+  await drop();
+});
+
+function contextWith(permissions: Permission[]): RequestContext {
+  const auth: AuthContext = {
+    apiKeyId: 'key_resolver_test',
+    permissions,
+    organization: {
+      id: organizationId,
+      timezone: 'UTC',
+      plan: 'STANDARD',
+      allowedIps: [],
+      restrictionMode: 'OFF',
+      rateLimitPerMinute: null,
+    },
+  };
+  return { requestId: 'resolver-test', auth, em: orm.em.fork(), logger: createLogger('silent') };
+}
+
+const CREATE = 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug status } }';
+
+async function countEvents(): Promise<number> {
+  const [row] = await orm.em.fork().getConnection().execute<Array<{ count: number }>>('select count(*)::int as count from events');
+  return row.count;
+}
+
+const DENIALS = [
+  { field: 'Query.events', source: '{ events { total } }', variables: {}, required: 'events:read', held: ['events:write'] },
+  { field: 'Query.event', source: '{ event(slug: "anything") { id } }', variables: {}, required: 'events:read', held: [] },
+  { field: 'Mutation.createEvent', source: CREATE, variables: { input: eventInput() }, required: 'events:write', held: ['events:read'] },
+  {
+    field: 'Mutation.updateEvent',
+    source: 'mutation { updateEvent(slug: "anything", input: { title: "x" }) { id } }',
+    variables: {},
+    required: 'events:write',
+    held: ['events:read', 'members:read'],
+  },
+  {
+    field: 'Mutation.deleteEvent',
+    source: 'mutation { deleteEvent(slug: "anything") { id } }',
+    variables: {},
+    required: 'events:write',
+    held: ['bookings:read'],
+  },
+] as const;
+
+test.each(DENIALS)('$field without $required: FORBIDDEN with the details', async ({ source, variables, required, held }) => {
+  const result = await graphql({ schema, source, variableValues: variables, contextValue: contextWith([...held]) });
+  expect(result.data).toBeNull();
+  expect(result.errors).toHaveLength(1);
+  const original = result.errors?.[0].originalError;
+  expect(original).toBeInstanceOf(AppError);
+  expect((original as AppError).code).toBe('FORBIDDEN');
+  expect((original as AppError).details).toEqual({ requiredPermission: required, currentPermissions: held });
+});
+
+test('a denied create stores nothing; the same create with events:write stores the event', async () => {
+  const before = await countEvents();
+  const input = eventInput();
+  const denied = await graphql({ schema, source: CREATE, variableValues: { input }, contextValue: contextWith(['events:read']) });
+  expect((denied.errors?.[0].originalError as AppError).code).toBe('FORBIDDEN');
+  expect(await countEvents()).toBe(before);
+
+  const allowed = await graphql({ schema, source: CREATE, variableValues: { input }, contextValue: contextWith(['events:write']) });
+  expect(allowed.errors).toBeUndefined();
+  expect(allowed.data?.createEvent).toMatchObject({ slug: input.slug, status: 'DRAFT' });
+  expect(await countEvents()).toBe(before + 1);
+});
+
+test('the check runs before the resolver: a key with the permission reaches it (EVENT_NOT_FOUND), one without does not', async () => {
+  const allowed = await graphql({ schema, source: '{ event(slug: "missing") { id } }', contextValue: contextWith(['events:read']) });
+  expect((allowed.errors?.[0].originalError as AppError).code).toBe('EVENT_NOT_FOUND');
+  const denied = await graphql({ schema, source: '{ event(slug: "missing") { id } }', contextValue: contextWith([]) });
+  expect((denied.errors?.[0].originalError as AppError).details).toEqual({ requiredPermission: 'events:read', currentPermissions: [] });
+});

@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { isObjectType } from 'graphql';
+import { permissionOf } from '../src/graphql/requires-permission';
+import { buildAppSchema } from '../src/graphql/schema';
+import { compileRoutes } from '../src/rest/rest-executor';
+
+// Who can reach what, as a committed file: any change to a field's permission or to the operation behind
+// a REST route shows up as a diff of test/snapshots/access-control.json in review.
+// After an intended change: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/schema-access.test.ts, then review the diff.
+
+const SNAPSHOT = path.join(__dirname, 'snapshots', 'access-control.json');
+
+function currentAccess() {
+  const schema = buildAppSchema();
+  const graphqlFields: Record<string, string> = {};
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const permission = permissionOf(schema, field);
+      if (permission) graphqlFields[`${type.name}.${field.name}`] = permission;
+    }
+  }
+  const restRoutes: Record<string, { operation: string; permissions: string[] }> = {};
+  for (const route of compileRoutes(schema)) {
+    restRoutes[`${route.method} ${route.path}`] = { operation: route.operation, permissions: [...route.permissions] };
+  }
+  return {
+    graphqlFields: Object.fromEntries(Object.entries(graphqlFields).sort(([a], [b]) => a.localeCompare(b))),
+    restRoutes,
+  };
+}
+
+test('field -> permission and REST route -> operation match the reviewed snapshot', () => {
+  const current = currentAccess();
+  if (process.env.UPDATE_ACCESS_SNAPSHOT === '1') writeFileSync(SNAPSHOT, `${JSON.stringify(current, null, 2)}\n`);
+  expect(existsSync(SNAPSHOT)).toBe(true);
+  const committed = JSON.parse(readFileSync(SNAPSHOT, 'utf8'));
+  try {
+    expect(current).toEqual(committed);
+  } catch (error) {
+    (error as Error).message =
+      'Who can reach what has changed. If intended: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/schema-access.test.ts, ' +
+      `then review and commit test/snapshots/access-control.json.\n${(error as Error).message}`;
+    throw error;
+  }
+});
+
+test('the snapshot says what D2 says for events', () => {
+  const { graphqlFields, restRoutes } = JSON.parse(readFileSync(SNAPSHOT, 'utf8'));
+  expect(graphqlFields).toMatchObject({
+    'Query.events': 'events:read',
+    'Query.event': 'events:read',
+    'Mutation.createEvent': 'events:write',
+    'Mutation.updateEvent': 'events:write',
+    'Mutation.deleteEvent': 'events:write',
+  });
+  expect(restRoutes).toMatchObject({
+    'GET /v1/events': { operation: 'ListEvents', permissions: ['events:read'] },
+    'POST /v1/events': { operation: 'CreateEvent', permissions: ['events:write'] },
+    'GET /v1/events/:slug': { operation: 'GetEvent', permissions: ['events:read'] },
+    'PUT /v1/events/:slug': { operation: 'UpdateEvent', permissions: ['events:write'] },
+    'DELETE /v1/events/:slug': { operation: 'DeleteEvent', permissions: ['events:write'] },
+  });
+});
