@@ -91,7 +91,9 @@ describe.each(OPERATIONS)('$name needs $permission', ({ name, permission, call }
     const others = ALL_PERMISSIONS.filter((candidate) => candidate !== permission);
     const before = await app.orm.em.fork().getConnection().execute('select (select count(*) from bookings) as b, (select count(*) from ticket_types) as t');
     const response = await call(await keyWith(others));
-    expect(response.body.data).toBeNull();
+    // Root-field permissions are checked before execution: HTTP 403 and no `data` at all.
+    expect(response.status).toBe(403);
+    expect(response.body.data).toBeUndefined();
     expect(response.body.errors[0].extensions).toEqual({
       code: 'FORBIDDEN',
       details: { requiredPermission: permission, currentPermissions: others },

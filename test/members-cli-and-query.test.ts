@@ -63,17 +63,18 @@ test('member add validates every field at once, and names an unknown organizatio
   expect(invalid.stderr).toBe(
     'error: VALIDATION_ERROR\n  email: email must be an email address of at most 254 characters\n  name: name must be 1 to 200 characters\n  role: role must be admin or member\n',
   );
+  // An absent required option is a usage error (exit 2), found before the database is opened.
   const missingEmail = admin('member', 'add', '--org', organization.id, '--name', 'No Email');
-  expect(missingEmail.status).toBe(1);
-  expect(missingEmail.stderr).toContain('email: email must be an email address');
+  expect(missingEmail.status).toBe(2);
+  expect(missingEmail.stderr).toContain('missing required option --email');
 
   const unknownOrganization = admin('member', 'add', '--org', 'org_missing', '--email', 'a@example.com', '--name', 'A');
   expect(unknownOrganization.status).toBe(1);
   expect(unknownOrganization.stderr).toBe('error: NOT_FOUND\n  No organization with id "org_missing"\n');
 
   const noOrganization = admin('member', 'add', '--email', 'a@example.com', '--name', 'A');
-  expect(noOrganization.status).toBe(1);
-  expect(noOrganization.stderr).toContain('org: --org is required');
+  expect(noOrganization.status).toBe(2);
+  expect(noOrganization.stderr).toContain('missing required option --org');
 
   const unknownOption = admin('member', 'add', '--org', organization.id, '--email', 'a@example.com', '--name', 'A', '--admin');
   expect(unknownOption.status).toBe(2);

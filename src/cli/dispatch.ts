@@ -59,7 +59,8 @@ export function dispatch(commands: readonly Command[], argv: readonly string[]):
   } catch (error) {
     throw failure(error instanceof Error ? error.message : String(error), command);
   }
-  const missing = requiredOptionsOf(command.usage).filter((name) => (parsed.options[name] ?? '').trim() === '');
+  // Only absent options are usage errors; a blank value is the command's own validation to report.
+  const missing = requiredOptionsOf(command.usage).filter((name) => parsed.options[name] === undefined);
   if (missing.length > 0) throw failure(`missing required option${missing.length > 1 ? 's' : ''} ${missing.map((name) => `--${name}`).join(', ')}`, command);
   return { kind: 'run', command, ...parsed };
 }
