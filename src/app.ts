@@ -11,8 +11,11 @@ import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
+import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { rateLimit } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
+import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
 
@@ -23,12 +26,13 @@ export interface AppDeps {
   routes: readonly CompiledRoute[];
   apollo: ApolloServer<RequestContext>;
   authenticator: ApiKeyAuthenticator;
+  limits: Limits;
   logger: Logger;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -40,7 +44,12 @@ export function createApp(deps: AppDeps): express.Express {
     em: orm.em.fork(),
     logger: res.locals.logger as Logger,
   });
-  const guards: RequestHandler[] = [authenticate(authenticator)];
+  // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
+  const guards: RequestHandler[] = [
+    authenticate(authenticator, limits.authFailures),
+    ipAllowlist,
+    rateLimit(limits.organization),
+  ];
 
   app.use(assignRequestId);
   app.use(accessLog(logger));
