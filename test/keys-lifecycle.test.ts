@@ -4,6 +4,9 @@ import { runCli, within } from './helpers/admin-cli';
 import { createApiKey, createOrganization } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
+// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+jest.setTimeout(120_000);
+
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();

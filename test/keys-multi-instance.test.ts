@@ -2,6 +2,9 @@ import { runCli, within } from './helpers/admin-cli';
 import { createTestDatabase } from './helpers/database';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
 
+// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+jest.setTimeout(120_000);
+
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let servers: ServerProcess[] = [];
 
