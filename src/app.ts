@@ -35,7 +35,9 @@ export function createApp(deps: AppDeps): express.Express {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
+  // from the client and could be forged (which would defeat IP allowlists and per-address limits).
+  app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
   const contextFor = (res: Response): RequestContext => ({

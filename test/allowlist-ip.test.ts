@@ -57,6 +57,15 @@ test('STRICT refuses addresses outside every range with 403 IP_NOT_ALLOWED and d
   expect((await viaProxy('192.0.2.1', 'nk_live_' + 'z'.repeat(32))).status).toBe(401);
 });
 
+test('behind the proxy only the address it appended counts, not one the client forged before it', async () => {
+  const { key } = await restrictedTenant(proxied, '203.0.113.0/24');
+  // The client sent "X-Forwarded-For: 203.0.113.5"; the proxy appended the real peer.
+  const forged = await viaProxy('203.0.113.5, 192.0.2.44', key);
+  expect(forged.status).toBe(403);
+  expect(forged.body.error.details).toEqual({ ip: '192.0.2.44' });
+  expect((await viaProxy('192.0.2.44, 203.0.113.5', key)).status).toBe(200);
+});
+
 test('an IPv4-mapped entry counts as IPv4', async () => {
   const { key, view } = await restrictedTenant(proxied, '::ffff:192.0.2.0/120');
   expect(view.allowedIPs).toEqual(['192.0.2.0/24']);
