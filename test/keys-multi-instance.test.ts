@@ -41,6 +41,14 @@ test('two server processes on one database both refuse a key within one second o
     const refused = await server.client.rest('GET', '/v1/events', key);
     expect(refused.body.error.code).toBe('INVALID_API_KEY');
   }
+
+  // The server process's own output never shows a key, even one sent in the URL.
+  const inUrl = await servers[0].client.request('GET', `/v1/events?api_key=${key}&page=1`);
+  expect(inUrl.status).toBe(401);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const output = servers[0].logs.join('\n');
+  expect(output).toContain('/v1/events?api_key=[REDACTED]&page=1');
+  expect(output).not.toContain(key.slice(8));
 });
 
 test('an organization change made through the CLI reaches both processes within one second', async () => {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator';
 import { AppError } from '../errors/app-error';
-import type { AuthFailureLimiter } from '../limits/organization-rate-limiter';
+import type { AuthFailureLimiter } from '../limits/auth-failure-limiter';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 
 const KEY_SHAPED = /nk_(live|test)_/;

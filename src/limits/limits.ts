@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import { AuthFailureLimiter, OrganizationRateLimiter } from './organization-rate-limiter';
+import { AuthFailureLimiter } from './auth-failure-limiter';
+import { OrganizationRateLimiter } from './organization-rate-limiter';
 import { WindowCounter } from './window-counter';
 
 export interface Limits {
