@@ -1,5 +1,7 @@
 import { LISTENER_APPLICATION_NAME } from '../src/auth/auth-change-listener';
+import { startAuthentication } from '../src/auth/authentication';
 import { LastUsedRecorder } from '../src/auth/last-used-recorder';
+import { openDatabase } from '../src/db/database';
 import { createLogger } from '../src/logger';
 import { ApiKeyEntity } from '../src/modules/api-key/api-key.entity';
 import { within } from './helpers/admin-cli';
@@ -86,7 +88,7 @@ async function terminateListener(): Promise<number> {
 }
 
 test('while the change listener is down, keys are re-read often enough that a revocation still lands within a second', async () => {
-  const listener = app.service.authentication.listener;
+  const listener = app.service.authentication.listener!;
   expect(listener.isLive()).toBe(true);
   const organization = await createOrganization(app.orm);
   const { id, key } = await createApiKey(app.orm, organization.id);
@@ -108,4 +110,22 @@ test('while the change listener is down, keys are re-read often enough that a re
     await em.execute(`select pg_notify('event_service_auth_change', ?)`, [JSON.stringify({ apiKeyIds: [other.id] })]);
   });
   expect(await within(1_000, async () => (await app.client.rest('GET', '/v1/events', other.key)).status === 401)).toBeDefined();
+});
+
+test('on a single-connection database no listener is started and cached keys are re-read within a second', async () => {
+  const orm = await openDatabase({ clientUrl: app.databaseUrl, pool: { min: 0, max: 1 } });
+  const authentication = await startAuthentication(orm, createLogger('silent'));
+  try {
+    expect(authentication.listener).toBeUndefined();
+    const organization = await createOrganization(app.orm);
+    const { id, key } = await createApiKey(app.orm, organization.id);
+    const header = `Bearer ${key}`;
+    expect((await authentication.authenticator.authenticate(header)).apiKeyId).toBe(id);
+    await app.orm.em.fork().nativeUpdate(ApiKeyEntity, { id }, { revokedAt: new Date() });
+    const refused = async () => authentication.authenticator.authenticate(header).then(() => false, () => true);
+    expect(await within(1_000, refused)).toBeDefined();
+  } finally {
+    await authentication.close();
+    await orm.close(true);
+  }
 });

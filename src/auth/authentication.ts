@@ -12,7 +12,8 @@ export const FALLBACK_CACHE_TTL_MS = 400;
 export interface Authentication {
   readonly authenticator: ApiKeyAuthenticator;
   readonly lastUsed: LastUsedRecorder;
-  readonly listener: AuthChangeListener;
+  /** Absent on a single-connection database (the embedded one): the short TTL alone keeps the promise. */
+  readonly listener: AuthChangeListener | undefined;
   close(): Promise<void>;
 }
 
@@ -24,8 +25,13 @@ export async function startAuthentication(orm: MikroORM, logger: Logger): Promis
     cacheTtlMs: () => (listener?.isLive() ? LIVE_CACHE_TTL_MS : FALLBACK_CACHE_TTL_MS),
     onAuthenticated: (apiKeyId) => lastUsed.record(apiKeyId),
   });
-  listener = new AuthChangeListener(orm.config.get('clientUrl') as string, (change) => authenticator.applyChange(change), logger);
-  await listener.start();
+  // A database that accepts a single connection cannot spare one for LISTEN (it would starve the pool).
+  if ((orm.config.get('pool')?.max ?? 10) >= 2) {
+    listener = new AuthChangeListener(orm.config.get('clientUrl') as string, (change) => authenticator.applyChange(change), logger);
+    await listener.start();
+  } else {
+    logger.info(`single-connection database: cached API keys are re-read every ${FALLBACK_CACHE_TTL_MS} ms instead of listening for changes`);
+  }
   return {
     authenticator,
     lastUsed,
