@@ -105,7 +105,12 @@ test('`org update --rate-limit` overrides the default for that organization on t
 
   const reset = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'default']);
   expect(reset.json.rateLimitPerMinute).toBeNull();
-  const invalid = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '-3']);
+  const invalid = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'many']);
   expect(invalid.code).not.toBe(0);
-  expect(invalid.stderr).toContain('rate-limit');
+  expect(invalid.stderr).toContain('rate-limit: --rate-limit must be a whole number of at least 1');
+  const tooBig = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '99999999999', '--timezone', 'Mars/Base']);
+  expect(tooBig.code).not.toBe(0);
+  expect(tooBig.stderr).toContain('rate-limit: --rate-limit must be at most 10000000');
+  expect(tooBig.stderr).toContain('timezone: timezone must be an IANA time zone name');
+  expect(tooBig.stdout).toBe('');
 });

@@ -1,7 +1,8 @@
 import { AppError } from '../errors/app-error';
 import { normalizeAllowlist } from '../modules/organization/ip-allowlist';
 import { OrganizationPlan, RestrictionMode } from '../modules/organization/organization.entity';
-import { OrganizationService, organizationView } from '../modules/organization/organization.service';
+import { MAX_RATE_LIMIT_PER_MINUTE, OrganizationService, organizationView } from '../modules/organization/organization.service';
+import { isIanaTimeZone } from '../validation/rules';
 import { parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
 import { type Command, parser } from './command';
 
@@ -48,10 +49,22 @@ export const ORGANIZATION_COMMANDS: Command[] = [
     async run(em, options, [organizationId]) {
       const rateLimit = options['rate-limit'];
       const input = parseAll({
-        timezone: () => options.timezone,
+        timezone: () => {
+          if (options.timezone !== undefined && !isIanaTimeZone(options.timezone)) {
+            throw AppError.validation([{ field: 'timezone', message: 'timezone must be an IANA time zone name such as Europe/Paris' }]);
+          }
+          return options.timezone;
+        },
         plan: () => (options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', OrganizationPlan)),
-        rateLimitPerMinute: () =>
-          rateLimit === undefined ? undefined : rateLimit.toLowerCase() === 'default' ? null : parsePositiveInteger(rateLimit, 'rate-limit'),
+        rateLimitPerMinute: () => {
+          if (rateLimit === undefined) return undefined;
+          if (rateLimit.toLowerCase() === 'default') return null;
+          const value = parsePositiveInteger(rateLimit, 'rate-limit');
+          if (value > MAX_RATE_LIMIT_PER_MINUTE) {
+            throw AppError.validation([{ field: 'rate-limit', message: `--rate-limit must be at most ${MAX_RATE_LIMIT_PER_MINUTE}` }]);
+          }
+          return value;
+        },
         allowedIps: () => {
           if (options['allowed-ips'] === undefined) return undefined;
           const { list, errors } = normalizeAllowlist(parseCsv(options['allowed-ips']));

@@ -6,6 +6,10 @@ import { publishAuthChange } from '../../auth/auth-change';
 import { normalizeAllowlist } from './ip-allowlist';
 import { OrganizationEntity, OrganizationPlan, RestrictionMode } from './organization.entity';
 
+/** The same bound as RATE_LIMIT_PER_MINUTE (and well inside the integer column). */
+export const MAX_RATE_LIMIT_PER_MINUTE = 10_000_000;
+const isRateLimit = (value: number) => Number.isInteger(value) && value >= 1 && value <= MAX_RATE_LIMIT_PER_MINUTE;
+
 export interface CreateOrganizationInput {
   name: string;
   timezone?: string;
@@ -46,8 +50,8 @@ export class OrganizationService {
     if (input.timezone !== undefined && !isIanaTimeZone(input.timezone)) {
       errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone name such as Europe/Paris' });
     }
-    if (input.rateLimitPerMinute != null && !(Number.isInteger(input.rateLimitPerMinute) && input.rateLimitPerMinute >= 1)) {
-      errors.push({ field: 'rateLimitPerMinute', message: 'rate limit must be a whole number of at least 1' });
+    if (input.rateLimitPerMinute != null && !isRateLimit(input.rateLimitPerMinute)) {
+      errors.push({ field: 'rateLimitPerMinute', message: `rate limit must be a whole number from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}` });
     }
     if (errors.length > 0) throw AppError.validation(errors);
     const organization = this.em.create(OrganizationEntity, {
@@ -75,8 +79,8 @@ export class OrganizationService {
     if (input.timezone !== undefined && !isIanaTimeZone(input.timezone)) {
       errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone name such as Europe/Paris' });
     }
-    if (input.rateLimitPerMinute != null && !(Number.isInteger(input.rateLimitPerMinute) && input.rateLimitPerMinute >= 1)) {
-      errors.push({ field: 'rateLimitPerMinute', message: 'rate limit must be a whole number of at least 1' });
+    if (input.rateLimitPerMinute != null && !isRateLimit(input.rateLimitPerMinute)) {
+      errors.push({ field: 'rateLimitPerMinute', message: `rate limit must be a whole number from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}` });
     }
     const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
     errors.push(...(allowlist?.errors ?? []));
