@@ -13,12 +13,15 @@ import { authenticate } from './http/authenticate';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
+import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { rateLimit } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
 import { healthz, readyz } from './observability/health';
 import { createMetrics } from './observability/metrics';
 import { packageVersion } from './openapi/api-version';
 import { buildOpenApiDocument } from './openapi/openapi-document';
+import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
 
@@ -29,15 +32,18 @@ export interface AppDeps {
   routes: readonly CompiledRoute[];
   apollo: ApolloServer<RequestContext>;
   authenticator: ApiKeyAuthenticator;
+  limits: Limits;
   logger: Logger;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy);
+  // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
+  // from the client and could be forged (which would defeat IP allowlists and per-address limits).
+  app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
   const contextFor = (res: Response): RequestContext => ({
@@ -47,7 +53,12 @@ export function createApp(deps: AppDeps): express.Express {
     logger: res.locals.logger as Logger,
     operation: (res.locals.operation ??= {}),
   });
-  const guards: RequestHandler[] = [authenticate(authenticator)];
+  // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
+  const guards: RequestHandler[] = [
+    authenticate(authenticator, limits.authFailures),
+    ipAllowlist,
+    rateLimit(limits.organization),
+  ];
 
   const metrics = createMetrics({ token: config.metricsToken });
   const cors = corsFor(config.corsOrigins);

@@ -10,6 +10,8 @@ export interface Config {
   readonly tlsKeyFile: string | undefined;
   readonly trustProxy: boolean;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes (several deployments can share one Redis). */
+  readonly redisKeyPrefix: string;
   readonly rateLimitPerMinute: number;
   readonly authFailuresPerMinute: number;
   readonly logLevel: string;
@@ -67,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsKeyFile,
     trustProxy: flag(env, 'TRUST_PROXY'),
     redisUrl: optional(env, 'REDIS_URL'),
+    redisKeyPrefix: optional(env, 'REDIS_KEY_PREFIX') ?? 'event-service',
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
     logLevel,

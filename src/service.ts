@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createApp } from './app';
-import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import { startAuthentication, type Authentication } from './auth/authentication';
 import type { Config } from './config';
 import { startApollo } from './graphql/apollo';
 import { buildAppSchema } from './graphql/schema';
@@ -11,12 +12,14 @@ import { answerClientErrors, malformedRequestError } from './http/client-error';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
+import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
 
 export interface RunningService {
   readonly port: number;
   readonly url: string;
   readonly authenticator: ApiKeyAuthenticator;
+  readonly authentication: Authentication;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -30,8 +33,10 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     landingPage: !config.production,
     limits: { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost },
   });
-  const authenticator = new ApiKeyAuthenticator(orm, { cacheTtlMs: 500 });
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, logger });
+  const authentication = await startAuthentication(orm, logger);
+  const { authenticator } = authentication;
+  const limits = await createLimits(config, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
@@ -45,6 +50,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
+  }).catch(async (error: unknown) => {
+    await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
+    throw error;
   });
   const port = (server.address() as AddressInfo).port;
 
@@ -64,9 +72,11 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
       secure.closeAllConnections();
       plain.closeAllConnections();
       await apollo.stop();
+      await authentication.close();
+      await limits.close();
     })();
     return closing;
   };
 
-  return { port, url: `https://localhost:${port}`, authenticator, close };
+  return { port, url: `https://localhost:${port}`, authenticator, authentication, close };
 }

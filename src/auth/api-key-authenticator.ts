@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/app-error';
 import { ApiKeyEntity } from '../modules/api-key/api-key.entity';
 import { hashApiKey, isWellFormedApiKey } from '../modules/api-key/api-key.format';
+import type { AuthChange } from './auth-change';
 import type { AuthContext, OrganizationSnapshot } from './auth-context';
 import { isPermission } from './permissions';
 
@@ -15,8 +16,13 @@ const BEARER = /^Bearer +(\S+) *$/i;
 const MAX_CACHED_KEYS = 10_000;
 
 export interface AuthenticatorOptions {
-  /** How long a looked-up key is trusted before it is read again. */
-  cacheTtlMs: number;
+  /**
+   * How long a looked-up key is trusted before it is read again; a function is asked on every
+   * lookup (long while change notifications arrive, short while they cannot).
+   */
+  cacheTtlMs: number | (() => number);
+  /** Called with the key id after every successful authentication (lastUsedAt bookkeeping). */
+  onAuthenticated?: (apiKeyId: string) => void;
 }
 
 /**
@@ -25,6 +31,8 @@ export interface AuthenticatorOptions {
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { key: CachedKey; loadedAt: number }>();
+  /** Bumped by every invalidation, so a lookup that raced with one does not cache what it read. */
+  private generation = 0;
 
   constructor(
     private readonly orm: MikroORM,
@@ -47,11 +55,13 @@ export class ApiKeyAuthenticator {
     if (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()) {
       throw new AppError('API_KEY_EXPIRED', 'The API key has expired; create a new one');
     }
+    this.options.onAuthenticated?.(key.auth.apiKeyId);
     return key.auth;
   }
 
   /** Forget cached keys (all of them, or those whose id is given), e.g. after a revocation. */
   invalidate(apiKeyIds?: readonly string[]): void {
+    this.generation += 1;
     if (apiKeyIds === undefined) {
       this.cache.clear();
       return;
@@ -60,9 +70,30 @@ export class ApiKeyAuthenticator {
     for (const [hash, { key }] of this.cache) if (ids.has(key.auth.apiKeyId)) this.cache.delete(hash);
   }
 
+  /** Forget every cached key of an organization (its allowlist, plan or limit changed). */
+  invalidateOrganization(organizationId: string): void {
+    this.generation += 1;
+    for (const [hash, { key }] of this.cache) if (key.auth.organization.id === organizationId) this.cache.delete(hash);
+  }
+
+  /** Applies a change heard from another process; undefined means anything may have changed. */
+  applyChange(change: AuthChange | undefined): void {
+    if (change === undefined) this.invalidate();
+    else if ('apiKeyIds' in change) this.invalidate(change.apiKeyIds);
+    else this.invalidateOrganization(change.organizationId);
+  }
+
+  private cacheTtlMs(): number {
+    const ttl = this.options.cacheTtlMs;
+    return typeof ttl === 'function' ? ttl() : ttl;
+  }
+
   private async lookup(hash: string): Promise<CachedKey | null> {
     const cached = this.cache.get(hash);
-    if (cached && Date.now() - cached.loadedAt < this.options.cacheTtlMs) return cached.key;
+    if (cached && Date.now() - cached.loadedAt < this.cacheTtlMs()) return cached.key;
+    const generation = this.generation;
+    // The TTL counts from before the read: what the row said is known to be true only from then.
+    const readAt = Date.now();
 
     const row = await this.orm.em.fork().findOne(ApiKeyEntity, { keyHash: hash }, { populate: ['organization'] });
     if (row === null) {
@@ -83,8 +114,9 @@ export class ApiKeyAuthenticator {
       expiresAt: row.expiresAt,
       revokedAt: row.revokedAt,
     };
+    if (generation !== this.generation) return key;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(hash, { key, loadedAt: Date.now() });
+    this.cache.set(hash, { key, loadedAt: readAt });
     return key;
   }
 }

@@ -1,7 +1,7 @@
 import { PERMISSIONS } from '../auth/permissions';
 import { KeyEnvironment } from '../modules/api-key/api-key.entity';
-import { ApiKeyService, apiKeyView } from '../modules/api-key/api-key.service';
-import { parseCsv, parseDateTime, parseEnum, required } from './arguments';
+import { ApiKeyService, apiKeyView, ROTATION_GRACE_HOURS } from '../modules/api-key/api-key.service';
+import { parseCsv, parseDateTime, parseEnum, parseWholeNumber, required } from './arguments';
 import { type Command, parser } from './command';
 
 export const API_KEY_COMMANDS: Command[] = [
@@ -27,6 +27,45 @@ export const API_KEY_COMMANDS: Command[] = [
         expiresAt: options['expires-at'] === undefined ? undefined : parseDateTime(options['expires-at'], 'expires-at'),
       });
       return { ...apiKeyView(entity), key };
+    },
+  },
+  {
+    name: 'key list',
+    usage: 'key list --org ORG_ID',
+    help: `key list --org ORG_ID
+  Lists an organization's keys, newest first: id, name, environment, prefix, permissions, createdAt,
+  expiresAt, lastUsedAt (updated at most once a minute), revokedAt. Never a secret.`,
+    parse: parser({ org: { type: 'string' } }),
+    async run(em, options) {
+      const organizationId = required(options, 'org');
+      const keys = await new ApiKeyService(em).list(organizationId);
+      return { organizationId, keys: keys.map(apiKeyView) };
+    },
+  },
+  {
+    name: 'key revoke',
+    usage: 'key revoke KEY_ID',
+    help: `key revoke KEY_ID
+  Revokes a key: every running server refuses it within a second (401 INVALID_API_KEY).
+  Revoking a revoked key changes nothing.`,
+    parse: parser({}, 1),
+    async run(em, _options, [apiKeyId]) {
+      return apiKeyView(await new ApiKeyService(em).revoke(apiKeyId));
+    },
+  },
+  {
+    name: 'key rotate',
+    usage: `key rotate KEY_ID [--grace-hours N]`,
+    help: `key rotate KEY_ID [--grace-hours N]
+  Creates a replacement key with the same name, permissions and environment (and the same lifetime
+  from now, if the old key had one) and prints it once (field "key"). The old key keeps working for
+  the grace period (default ${ROTATION_GRACE_HOURS} hours; 0 ends it now), then expires: its expiresAt is
+  shown under "previous".`,
+    parse: parser({ 'grace-hours': { type: 'string' } }, 1),
+    async run(em, options, [apiKeyId]) {
+      const graceHours = options['grace-hours'] === undefined ? undefined : parseWholeNumber(options['grace-hours'], 'grace-hours');
+      const { previous, entity, key } = await new ApiKeyService(em).rotate(apiKeyId, graceHours);
+      return { ...apiKeyView(entity), key, previous: apiKeyView(previous) };
     },
   },
 ];

@@ -99,6 +99,9 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
         ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
         : ApolloServerPluginLandingPageDisabled(),
     ],
+    // Shutdown belongs to startService's close(): Apollo's own SIGTERM handler would stop it and then
+    // re-send the signal, killing the process before in-flight requests and cleanup finish.
+    stopOnTerminationSignals: false,
   });
   await server.start();
   return server;

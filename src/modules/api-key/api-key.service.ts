@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
+import { publishAuthChange } from '../../auth/auth-change';
 import { isPermission, PERMISSIONS, type Permission } from '../../auth/permissions';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { ApiKeyEntity, KeyEnvironment } from './api-key.entity';
@@ -28,6 +29,11 @@ export function apiKeyView(key: ApiKeyEntity) {
     revokedAt: key.revokedAt?.toISOString() ?? null,
   };
 }
+
+/** How long a rotated key keeps working next to its replacement, so clients can be redeployed. */
+export const ROTATION_GRACE_HOURS = 24;
+const MAX_GRACE_HOURS = 30 * 24;
+const HOUR = 3_600_000;
 
 export class ApiKeyService {
   constructor(private readonly em: EntityManager) {}
@@ -67,5 +73,62 @@ export class ApiKeyService {
     });
     await this.em.flush();
     return { entity, key };
+  }
+
+  /** An organization's keys, newest first (never a secret: only the hash is stored). */
+  async list(organizationId: string): Promise<ApiKeyEntity[]> {
+    const organization = await this.em.findOne(OrganizationEntity, { id: organizationId });
+    if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${organizationId}"`, { id: organizationId });
+    return this.em.find(ApiKeyEntity, { organization }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+  }
+
+  /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
+  async revoke(apiKeyId: string): Promise<ApiKeyEntity> {
+    return this.em.transactional(async (em) => {
+      const key = await this.lockedKey(em, apiKeyId);
+      if (key.revokedAt === null) {
+        key.revokedAt = new Date();
+        await em.flush();
+        await publishAuthChange(em, { apiKeyIds: [key.id] });
+      }
+      return key;
+    });
+  }
+
+  /**
+   * Issues a replacement with the same name, permissions and environment (and, if the old key had a
+   * lifetime, the same lifetime from now). The old key keeps working for `graceHours`, then expires.
+   */
+  async rotate(apiKeyId: string, graceHours = ROTATION_GRACE_HOURS): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
+    if (!(Number.isInteger(graceHours) && graceHours >= 0 && graceHours <= MAX_GRACE_HOURS)) {
+      throw AppError.validation([{ field: 'graceHours', message: `the grace period must be 0 to ${MAX_GRACE_HOURS} hours` }]);
+    }
+    return this.em.transactional(async (em) => {
+      const previous = await this.lockedKey(em, apiKeyId);
+      const now = Date.now();
+      if (previous.revokedAt !== null) throw AppError.validation([{ field: 'keyId', message: 'the key is revoked; create a new one instead' }]);
+      if (previous.expiresAt !== null && previous.expiresAt.getTime() <= now) {
+        throw AppError.validation([{ field: 'keyId', message: 'the key has expired; create a new one instead' }]);
+      }
+      const lifetime = previous.expiresAt === null ? null : previous.expiresAt.getTime() - previous.createdAt.getTime();
+      const { entity, key } = await new ApiKeyService(em).create({
+        organizationId: previous.organization.id,
+        name: previous.name,
+        permissions: previous.permissions,
+        environment: previous.environment,
+        expiresAt: lifetime === null ? null : new Date(now + lifetime),
+      });
+      const graceEnd = new Date(now + graceHours * HOUR);
+      if (previous.expiresAt === null || previous.expiresAt > graceEnd) previous.expiresAt = graceEnd;
+      await em.flush();
+      await publishAuthChange(em, { apiKeyIds: [previous.id] });
+      return { previous, entity, key };
+    });
+  }
+
+  private async lockedKey(em: EntityManager, apiKeyId: string): Promise<ApiKeyEntity> {
+    const key = await em.findOne(ApiKeyEntity, { id: apiKeyId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!key) throw new AppError('NOT_FOUND', `No API key with id "${apiKeyId}"`, { id: apiKeyId });
+    return key;
   }
 }

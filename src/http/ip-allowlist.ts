@@ -1,0 +1,35 @@
+import type { RequestHandler } from 'express';
+import type { AuthContext, OrganizationSnapshot } from '../auth/auth-context';
+import { AppError } from '../errors/app-error';
+import { IpAllowlist } from '../modules/organization/ip-allowlist';
+import { RestrictionMode } from '../modules/organization/organization.entity';
+
+// Snapshots are cached with their key and replaced when the organization changes, so each list is
+// parsed once per snapshot rather than once per request.
+const parsed = new WeakMap<OrganizationSnapshot, IpAllowlist>();
+
+function allowlistOf(organization: OrganizationSnapshot): IpAllowlist {
+  let allowlist = parsed.get(organization);
+  if (allowlist === undefined) {
+    allowlist = new IpAllowlist(organization.allowedIps);
+    parsed.set(organization, allowlist);
+  }
+  return allowlist;
+}
+
+/**
+ * D11: an organization in STRICT mode with a non-empty list is reachable only from its ranges.
+ * `req.ip` is the socket address, or the X-Forwarded-For client when TRUST_PROXY is set.
+ */
+export const ipAllowlist: RequestHandler = (req, res, next) => {
+  const { organization } = res.locals.auth as AuthContext;
+  if (organization.restrictionMode !== RestrictionMode.STRICT || organization.allowedIps.length === 0) {
+    next();
+    return;
+  }
+  if (!allowlistOf(organization).allows(req.ip)) {
+    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip ?? null;
+    throw new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+  }
+  next();
+};

@@ -1,0 +1,73 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+
+export interface WindowCount {
+  /** Points consumed in the current window, including this one. */
+  consumed: number;
+  /** Milliseconds until the window ends and the count starts again from zero. */
+  msBeforeReset: number;
+}
+
+export const WINDOW_SECONDS = 60;
+const REDIS_WARNING_INTERVAL_MS = 30_000;
+// The counters only count; each caller compares with its own limit (organizations differ, and a
+// changed limit applies at once without resetting the window), so the library never refuses.
+const NEVER_REFUSE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Fixed one-minute windows per key, counted by rate-limiter-flexible: in this process, or in Redis
+ * when a client is given so that every instance counts into one window. If Redis fails, the count
+ * falls back to this process's own window (fail open to a per-instance budget) with a warning.
+ */
+export class WindowCounter {
+  private readonly local: RateLimiterMemory;
+  private readonly shared: RateLimiterRedis | undefined;
+  private lastWarningAt = 0;
+
+  constructor(
+    keyPrefix: string,
+    private readonly logger: Logger,
+    redis?: Redis,
+  ) {
+    this.local = new RateLimiterMemory({ keyPrefix, points: NEVER_REFUSE, duration: WINDOW_SECONDS });
+    this.shared = redis
+      ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points: NEVER_REFUSE, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true })
+      : undefined;
+  }
+
+  consume(key: string): Promise<WindowCount> {
+    return this.run((limiter) => limiter.consume(key, 1));
+  }
+
+  /** The current window's count without adding to it (zero when the key has no window open). */
+  peek(key: string): Promise<WindowCount> {
+    return this.run((limiter) => limiter.get(key));
+  }
+
+  private async run(operation: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes | null>): Promise<WindowCount> {
+    if (this.shared) {
+      try {
+        return toCount(await operation(this.shared));
+      } catch (error) {
+        this.warn(error);
+      }
+    }
+    return toCount(await operation(this.local));
+  }
+
+  private warn(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarningAt < REDIS_WARNING_INTERVAL_MS) return;
+    this.lastWarningAt = now;
+    this.logger.warn(
+      { err: error instanceof Error ? error.message : String(error) },
+      'rate limit store (Redis) unavailable: counting in this process only until it is back',
+    );
+  }
+}
+
+function toCount(result: RateLimiterRes | null): WindowCount {
+  if (result === null) return { consumed: 0, msBeforeReset: WINDOW_SECONDS * 1000 };
+  return { consumed: result.consumedPoints, msBeforeReset: Math.max(0, result.msBeforeNext) };
+}

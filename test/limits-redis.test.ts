@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { runCli } from './helpers/admin-cli';
+import { createTestDatabase } from './helpers/database';
+import { createTenant } from './helpers/factories';
+import { spawnServer, type ServerProcess } from './helpers/server-process';
+import { startTestApp } from './helpers/test-app';
+
+// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+jest.setTimeout(120_000);
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('two processes sharing Redis', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let servers: ServerProcess[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    // A prefix of its own, so no other test run shares (or leaves behind) these counters.
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `event-service-test-${randomBytes(6).toString('hex')}`,
+      RATE_LIMIT_PER_MINUTE: '6',
+      AUTH_FAILURES_PER_MINUTE: '4',
+    };
+    servers = await Promise.all([spawnServer(env), spawnServer(env)]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database.drop();
+  });
+
+  test('hold one organization budget between them', async () => {
+    const organization = (await runCli(database.url, ['org', 'create', '--name', 'Shared budget'])).json;
+    const { key } = (await runCli(database.url, ['key', 'create', '--org', organization.id, '--name', 'k', '--permissions', 'events:read'])).json;
+    const remaining: number[] = [];
+    for (let index = 0; index < 6; index += 1) {
+      const response = await servers[index % 2].client.rest('GET', '/v1/events', key);
+      expect(response.status).toBe(200);
+      remaining.push(Number(response.headers['ratelimit-remaining']));
+    }
+    expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
+    for (const server of servers) {
+      const refused = await server.client.rest('GET', '/v1/events', key);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  test('hold one failed-authentication budget per address between them', async () => {
+    const bad = 'nk_test_' + 'y'.repeat(32);
+    const statuses: number[] = [];
+    for (let index = 0; index < 5; index += 1) statuses.push((await servers[index % 2].client.rest('GET', '/v1/events', bad)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    expect((await servers[1].client.rest('GET', '/v1/events', bad)).status).toBe(429);
+  });
+});
+
+test('with Redis unreachable the service keeps serving, limits each instance on its own and says so', async () => {
+  const app = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_MINUTE: '3' });
+  try {
+    const { key } = await createTenant(app.orm);
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await app.client.rest('GET', '/v1/events', key)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(app.logs.some((line) => line.includes('rate limit store (Redis) unavailable'))).toBe(true);
+  } finally {
+    await app.close();
+  }
+});
