@@ -59,7 +59,6 @@ test.concurrent.each([
   [['org', 'create', '--name'], /^error: option --name needs a value/],
   [['org', 'create', '--name', '--plan', 'standard'], /^error: option --name needs a value/],
   [['org', 'create'], /^error: missing required option --name\n/],
-  [['org', 'create', '--name', '  '], /^error: missing required option --name\n/],
   [['key', 'create', '--org', 'org_1'], /^error: missing required options --name, --permissions\n/],
   [['org', 'create', '--name', 'Acme', 'extra'], /^error: unexpected argument 'extra'/],
 ])('admin %j: a clear error on stderr, nothing on stdout, exit 2', async (args, message) => {

@@ -1,19 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-
-/** The PostgreSQL NOTIFY channel on which every instance hears that cached credentials changed. */
+/**
+ * The PostgreSQL NOTIFY channel on which every instance hears that cached credentials changed. The
+ * database announces every change itself (triggers on api_keys and organizations, see the migration
+ * auth_change_triggers), in the changing transaction, so no code path can forget to.
+ */
 export const AUTH_CHANGE_CHANNEL = 'event_service_auth_change';
 
 /** What changed: some keys (revoked, rotated) or an organization's settings (allowlist, limits, plan). */
 export type AuthChange = { apiKeyIds: string[] } | { organizationId: string };
-
-/**
- * Tells every running instance to forget what it cached about the changed keys or organization.
- * Call it inside the transaction that makes the change: PostgreSQL delivers the notification only
- * when (and if) that transaction commits, so no instance hears of a change that did not happen.
- */
-export async function publishAuthChange(em: EntityManager, change: AuthChange): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [AUTH_CHANGE_CHANNEL, JSON.stringify(change)]);
-}
 
 export function parseAuthChange(payload: string | undefined): AuthChange | undefined {
   try {

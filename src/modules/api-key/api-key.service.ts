@@ -1,6 +1,5 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
-import { publishAuthChange } from '../../auth/auth-change';
 import { isPermission, PERMISSIONS, type Permission } from '../../auth/permissions';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { ApiKeyEntity, KeyEnvironment } from './api-key.entity';
@@ -89,7 +88,6 @@ export class ApiKeyService {
       if (key.revokedAt === null) {
         key.revokedAt = new Date();
         await em.flush();
-        await publishAuthChange(em, { apiKeyIds: [key.id] });
       }
       return key;
     });
@@ -121,7 +119,6 @@ export class ApiKeyService {
       const graceEnd = new Date(now + graceHours * HOUR);
       if (previous.expiresAt === null || previous.expiresAt > graceEnd) previous.expiresAt = graceEnd;
       await em.flush();
-      await publishAuthChange(em, { apiKeyIds: [previous.id] });
       return { previous, entity, key };
     });
   }

@@ -2,7 +2,6 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
 import { isIanaTimeZone } from '../../validation/rules';
 import { canonicalTimeZone } from '../event/event.queries';
-import { publishAuthChange } from '../../auth/auth-change';
 import { normalizeAllowlist } from './ip-allowlist';
 import { OrganizationEntity, OrganizationPlan, RestrictionMode } from './organization.entity';
 
@@ -111,7 +110,6 @@ export class OrganizationService {
       if (input.timezone !== undefined) organization.timezone = canonicalTimeZone(input.timezone);
       if (input.rateLimitPerMinute !== undefined) organization.rateLimitPerMinute = input.rateLimitPerMinute;
       await em.flush();
-      await publishAuthChange(em, { organizationId: organization.id });
       return organization;
     });
   }
