@@ -1,4 +1,4 @@
-import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
+import { isISO4217CurrencyCode, Matches, ValidateBy, type ValidationOptions } from 'class-validator';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -25,6 +25,23 @@ export function IsIanaTimeZone(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) => typeof value === 'string' && isIanaTimeZone(value),
         defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris',
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * An ISO 4217 code written as the standard writes it: class-validator's own check upper-cases its
+ * input first, so `eur` would pass and be stored in a form no client expects (D6).
+ */
+export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isCurrencyCode',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && /^[A-Z]{3}$/.test(value) && isISO4217CurrencyCode(value),
+        defaultMessage: () => '$property must be an ISO 4217 currency code in upper case, such as EUR or USD',
       },
     },
     options,

@@ -1,6 +1,6 @@
-import { IsISO4217CurrencyCode, IsNumber, Max, MaxLength, Min } from 'class-validator';
+import { IsNumber, Max, MaxLength, Min } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsNotBlank } from '../../validation/rules';
+import { IsCurrencyCode, IsNotBlank } from '../../validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;
@@ -19,7 +19,7 @@ export class TicketTypeInput {
   price!: number;
 
   @Field({ description: 'ISO 4217 code, three upper-case letters, e.g. EUR.' })
-  @IsISO4217CurrencyCode({ message: 'currency must be an ISO 4217 currency code such as EUR or USD' })
+  @IsCurrencyCode()
   currency!: string;
 
   @Field(() => Int, { description: 'Tickets available in total, at least 0.' })
@@ -42,7 +42,7 @@ export class TicketTypeUpdateInput {
   price?: number;
 
   @Field({ nullable: true })
-  @IsISO4217CurrencyCode({ message: 'currency must be an ISO 4217 currency code such as EUR or USD' })
+  @IsCurrencyCode()
   currency?: string;
 
   @Field(() => Int, { nullable: true, description: 'Never below the number already sold.' })
