@@ -65,6 +65,28 @@ describe.each(DOORS)('validation through %s', (door) => {
     expectValidationError(outcome, door, ['capacity', 'slug', 'startDate', 'timezone', 'title', 'venue']);
   });
 
+  test('create: type errors come with the field rule errors of the other fields', async () => {
+    const outcome = await eventApi(app.client, key, door).create(
+      eventInput({
+        capacity: 'abc',
+        startDate: 'soon',
+        title: ' ',
+        slug: 'Bad Slug',
+        venue: 'v'.repeat(301),
+        ticketTypes: [{ name: 'A', price: 'free', currency: 'eur', quantity: 1 }],
+      }),
+    );
+    expectValidationError(outcome, door, ['capacity', 'slug', 'startDate', 'ticketTypes[0].currency', 'ticketTypes[0].price', 'title', 'venue']);
+  });
+
+  test('update: type errors come with the field rule errors of the other fields', async () => {
+    const api = eventApi(app.client, key, door);
+    const input = eventInput({ title: 'Kept' });
+    await api.create(input);
+    expectValidationError(await api.update(input.slug as string, { capacity: 'many', title: '', status: 'DONE' }), door, ['capacity', 'status', 'title']);
+    expect((await storedEvent(app.orm, { organizationId, slug: input.slug as string }))?.title).toBe('Kept');
+  });
+
   test('create: the limits themselves are accepted, markdown kept verbatim, timezone defaults to the organization', async () => {
     const description = `# Agenda\n\n* **talks** _and_ \`code\`\n\n> quote <b>html</b> & "quotes"  \n${'x'.repeat(9_900)}`.slice(0, 10_000);
     const input = eventInput({ title: 't'.repeat(200), slug: `a${'-b'.repeat(49)}c`, description, venue: 'v'.repeat(300), capacity: 1_000_000 });
