@@ -3,6 +3,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
+import { NoNulCharactersRule } from './no-nul-characters';
 import type { RequestContext } from './request-context';
 
 /** Variables are checked like REST bodies: every failing field at once, as VALIDATION_ERROR (HTTP 400). */
@@ -51,6 +52,7 @@ export async function startApollo(schema: GraphQLSchema, options: { introspectio
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
+    validationRules: [NoNulCharactersRule],
     plugins: [variablesPlugin, unexpectedErrorsPlugin],
   });
   await server.start();
