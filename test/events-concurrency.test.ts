@@ -57,3 +57,21 @@ test('two parallel updates renaming two events to one slug: one wins, the other 
     expect(await storedEventCount(app.orm, organization.id, { slug: { $in: [first.slug, second.slug] } })).toBe(1);
   }
 });
+
+test('parallel updates, publishes and a delete of one event never fail with a 5xx; the delete wins in the end', async () => {
+  const { key, organization } = await createTenant(app.orm);
+  const api = eventApi(app.client, key, 'rest');
+  const input = eventInput();
+  await api.create(input);
+  const slug = input.slug as string;
+  const outcomes = await Promise.all([
+    ...Array.from({ length: 8 }, (_, n) => api.update(slug, { title: `Title ${n}`, venue: `Venue ${n}` })),
+    api.update(slug, { status: 'PUBLISHED' }),
+    api.update(slug, { status: 'CANCELLED' }),
+    api.delete(slug),
+  ]);
+  for (const outcome of outcomes) expect([200, 204, 404]).toContain(outcome.status);
+  expect(outcomes.at(-1)?.status).toBe(204);
+  expect(await storedEventCount(app.orm, organization.id, { slug })).toBe(0);
+  expect(app.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
+});
