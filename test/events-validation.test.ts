@@ -77,6 +77,11 @@ describe.each(DOORS)('validation through %s', (door) => {
       }),
     );
     expectValidationError(outcome, door, ['capacity', 'slug', 'startDate', 'ticketTypes[0].currency', 'ticketTypes[0].price', 'title', 'venue']);
+    // The date rules of create too: a past start and an end before it, next to a type error.
+    const dates = await eventApi(app.client, key, door).create(
+      eventInput({ capacity: 'abc', startDate: '2020-01-02T00:00:00Z', endDate: '2020-01-01T00:00:00Z' }),
+    );
+    expectValidationError(dates, door, ['capacity', 'endDate', 'startDate']);
   });
 
   test('update: type errors come with the field rule errors of the other fields', async () => {

@@ -47,3 +47,36 @@ export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/** A date after the moment of validation. */
+export function IsInFuture(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isInFuture',
+      validator: {
+        validate: (value: unknown) => value instanceof Date && value.getTime() > Date.now(),
+        defaultMessage: () => '$property must be in the future',
+      },
+    },
+    options,
+  );
+}
+
+/** A date after another date property of the same input (left alone when that one is absent or invalid). */
+export function IsAfterProperty(property: string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAfterProperty',
+      constraints: [property],
+      validator: {
+        validate: (value: unknown, args) => {
+          const other = (args?.object as Record<string, unknown> | undefined)?.[property];
+          if (!(other instanceof Date) || !(value instanceof Date)) return true;
+          return value.getTime() > other.getTime();
+        },
+        defaultMessage: () => `$property must be after ${property}`,
+      },
+    },
+    options,
+  );
+}

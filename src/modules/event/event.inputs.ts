@@ -1,7 +1,7 @@
 import { ArrayMaxSize, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
-import { IsIanaTimeZone, IsNotBlank, SLUG_PATTERN } from '../../validation/rules';
+import { IsAfterProperty, IsIanaTimeZone, IsInFuture, IsNotBlank, SLUG_PATTERN } from '../../validation/rules';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
 import { EventStatus } from './event-status';
 
@@ -25,10 +25,13 @@ export class CreateEventInput {
   @MaxLength(10_000)
   description?: string | null;
 
+  // Declared here rather than in the service so they are reported alongside type errors of other fields.
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; must be in the future.' })
+  @IsInFuture()
   startDate!: Date;
 
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; after startDate.' })
+  @IsAfterProperty('startDate')
   endDate!: Date;
 
   @Field(() => String, { nullable: true, description: "IANA name; defaults to the organization's timezone." })
