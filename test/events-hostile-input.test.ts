@@ -13,7 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const errorLogs = () => app.logs.filter((line) => /"level":(50|60)/.test(line));
+// Error-level lines logged by the current test only, so one failure does not cascade into the others.
+let logMark = 0;
+beforeEach(() => {
+  logMark = app.logs.length;
+});
+const errorLogs = () => app.logs.slice(logMark).filter((line) => /"level":(50|60)/.test(line));
 
 describe.each(DOORS)('NUL characters through %s', (door: Door) => {
   test('in create fields, ticket types included, are 400 naming each field; nothing stored', async () => {
@@ -38,6 +43,34 @@ describe.each(DOORS)('NUL characters through %s', (door: Door) => {
     expectValidationError(await api.delete(`${input.slug}\u0000`), door, ['slug']);
     expect(await storedEvent(app.orm, { organizationId, slug: input.slug as string })).not.toBeNull();
     expect(errorLogs()).toEqual([]);
+  });
+});
+
+describe.each(DOORS)('lengths counted as the database counts them, through %s', (door: Door) => {
+  // A character followed by a variation selector is one "character" to class-validator, two to PostgreSQL.
+  const selectors = (count: number) => 'a\uFE0F'.repeat(count / 2);
+
+  test('text that fits by one count and not by the other is 400, not a 500 from the column limit', async () => {
+    const api = eventApi(app.client, key, door);
+    const input = eventInput({
+      title: selectors(202),
+      venue: selectors(302),
+      ticketTypes: [{ name: selectors(102), price: 1, currency: 'EUR', quantity: 1 }],
+    });
+    expectValidationError(await api.create(input), door, ['ticketTypes[0].name', 'title', 'venue']);
+    const stored = eventInput();
+    await api.create(stored);
+    expectValidationError(await api.update(stored.slug as string, { title: selectors(202) }), door, ['title']);
+    expect(errorLogs()).toEqual([]);
+  });
+
+  test('200 emoji make a 200-character title, stored verbatim', async () => {
+    const title = '\u{1F389}'.repeat(199) + selectors(2).slice(0, 1);
+    const input = eventInput({ title, venue: '\u{1F3DF}\uFE0F'.repeat(150) });
+    const created = await eventApi(app.client, key, door).create(input);
+    expect(created.error).toBeUndefined();
+    const row = await storedEvent(app.orm, { organizationId, slug: input.slug as string });
+    expect([row?.title, row?.venue]).toEqual([title, input.venue]);
   });
 });
 

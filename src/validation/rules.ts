@@ -80,3 +80,22 @@ export function IsAfterProperty(property: string, options?: ValidationOptions): 
     options,
   );
 }
+
+/**
+ * At most `max` characters counted as PostgreSQL counts them (code points). class-validator's
+ * MaxLength counts a character plus its variation selector as one, so `a\uFE0F` x 200 passed a
+ * 200 limit and then overflowed the varchar(200) column with a 500.
+ */
+export function MaxCharacters(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxCharacters',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && [...value].length <= max,
+        defaultMessage: () => `$property must be at most ${max} characters`,
+      },
+    },
+    options,
+  );
+}

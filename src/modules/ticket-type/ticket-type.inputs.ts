@@ -1,6 +1,6 @@
-import { IsNumber, Max, MaxLength, Min } from 'class-validator';
+import { IsNumber, Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsCurrencyCode, IsNotBlank } from '../../validation/rules';
+import { IsCurrencyCode, IsNotBlank, MaxCharacters } from '../../validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;
@@ -9,7 +9,7 @@ export const MAX_TICKET_QUANTITY = 1_000_000;
 export class TicketTypeInput {
   @Field({ description: '1 to 100 characters.' })
   @IsNotBlank()
-  @MaxLength(100)
+  @MaxCharacters(100)
   name!: string;
 
   @Field(() => Float, { description: 'Decimal, at least 0, at most two decimal places.' })
@@ -32,7 +32,7 @@ export class TicketTypeInput {
 export class TicketTypeUpdateInput {
   @Field({ nullable: true })
   @IsNotBlank()
-  @MaxLength(100)
+  @MaxCharacters(100)
   name?: string;
 
   @Field(() => Float, { nullable: true })
