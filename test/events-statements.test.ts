@@ -16,14 +16,19 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** The SQL statements one call costs, after a call that warms the key cache (and its lastUsedAt write). */
+/**
+ * The SQL statements one call's operation costs, after a call that warms the key cache (and its
+ * lastUsedAt write). The key cache lives 500 ms: a slow machine can still see one key lookup in the
+ * window, so statements on api_keys (authentication, not the operation) are left out of the count.
+ */
 async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
   await eventApi(app.client, key, 'rest').list({ limit: 1 });
   app.sql.reset();
   await call();
+  const statements = app.sql.statements.filter((statement) => !/from "api_keys"|update "api_keys"/.test(statement));
   // Guards against a silent statement log: every one of these calls reads the database.
-  expect(app.sql.statements.length).toBeGreaterThan(0);
-  return [...app.sql.statements];
+  expect(statements.length).toBeGreaterThan(0);
+  return statements;
 }
 
 test.each([1, 20, 100])('a REST list page of %i events costs at most 3 statements', async (limit) => {
