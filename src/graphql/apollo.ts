@@ -5,6 +5,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError, httpStatusOf } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
+import { NoNulCharactersRule } from './no-nul-characters';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from './request-context';
 import { assertOperationAllowed, operationPermissions } from './requires-permission';
@@ -89,6 +90,7 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
+    validationRules: [NoNulCharactersRule],
     plugins: [
       operationNamePlugin,
       operationChecksPlugin,

@@ -27,6 +27,10 @@ function transportError(error: unknown): AppError | undefined {
     case 'charset.unsupported':
       return AppError.validation([{ field: 'body', message: 'the request body must be UTF-8 JSON' }]);
     default:
+      // The router's percent-decoding of a path parameter (`/v1/events/%`): the client's mistake.
+      if (error instanceof URIError && status === 400) {
+        return AppError.validation([{ field: 'path', message: 'the URL path is not valid percent-encoding' }]);
+      }
       if (typeof status === 'number' && status >= 400 && status < 500 && expose) {
         return AppError.validation([{ field: 'request', message: 'the request could not be read' }]);
       }

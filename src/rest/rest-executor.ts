@@ -15,7 +15,7 @@ import {
 } from 'graphql';
 import { AppError } from '../errors/app-error';
 import { assertValidVariables } from '../graphql/coerce-variables';
-import { appErrorOf } from '../graphql/graphql-errors';
+import { appErrorOf, originalErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../graphql/requires-permission';
 import type { Permission } from '../auth/permissions';
@@ -116,13 +116,14 @@ export async function runRoute(
     variableValues,
   });
   if (result.errors && result.errors.length > 0) {
-    const errors = result.errors.map((error) => ({ error, appError: appErrorOf(error, context.requestId) }));
-    for (const { error, appError } of errors) {
-      if (appError.code === 'INTERNAL_ERROR' || appError.code === 'SERVICE_UNAVAILABLE') {
-        context.logger.error({ err: error.originalError ?? error, operation: route.operation }, 'REST operation failed');
-      }
+    // A REST operation has one root field, so its first error is the answer.
+    const [error] = result.errors;
+    const appError = appErrorOf(error, context.requestId);
+    if (appError.code === 'INTERNAL_ERROR' || appError.code === 'SERVICE_UNAVAILABLE') {
+      // As it is, so the error handler logs it once, with its stack and the request id, and maps it.
+      throw originalErrorOf(error);
     }
-    throw errors[0].appError;
+    throw appError;
   }
   return route.result ? result.data?.[route.result] : undefined;
 }

@@ -1,4 +1,4 @@
-import { Matches, ValidateBy, type ValidationOptions } from 'class-validator';
+import { isISO4217CurrencyCode, Matches, ValidateBy, type ValidationOptions } from 'class-validator';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
@@ -25,6 +25,75 @@ export function IsIanaTimeZone(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) => typeof value === 'string' && isIanaTimeZone(value),
         defaultMessage: () => '$property must be an IANA time zone name such as Europe/Paris',
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * An ISO 4217 code written as the standard writes it: class-validator's own check upper-cases its
+ * input first, so `eur` would pass and be stored in a form no client expects (D6).
+ */
+export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isCurrencyCode',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && /^[A-Z]{3}$/.test(value) && isISO4217CurrencyCode(value),
+        defaultMessage: () => '$property must be an ISO 4217 currency code in upper case, such as EUR or USD',
+      },
+    },
+    options,
+  );
+}
+
+/** A date after the moment of validation. */
+export function IsInFuture(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isInFuture',
+      validator: {
+        validate: (value: unknown) => value instanceof Date && value.getTime() > Date.now(),
+        defaultMessage: () => '$property must be in the future',
+      },
+    },
+    options,
+  );
+}
+
+/** A date after another date property of the same input (left alone when that one is absent or invalid). */
+export function IsAfterProperty(property: string, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAfterProperty',
+      constraints: [property],
+      validator: {
+        validate: (value: unknown, args) => {
+          const other = (args?.object as Record<string, unknown> | undefined)?.[property];
+          if (!(other instanceof Date) || !(value instanceof Date)) return true;
+          return value.getTime() > other.getTime();
+        },
+        defaultMessage: () => `$property must be after ${property}`,
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * At most `max` characters counted as PostgreSQL counts them (code points). class-validator's
+ * MaxLength counts a character plus its variation selector as one, so `a\uFE0F` x 200 passed a
+ * 200 limit and then overflowed the varchar(200) column with a 500.
+ */
+export function MaxCharacters(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxCharacters',
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && [...value].length <= max,
+        defaultMessage: () => `$property must be at most ${max} characters`,
       },
     },
     options,

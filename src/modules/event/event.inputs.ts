@@ -1,7 +1,7 @@
-import { ArrayMaxSize, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
-import { IsIanaTimeZone, IsNotBlank, SLUG_PATTERN } from '../../validation/rules';
+import { IsAfterProperty, IsIanaTimeZone, IsInFuture, IsNotBlank, MaxCharacters, SLUG_PATTERN } from '../../validation/rules';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
 import { EventStatus } from './event-status';
 
@@ -13,22 +13,25 @@ const SLUG_MESSAGE = 'slug must be lower-case letters and digits in groups joine
 export class CreateEventInput {
   @Field({ description: 'Non-blank, at most 200 characters.' })
   @IsNotBlank()
-  @MaxLength(200)
+  @MaxCharacters(200)
   title!: string;
 
   @Field({ description: 'Unique within the organization; ^[a-z0-9]+(-[a-z0-9]+)*$, at most 100 characters.' })
   @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
-  @MaxLength(100)
+  @MaxCharacters(100)
   slug!: string;
 
   @Field(() => String, { nullable: true, description: 'Markdown, at most 10,000 characters.' })
-  @MaxLength(10_000)
+  @MaxCharacters(10_000)
   description?: string | null;
 
+  // Declared here rather than in the service so they are reported alongside type errors of other fields.
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; must be in the future.' })
+  @IsInFuture()
   startDate!: Date;
 
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; after startDate.' })
+  @IsAfterProperty('startDate')
   endDate!: Date;
 
   @Field(() => String, { nullable: true, description: "IANA name; defaults to the organization's timezone." })
@@ -36,7 +39,7 @@ export class CreateEventInput {
   timezone?: string | null;
 
   @Field(() => String, { nullable: true, description: 'At most 300 characters.' })
-  @MaxLength(300)
+  @MaxCharacters(300)
   venue?: string | null;
 
   @Field(() => Int, { nullable: true, description: 'Maximum number of attendees, 1 to 1,000,000.' })
@@ -57,16 +60,16 @@ export class CreateEventInput {
 export class UpdateEventInput {
   @Field(() => String, { nullable: true })
   @IsNotBlank()
-  @MaxLength(200)
+  @MaxCharacters(200)
   title?: string | null;
 
   @Field(() => String, { nullable: true })
   @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
-  @MaxLength(100)
+  @MaxCharacters(100)
   slug?: string | null;
 
   @Field(() => String, { nullable: true, description: 'null clears it.' })
-  @MaxLength(10_000)
+  @MaxCharacters(10_000)
   description?: string | null;
 
   @Field(() => GraphQLDateTimeISO, { nullable: true })
@@ -80,7 +83,7 @@ export class UpdateEventInput {
   timezone?: string | null;
 
   @Field(() => String, { nullable: true, description: 'null clears it.' })
-  @MaxLength(300)
+  @MaxCharacters(300)
   venue?: string | null;
 
   @Field(() => Int, { nullable: true, description: 'null removes the limit; never below registrationCount.' })

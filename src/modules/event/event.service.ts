@@ -58,11 +58,8 @@ export class EventService {
 
   async create(organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
     const now = new Date();
+    // Field rules, the future start and the end after the start included (see CreateEventInput).
     const errors = validateInput(input);
-    if (input.startDate.getTime() <= now.getTime()) errors.push({ field: 'startDate', message: 'startDate must be in the future' });
-    if (input.endDate.getTime() <= input.startDate.getTime()) {
-      errors.push({ field: 'endDate', message: 'endDate must be after startDate' });
-    }
     if (await this.slugTaken(organization.id, input.slug)) errors.push(duplicateSlug(input.slug));
     if (errors.length > 0) throw AppError.validation(errors);
 

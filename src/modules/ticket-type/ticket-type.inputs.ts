@@ -1,26 +1,15 @@
-import { IsNumber, isISO4217CurrencyCode, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { IsNumber, Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsNotBlank } from '../../validation/rules';
+import { IsCurrencyCode, IsNotBlank, MaxCharacters } from '../../validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;
-
-/** ISO 4217 in its canonical spelling: three upper-case letters of a known currency (`eur` is refused). */
-function IsCurrencyCode(): PropertyDecorator {
-  return ValidateBy({
-    name: 'isCurrencyCode',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && /^[A-Z]{3}$/.test(value) && isISO4217CurrencyCode(value),
-      defaultMessage: () => 'currency must be an ISO 4217 currency code in upper case, such as EUR or USD',
-    },
-  });
-}
 
 @InputType('TicketTypeInput', { description: 'A ticket type offered for an event.' })
 export class TicketTypeInput {
   @Field({ description: '1 to 100 characters.' })
   @IsNotBlank()
-  @MaxLength(100)
+  @MaxCharacters(100)
   name!: string;
 
   @Field(() => Float, { description: 'Decimal, at least 0, at most two decimal places.' })
@@ -43,7 +32,7 @@ export class TicketTypeInput {
 export class TicketTypeUpdateInput {
   @Field({ nullable: true })
   @IsNotBlank()
-  @MaxLength(100)
+  @MaxCharacters(100)
   name?: string;
 
   @Field(() => Float, { nullable: true })
