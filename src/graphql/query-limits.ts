@@ -3,6 +3,7 @@ import { GraphQLError, Kind, validate, type OperationDefinitionNode } from 'grap
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { AppError } from '../errors/app-error';
+import { MAX_PAGE_SIZE } from '../modules/event/event.service';
 import type { RequestContext } from './request-context';
 
 export interface QueryLimits {
@@ -14,10 +15,12 @@ export interface QueryLimits {
 
 /**
  * A field with a `limit` argument returns up to `limit` items: what is selected under it counts that
- * many times. Every other field costs 1 (simpleEstimator), so aliases and wide selections add up.
+ * many times. Every other field costs 1 (simpleEstimator), so aliases and wide selections add up. A
+ * limit above the page maximum is refused by the field's own validation (400 naming `limit`), so it
+ * is costed as the maximum, not reported as a complexity problem.
  */
 const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) =>
-  typeof args.limit === 'number' ? 1 + childComplexity * Math.max(args.limit, 1) : undefined;
+  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : undefined;
 
 /** Operations that only ask for the schema (Sandbox, codegen) are not limited: they read no data. */
 function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
