@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/app-error';
 import { loadConfig } from '../config';
-import { openDatabase } from '../db/database';
+import { runCommand } from './command-runner';
 import { COMMANDS, type Command } from './commands';
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
@@ -11,7 +10,8 @@ Commands:
 ${COMMANDS.map((command) => `  ${command.usage}`).join('\n')}
 
 Every command prints one JSON object on stdout. Run a command with --help for its options.
-Uses the same database as the server: DATABASE_URL.`;
+Uses the same database as the server: DATABASE_URL, else the embedded database in DATA_DIR (./.data),
+also while the server runs.`;
 
 class UsageError extends Error {}
 
@@ -42,17 +42,9 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${found.command.help}`);
   }
 
-  const config = loadConfig();
-  if (!config.databaseUrl) throw new UsageError('DATABASE_URL is not set: the admin CLI works on the server database');
-  let orm: MikroORM | undefined;
-  try {
-    orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 } });
-    const result = await found.command.run(orm.em.fork(), options, positionals);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
-  } finally {
-    await orm?.close();
-  }
+  const result = await runCommand(loadConfig(), found.command, options, positionals);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -52,6 +52,9 @@ export async function startApollo(schema: GraphQLSchema, options: { introspectio
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
     plugins: [variablesPlugin, unexpectedErrorsPlugin],
+    // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has
+    // drained its requests and closed the database: src/server.ts owns shutdown.
+    stopOnTerminationSignals: false,
   });
   await server.start();
   return server;
