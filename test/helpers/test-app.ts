@@ -33,6 +33,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const statements: string[] = [];
   const orm = await openDatabase({
     clientUrl: database.url,
+    pool: database.pool,
     onQuery: (message) => {
       if (/^\[query\]/.test(message)) statements.push(message);
     },
