@@ -45,6 +45,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+  const hint = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another process uses this port: set PORT to another one)' : '';
+  process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
   process.exit(1);
 });

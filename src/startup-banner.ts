@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PERMISSIONS } from './auth/permissions';
 import type { Config } from './config';
 import type { DevelopmentTenant } from './db/development-tenant';
 
@@ -36,7 +37,7 @@ export function startupBanner(config: Config, url: string, tenant: DevelopmentTe
   } else {
     lines.push(
       `Existing data (${tenant.organizations} organization(s)); no new key is created. Make one with the admin CLI:`,
-      `  npm run --silent admin -- key create --org ${tenant.organizationId ?? 'ORG_ID'} --name dev --permissions ${'events:read,events:write,bookings:read,bookings:write,members:read'} --env test`,
+      `  npm run --silent admin -- key create --org ${tenant.organizationId ?? 'ORG_ID'} --name dev --permissions ${PERMISSIONS.join(',')} --env test`,
     );
   }
   lines.push('');
