@@ -129,6 +129,11 @@ test('after a crash, the stale lock is taken over by the CLI (which then opens t
   expect(JSON.parse(created.stdout).name).toBe('Made without a server');
   expect(existsSync(lockFile())).toBe(false);
 
+  // Two CLI commands at once without a server: the second waits for the first to release the data.
+  const both = await Promise.all([cli('org', 'create', '--name', 'Concurrent one'), cli('org', 'create', '--name', 'Concurrent two')]);
+  expect(both.map((result) => result.code)).toEqual([0, 0]);
+  expect(both.map((result) => JSON.parse(result.stdout).name)).toEqual(['Concurrent one', 'Concurrent two']);
+
   // A lock left by a process that no longer exists (another pid) is stale too.
   writeFileSync(lockFile(), JSON.stringify({ pid: 2 ** 22 + 17, adminPort: 1, token: 'x' }));
   const restarted = await start();
