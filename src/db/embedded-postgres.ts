@@ -13,7 +13,8 @@ export interface EmbeddedPostgres {
   readonly port: number;
   /**
    * PGlite has a single session: queries of several connections are interleaved message by message,
-   * so the ORM must use exactly one connection.
+   * so the ORM must use exactly one connection. It keeps it open (min 1): the socket accepts one
+   * connection, and a slot left free while the pool is idle could be taken by another local process.
    */
   readonly pool: { min: number; max: number };
   close(): Promise<void>;
@@ -47,7 +48,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   return {
     url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     port,
-    pool: { min: 0, max: 1 },
+    pool: { min: 1, max: 1 },
     close: () =>
       (closing ??= (async () => {
         await server.stop();
