@@ -1,33 +1,51 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
-import { openDatabase } from './db/database';
+import { ensureDevelopmentTenant } from './db/development-tenant';
+import { openServerDatabase } from './db/server-database';
 import { createLogger } from './logger';
-import { startService } from './service';
+import { startService, type RunningService } from './service';
+import { startupBanner } from './startup-banner';
+
+/** How long SIGTERM waits for in-flight requests before closing the remaining connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  if (!config.databaseUrl) {
-    logger.fatal('DATABASE_URL is not set: point it at PostgreSQL, e.g. postgresql://postgres@127.0.0.1:5432/events');
-    process.exitCode = 1;
-    return;
+  const database = await openServerDatabase(config);
+  logger.info({ database: database.description }, `database: ${database.description}`);
+  let service: RunningService;
+  try {
+    service = await startService(config, database.orm, logger);
+    logger.info({ url: service.url }, `listening on ${service.url} (REST /v1/events, GraphQL /graphql)`);
+    if (database.embedded) {
+      await database.startAdminChannel(logger);
+      // Plain text on stderr: the key must reach the developer (the JSON logs redact keys).
+      process.stderr.write(startupBanner(config, service.url, await ensureDevelopmentTenant(database.orm)));
+    }
+  } catch (error) {
+    await database.close();
+    throw error;
   }
-  const orm = await openDatabase({ clientUrl: config.databaseUrl });
-  const service = await startService(config, orm, logger);
-  logger.info({ url: service.url }, `listening on ${service.url} (REST /v1/events, GraphQL /graphql)`);
 
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    await service.close();
-    await orm.close();
-    logger.info('stopped');
-    process.exit(0);
+    try {
+      await service.close(SHUTDOWN_GRACE_MS);
+      await database.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}\n`);
+  const hint = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? ' (another process uses this port: set PORT to another one)' : '';
+  process.stderr.write(`fatal: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
   process.exit(1);
 });

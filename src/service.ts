@@ -9,6 +9,7 @@ import type { Config } from './config';
 import { startApollo } from './graphql/apollo';
 import { buildAppSchema } from './graphql/schema';
 import { answerClientErrors, malformedRequestError } from './http/client-error';
+import { connectionDrainer } from './http/connection-drain';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
@@ -46,6 +47,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   answerClientErrors(secure, malformedRequestError);
   const plain = createPlainHttpRefuser();
   const server = createDualServer(secure, plain);
+  const drain = connectionDrainer(server, [secure, plain]);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -59,18 +61,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Finished keep-alive connections are closed as soon as they are idle.
-      secure.on('request', (_req, res) => res.setHeader('Connection', 'close'));
-      const sweep = setInterval(() => {
-        secure.closeIdleConnections();
-        plain.closeIdleConnections();
-      }, 50);
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      await Promise.race([closed, deadline]);
-      clearInterval(sweep);
-      secure.closeAllConnections();
-      plain.closeAllConnections();
+      await drain(graceMs);
       await apollo.stop();
       await authentication.close();
       await limits.close();

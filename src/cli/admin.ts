@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/app-error';
 import { loadConfig } from '../config';
-import { openDatabase } from '../db/database';
+import { runCommand } from './command-runner';
 import { UsageError } from './command';
 import { COMMANDS } from './commands';
 import { dispatch } from './dispatch';
@@ -15,18 +14,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const { command, options, positionals } = found;
 
-  const config = loadConfig();
-  if (!config.databaseUrl) throw new UsageError('DATABASE_URL is not set: the admin CLI works on the server database');
-  let orm: MikroORM | undefined;
-  try {
-    // A mistyped DATABASE_URL must fail, not quietly create a new database the server never reads.
-    orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false });
-    const result = await command.run(orm.em.fork(), options, positionals);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
-  } finally {
-    await orm?.close();
-  }
+  const result = await runCommand(loadConfig(), command, options, positionals);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -101,8 +101,8 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
         ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
         : ApolloServerPluginLandingPageDisabled(),
     ],
-    // Shutdown belongs to startService's close(): Apollo's own SIGTERM handler would stop it and then
-    // re-send the signal, killing the process before in-flight requests and cleanup finish.
+    // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has
+    // drained its requests and closed the database: src/server.ts owns shutdown.
     stopOnTerminationSignals: false,
   });
   await server.start();

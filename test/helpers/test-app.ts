@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -33,6 +33,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const statements: string[] = [];
   const orm = await openDatabase({
     clientUrl: database.url,
+    pool: database.pool,
     onQuery: (message) => {
       if (/^\[query\]/.test(message)) statements.push(message);
     },
@@ -63,6 +64,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       await service.close(1_000);
       await orm.close(true);
       await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

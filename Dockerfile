@@ -1,0 +1,26 @@
+# The event service for docker-compose.yml (or any container runtime): node 20, compiled, non-root.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `npm ci` fails with this lockfile (it leaves out other platforms' optional binaries); `npm install` honours it.
+# No install script is needed to build or run (they would compile optional native watchers for jest).
+RUN npm install --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=8443 \
+    DATA_DIR=/app/data
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# DATA_DIR keeps the self-signed certificate (without TLS_CERT_FILE) and, without DATABASE_URL, the embedded database.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8443
+# SIGTERM drains in-flight requests for up to 10 s, then closes the database and exits 0.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/server.js"]

@@ -1,0 +1,144 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventInput } from './helpers/factories';
+import { HttpsClient } from './helpers/https-client';
+import { runCli, spawnServer, type ServerProcess } from './helpers/spawned-server';
+
+// No DATABASE_URL: the server and the CLI use the embedded PostgreSQL in DATA_DIR. This runs on any
+// machine (it never touches the PostgreSQL server).
+jest.setTimeout(180_000);
+
+let dataDir: string;
+const running: ServerProcess[] = [];
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-zero-config-'));
+});
+afterAll(() => {
+  for (const server of running) server.child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<ServerProcess> {
+  const server = await spawnServer({ DATA_DIR: dataDir });
+  running.push(server);
+  return server;
+}
+
+async function stop(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGTERM');
+  expect(await server.exit).toEqual({ code: 0, signal: null });
+}
+
+function sh(command: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('sh', ['-c', command], { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+  );
+}
+
+const cli = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
+const lockFile = () => path.join(dataDir, 'embedded.lock');
+
+let firstKey: string;
+let organizationId: string;
+let eventSlug: string;
+
+test('first start: creates a development organization and a test key, printed with curl lines that work when pasted', async () => {
+  const server = await start();
+  const banner = server.stderr();
+  expect(server.logs.join('\n')).toContain(`embedded PostgreSQL (PGlite) in ${path.join(dataDir, 'pgdata')}`);
+  firstKey = /\b(nk_test_[A-Za-z0-9]{32})\b/.exec(banner)![1];
+  organizationId = /\((org_[A-Za-z0-9]+)\)/.exec(banner)![1];
+
+  const restLine = banner.split('\n').find((line) => line.includes('/v1/events'))!.trim();
+  expect(restLine).toBe(`curl --cacert ${path.join(dataDir, 'tls', 'localhost.crt')} -H "Authorization: Bearer ${firstKey}" ${server.url}/v1/events`);
+  expect(JSON.parse(await sh(restLine))).toEqual({ events: [], total: 0, page: 1, limit: 20 });
+  const graphqlLine = banner.split('\n').find((line) => line.includes('/graphql'))!.trim();
+  expect(JSON.parse(await sh(`${graphqlLine} -sS`))).toEqual({ data: { events: { total: 0, events: [] } } });
+
+  // The key holds every permission.
+  const client = new HttpsClient(server.url, server.ca);
+  const input = eventInput();
+  expect((await client.rest('POST', '/v1/events', firstKey, input)).status).toBe(201);
+  eventSlug = input.slug as string;
+  client.close();
+  await stop(server);
+  expect(existsSync(lockFile())).toBe(false);
+});
+
+test('the admin CLI works on the embedded database while the server runs (through the server)', async () => {
+  const server = await start();
+  const created = await cli('org', 'create', '--name', 'Second org');
+  expect(created.code).toBe(0);
+  const organization = JSON.parse(created.stdout) as { id: string; name: string };
+  expect(organization.name).toBe('Second org');
+  const keyResult = await cli('key', 'create', '--org', organization.id, '--name', 'from the CLI', '--permissions', 'events:read,events:write');
+  expect(keyResult.code).toBe(0);
+  const { key } = JSON.parse(keyResult.stdout) as { key: string };
+
+  // The server sees the CLI's writes at once: same database.
+  const client = new HttpsClient(server.url, server.ca);
+  expect((await client.rest('GET', '/v1/events', key)).body).toMatchObject({ events: [], total: 0 });
+  expect((await client.rest('POST', '/v1/events', key, eventInput())).status).toBe(201);
+
+  // Errors come back as the CLI's usual errors.
+  const missing = await cli('key', 'create', '--org', 'org_missing', '--name', 'x', '--permissions', 'events:read');
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain('NOT_FOUND');
+  expect(missing.stdout).toBe('');
+
+  // A second server on the same data directory refuses to start instead of corrupting it.
+  const second = spawn(process.execPath, [path.resolve(__dirname, '../dist/server.js')], {
+    env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let secondStderr = '';
+  second.stderr.on('data', (chunk: Buffer) => (secondStderr += chunk.toString()));
+  const secondExit = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+  expect(secondExit).toBe(1);
+  expect(secondStderr).toContain(`another server (pid ${server.child.pid}) is using the embedded database`);
+
+  client.close();
+  await stop(server);
+});
+
+test('a second start reuses the data and prints no new key, but says how to get one', async () => {
+  const server = await start();
+  const banner = server.stderr();
+  expect(banner).not.toMatch(/nk_(test|live)_/);
+  expect(banner).toContain('no new key is created');
+  expect(banner).toContain(`npm run --silent admin -- key create --org ${organizationId}`);
+  const client = new HttpsClient(server.url, server.ca);
+  const read = await client.rest('GET', `/v1/events/${eventSlug}`, firstKey);
+  expect(read.status).toBe(200);
+  expect(read.body.slug).toBe(eventSlug);
+  client.close();
+  await stop(server);
+});
+
+test('after a crash, the stale lock is taken over by the CLI (which then opens the data itself) and by the server', async () => {
+  const server = await start();
+  server.child.kill('SIGKILL');
+  await server.exit;
+  expect(existsSync(lockFile())).toBe(true);
+
+  const created = await cli('org', 'create', '--name', 'Made without a server');
+  expect(created.code).toBe(0);
+  expect(JSON.parse(created.stdout).name).toBe('Made without a server');
+  expect(existsSync(lockFile())).toBe(false);
+
+  // Two CLI commands at once without a server: the second waits for the first to release the data.
+  const both = await Promise.all([cli('org', 'create', '--name', 'Concurrent one'), cli('org', 'create', '--name', 'Concurrent two')]);
+  expect(both.map((result) => result.code)).toEqual([0, 0]);
+  expect(both.map((result) => JSON.parse(result.stdout).name)).toEqual(['Concurrent one', 'Concurrent two']);
+
+  // A lock left by a process that no longer exists (another pid) is stale too.
+  writeFileSync(lockFile(), JSON.stringify({ pid: 2 ** 22 + 17, adminPort: 1, token: 'x' }));
+  const restarted = await start();
+  const client = new HttpsClient(restarted.url, restarted.ca);
+  expect((await client.rest('GET', `/v1/events/${eventSlug}`, firstKey)).status).toBe(200);
+  client.close();
+  await stop(restarted);
+});
