@@ -1,6 +1,7 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
+import { paginationErrors } from '../../validation/arguments';
 import { validateInput } from '../../validation/validate-input';
 import type { OrganizationSnapshot } from '../../auth/auth-context';
 import { BookingEntity, BookingStatus } from '../booking/booking.entity';
@@ -19,9 +20,7 @@ export interface EventPage {
   limit: number;
 }
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-const MAX_PAGE = 1_000_000;
+export { DEFAULT_LIMIT as DEFAULT_PAGE_SIZE, MAX_LIMIT as MAX_PAGE_SIZE } from '../../validation/arguments';
 
 const duplicateSlug = (slug: string): FieldError => ({ field: 'slug', message: `an event with slug "${slug}" already exists` });
 
@@ -30,11 +29,7 @@ export class EventService {
   constructor(private readonly em: EntityManager) {}
 
   async list(organizationId: string, query: { page: number; limit: number; status?: EventStatus | null }): Promise<EventPage> {
-    const errors: FieldError[] = [];
-    if (query.page < 1 || query.page > MAX_PAGE) errors.push({ field: 'page', message: `page must be between 1 and ${MAX_PAGE}` });
-    if (query.limit < 1 || query.limit > MAX_PAGE_SIZE) {
-      errors.push({ field: 'limit', message: `limit must be between 1 and ${MAX_PAGE_SIZE}` });
-    }
+    const errors = paginationErrors(query.page, query.limit);
     if (errors.length > 0) throw AppError.validation(errors);
 
     const [events, total] = await this.em.findAndCount(
