@@ -16,13 +16,15 @@ const CONNECTION_ERROR_CODES = new Set([
 
 function isDatabaseUnavailable(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
-    const candidate = current as { name?: string; code?: string; message?: string; cause?: unknown; previous?: unknown };
+    // `previous`: MikroORM's wrapper; `cause`: standard; `thrownValue`: graphql's wrapper of a thrown non-Error
+    // (the pg pool rejects a refused connection with a plain object).
+    const candidate = current as { name?: string; code?: string; message?: string; cause?: unknown; previous?: unknown; thrownValue?: unknown };
     if (candidate.name === 'ConnectionException') return true;
     if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
     if (candidate.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(candidate.message)) {
       return true;
     }
-    current = candidate.previous ?? candidate.cause;
+    current = candidate.previous ?? candidate.cause ?? candidate.thrownValue;
   }
   return false;
 }

@@ -3,6 +3,7 @@ import type { RequestContext } from '../../graphql/request-context';
 import { RequiresPermission } from '../../graphql/requires-permission';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
+import { ticketTypesOf } from './event.read-model';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
 import { DEFAULT_PAGE_SIZE, EventService } from './event.service';
 import { EventStatus } from './event-status';
@@ -51,9 +52,9 @@ export class EventResolver {
   }
 
   @FieldResolver(() => [TicketTypeEntity])
-  ticketTypes(@Root() event: EventEntity): Promise<TicketTypeEntity[]> | TicketTypeEntity[] {
-    if (event.ticketTypes.isInitialized()) return event.ticketTypes.getItems();
+  ticketTypes(@Ctx() context: RequestContext, @Root() event: EventEntity): Promise<TicketTypeEntity[]> | TicketTypeEntity[] {
+    if (event.ticketTypes?.isInitialized()) return event.ticketTypes.getItems();
     // Batched across the events of one response: a list page costs one statement for all of them.
-    return event.ticketTypes.load({ dataloader: true }).then((collection) => collection.getItems());
+    return ticketTypesOf(context.em, event.id);
   }
 }

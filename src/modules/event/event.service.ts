@@ -9,6 +9,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { canonicalTimeZone, statusFilter } from './event.queries';
 import { EventEntity } from './event.entity';
+import { eventView, type EventRow } from './event.read-model';
 import type { CreateEventInput, UpdateEventInput } from './event.inputs';
 import { assertMutableFields, statusChangeErrors } from './event.policy';
 import { EventStatus } from './event-status';
@@ -32,12 +33,18 @@ export class EventService {
     const errors = paginationErrors(query.page, query.limit);
     if (errors.length > 0) throw AppError.validation(errors);
 
-    const [events, total] = await this.em.findAndCount(
-      EventEntity,
-      { $and: [{ organization: organizationId }, statusFilter(query.status ?? undefined, new Date())] },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.limit, offset: (query.page - 1) * query.limit },
-    );
-    return { events, total, page: query.page, limit: query.limit };
+    const now = new Date();
+    const where = { $and: [{ organization: organizationId }, statusFilter(query.status ?? undefined, now)] };
+    const rows = await this.em
+      .createQueryBuilder(EventEntity)
+      .select('*')
+      .where(where)
+      .orderBy({ createdAt: 'desc', id: 'desc' })
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit)
+      .execute<EventRow[]>('all', true);
+    const total = await this.em.count(EventEntity, where);
+    return { events: rows.map(eventView), total, page: query.page, limit: query.limit };
   }
 
   /** The event with its ticket types (two statements), or EVENT_NOT_FOUND. */
