@@ -5,22 +5,32 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { loadConfig } from '../config';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
 import { openDatabase } from '../db/database';
-import { createLogger } from '../logger';
 import { ApiKeyService } from '../modules/api-key/api-key.service';
 import { OrganizationService } from '../modules/organization/organization.service';
 import { PERMISSIONS } from '../auth/permissions';
-import { startService } from '../service';
 
 /**
  * `npm run bench`: latency and memory of the hot routes against a throw-away database on the local
- * PostgreSQL (BENCH_ADMIN_URL), checked against targets. Exits 1 when a target is missed.
+ * PostgreSQL (BENCH_ADMIN_URL), checked against targets. Exits 1 when a target is missed. The server
+ * runs in its own process (`node dist/server.js`), as in production, so the load generator here does
+ * not share its event loop.
  */
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const TARGETS = { p95Ms: Number(process.env.BENCH_P95_MS ?? 50), rssMb: Number(process.env.BENCH_RSS_MB ?? 300) };
+/**
+ * p95 targets per route at BENCH_CONCURRENCY clients on a 2-core machine (server and load generator
+ * share it): a full page of 100 events is ~45 KB of JSON; BENCH_P95_SCALE loosens or tightens them all.
+ */
+const SCALE = Number(process.env.BENCH_P95_SCALE ?? 1);
+const TARGETS = {
+  p95Ms: { list100: 150 * SCALE, get: 60 * SCALE, graphql20: 120 * SCALE },
+  rssMb: Number(process.env.BENCH_RSS_MB ?? 300),
+};
 
 async function admin(sql: string): Promise<void> {
   const client = new Client({ connectionString: ADMIN_URL });
@@ -36,7 +46,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function measure(name: string, run: () => Promise<number>): Promise<{ name: string; p50: number; p95: number; p99: number; rps: number }> {
+async function measure(
+  name: string,
+  targetMs: number,
+  run: () => Promise<number>,
+): Promise<{ name: string; targetMs: number; p50: number; p95: number; p99: number; rps: number }> {
   for (let i = 0; i < 50; i += 1) await run();
   const durations: number[] = [];
   let next = 0;
@@ -54,7 +68,24 @@ async function measure(name: string, run: () => Promise<number>): Promise<{ name
   );
   const elapsed = (performance.now() - started) / 1000;
   durations.sort((a, b) => a - b);
-  return { name, p50: percentile(durations, 50), p95: percentile(durations, 95), p99: percentile(durations, 99), rps: REQUESTS / elapsed };
+  return { name, targetMs, p50: percentile(durations, 50), p95: percentile(durations, 95), p99: percentile(durations, 99), rps: REQUESTS / elapsed };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process, from /proc (Linux). */
+async function residentMegabytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 async function main(): Promise<void> {
@@ -64,8 +95,21 @@ async function main(): Promise<void> {
   url.pathname = `/${database}`;
   const orm = await openDatabase({ clientUrl: url.toString() });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-bench-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000' });
-  const service = await startService(config, orm, createLogger('silent'));
+  const port = await freePort();
+  const server = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '..', 'server.js')], {
+    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const service = { port };
+  for (let attempt = 0; ; attempt += 1) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => resolve(socket.end() !== undefined));
+      socket.once('error', () => resolve(false));
+    });
+    if (up) break;
+    if (attempt > 200 || server.exitCode !== null) throw new Error('the server did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   try {
     const organization = await new OrganizationService(orm.em.fork()).create({ name: 'Bench' });
     const { key } = await new ApiKeyService(orm.em.fork()).create({ organizationId: organization.id, name: 'bench', permissions: [...PERMISSIONS] });
@@ -96,29 +140,30 @@ async function main(): Promise<void> {
       });
     }
     const results = [
-      await measure('GET /v1/events?limit=100', () => call('GET', '/v1/events?limit=100')),
-      await measure('GET /v1/events/{slug}', () => call('GET', '/v1/events/event-42')),
-      await measure('POST /graphql events(limit: 20)', () =>
+      await measure('GET /v1/events?limit=100', TARGETS.p95Ms.list100, () => call('GET', '/v1/events?limit=100')),
+      await measure('GET /v1/events/{slug}', TARGETS.p95Ms.get, () => call('GET', '/v1/events/event-42')),
+      await measure('POST /graphql events(limit: 20)', TARGETS.p95Ms.graphql20, () =>
         call('POST', '/graphql', { query: '{ events(limit: 20) { total events { slug ticketTypes { name sold } } } }' }),
       ),
     ];
-    const rssMb = process.memoryUsage().rss / 1024 / 1024;
+    const rssMb = await residentMegabytes(server.pid as number);
     let failed = false;
     for (const result of results) {
-      const ok = result.p95 <= TARGETS.p95Ms;
+      const ok = result.p95 <= result.targetMs;
       failed ||= !ok;
       process.stdout.write(
-        `${ok ? 'ok  ' : 'SLOW'} ${result.name.padEnd(36)} p50 ${result.p50.toFixed(1)} ms  p95 ${result.p95.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  ${result.rps.toFixed(0)} req/s\n`,
+        `${ok ? 'ok  ' : 'SLOW'} ${result.name.padEnd(36)} p50 ${result.p50.toFixed(1)} ms  p95 ${result.p95.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  ${result.rps.toFixed(0)} req/s  (p95 target ${result.targetMs} ms)\n`,
       );
     }
     const memoryOk = rssMb <= TARGETS.rssMb;
     failed ||= !memoryOk;
-    process.stdout.write(`${memoryOk ? 'ok  ' : 'BIG '} resident memory ${rssMb.toFixed(0)} MB (target <= ${TARGETS.rssMb} MB)\n`);
-    process.stdout.write(`targets: p95 <= ${TARGETS.p95Ms} ms at concurrency ${CONCURRENCY}, ${REQUESTS} requests per route\n`);
+    process.stdout.write(`${memoryOk ? 'ok  ' : 'BIG '} server resident memory ${rssMb.toFixed(0)} MB (target <= ${TARGETS.rssMb} MB)\n`);
+    process.stdout.write(`concurrency ${CONCURRENCY}, ${REQUESTS} requests per route\n`);
     agent.destroy();
     process.exitCode = failed ? 1 : 0;
   } finally {
-    await service.close(1000);
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
     await orm.close(true);
     await admin(`drop database if exists "${database}" with (force)`);
   }
