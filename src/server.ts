@@ -12,7 +12,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openServerDatabase(config);
+  const database = await openServerDatabase(config, logger);
   logger.info({ database: database.description }, `database: ${database.description}`);
   let service: RunningService;
   try {

@@ -11,6 +11,8 @@ export interface OrmSettings {
   ensureDatabase?: boolean;
   /** Called with every SQL statement (tests count statements with it). */
   onQuery?: (sql: string) => void;
+  /** Where the query builder's own warnings go (e.g. a dropped connection); dropped when unset. */
+  driverLog?: (level: 'warn' | 'error', message: string) => void;
 }
 
 export function createOrmConfig(settings: OrmSettings): Options {
@@ -37,5 +39,14 @@ export function createOrmConfig(settings: OrmSettings): Options {
     debug: settings.onQuery ? ['query'] : false,
     logger: settings.onQuery ? (message: string) => settings.onQuery?.(message) : () => undefined,
     colors: false,
+    // knex writes its warnings with console.log; they belong in the structured log, or nowhere.
+    driverOptions: {
+      log: {
+        warn: (message: unknown) => settings.driverLog?.('warn', String(message)),
+        error: (message: unknown) => settings.driverLog?.('error', String(message)),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
+    },
   });
 }

@@ -27,9 +27,10 @@ function describeUrl(url: string): string {
 }
 
 /** The server's database: DATABASE_URL, or the embedded PostgreSQL (PGlite) in DATA_DIR/pgdata. */
-export async function openServerDatabase(config: Config): Promise<ServerDatabase> {
+export async function openServerDatabase(config: Config, logger?: Logger): Promise<ServerDatabase> {
+  const driverLog = (level: 'warn' | 'error', message: string) => logger?.[level]({ source: 'database driver' }, message);
   if (config.databaseUrl) {
-    const orm = await openDatabase({ clientUrl: config.databaseUrl });
+    const orm = await openDatabase({ clientUrl: config.databaseUrl, driverLog });
     return {
       orm,
       embedded: false,
@@ -56,7 +57,7 @@ export async function openServerDatabase(config: Config): Promise<ServerDatabase
   };
   try {
     embedded = await startEmbeddedPostgres({ dataDir: pgdata });
-    orm = await openDatabase({ clientUrl: embedded.url, pool: embedded.pool });
+    orm = await openDatabase({ clientUrl: embedded.url, pool: embedded.pool, driverLog });
   } catch (error) {
     await close();
     throw error;
