@@ -20,7 +20,6 @@ export type ErrorCode =
   | 'BOOKING_ALREADY_CANCELLED'
   | 'TICKET_TYPE_HAS_SALES'
   | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
@@ -87,8 +86,6 @@ export function httpStatusOf(code: ErrorCode): number {
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
-    case 'UNSUPPORTED_MEDIA_TYPE':
-      return 415;
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL_ERROR':

@@ -107,7 +107,6 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     when: 'The body is larger than 1 MiB.',
     details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },
   },
-  UNSUPPORTED_MEDIA_TYPE: { when: 'The body is not JSON.' },
   RATE_LIMITED: {
     when: "The organization's request budget for this minute is spent (or too many failed authentications from this address).",
     details: { type: 'object', properties: { retryAfterSeconds: { type: 'integer', minimum: 0 } }, required: ['retryAfterSeconds'] },
