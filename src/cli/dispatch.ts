@@ -16,7 +16,8 @@ ${commands.map((command) => `  ${command.usage}`).join('\n')}
 
 Every command prints one JSON object on stdout (errors go to stderr, exit code not 0).
 Run a command with --help for its options, e.g. ${INVOCATION} ${commands[0]?.name ?? ''} --help
-Uses the same database as the server: DATABASE_URL.`;
+Uses the same database as the server: DATABASE_URL, else the embedded one in DATA_DIR (./.data),
+also while the server runs.`;
 }
 
 function commandHelp(command: Command): string {
