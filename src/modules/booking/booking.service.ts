@@ -8,6 +8,7 @@ import { EventStatus } from '../event/event-status';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { ticketTypeNotFound } from '../ticket-type/ticket-type.service';
+import { bookingPageOf } from './booking-pages.loader';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import type { CreateBookingInput } from './booking.inputs';
 import type { BookingList } from './booking.types';
@@ -108,25 +109,9 @@ export class BookingService {
     if (errors.length > 0) throw AppError.validation(errors);
     const event = await this.em.findOne(EventEntity, { organization: organizationId, slug: eventSlug });
     if (!event) throw AppError.eventNotFound(eventSlug);
-    return this.listOf(event, query);
+    return bookingPageOf(this.em, event.id, query);
   }
 
-  /** One page of an event's bookings, newest first (the event is already the caller's). */
-  async listOf(event: EventEntity, query: BookingQuery): Promise<BookingList> {
-    const errors = paginationErrors(query.page, query.limit);
-    if (errors.length > 0) throw AppError.validation(errors);
-    const [bookings, total] = await this.em.findAndCount(
-      BookingEntity,
-      { event: event.id, ...(query.status ? { status: query.status } : {}) },
-      {
-        orderBy: { createdAt: 'desc', id: 'desc' },
-        limit: query.limit,
-        offset: (query.page - 1) * query.limit,
-        populate: ['ticketType'],
-      },
-    );
-    return { bookings, total, page: query.page, limit: query.limit };
-  }
 }
 
 /** SOLD_OUT when the event's capacity or the ticket type's quantity cannot take `requested` more seats. */

@@ -4,7 +4,7 @@ import { RequiresPermission } from '../../graphql/requires-permission';
 import { DEFAULT_LIMIT } from '../../validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { BookingStatus } from './booking.entity';
-import { BookingService } from './booking.service';
+import { bookingPageOf } from './booking-pages.loader';
 import { BookingList } from './booking.types';
 
 @Resolver(() => EventEntity)
@@ -19,6 +19,6 @@ export class EventBookingsResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
   ): Promise<BookingList> {
-    return new BookingService(context.em).listOf(event, { page, limit, status });
+    return bookingPageOf(context.em, event.id, { page, limit, status });
   }
 }
