@@ -6,6 +6,10 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
+import { createDashboardRouter } from './dashboard/dashboard-router';
+import type { DashboardSettings } from './dashboard/dashboard-settings';
+import { sessionOrKey } from './dashboard/session-auth';
+import type { UsageRecorder } from './dashboard/usage-recorder';
 import type { RequestContext } from './graphql/request-context';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
@@ -34,11 +38,13 @@ export interface AppDeps {
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
+  dashboard: DashboardSettings;
+  usage: UsageRecorder;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage } = deps;
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
@@ -54,11 +60,10 @@ export function createApp(deps: AppDeps): express.Express {
     operation: (res.locals.operation ??= {}),
   });
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
-  const guards: RequestHandler[] = [
-    authenticate(authenticator, limits.authFailures),
-    ipAllowlist,
-    rateLimit(limits.organization),
-  ];
+  const keyAuthentication = authenticate(authenticator, limits.authFailures);
+  const guards: RequestHandler[] = [keyAuthentication, usage.middleware, ipAllowlist, rateLimit(limits.organization)];
+  // On /graphql only, a dashboard session may stand in for the key (D19); REST takes keys alone.
+  const graphqlGuards: RequestHandler[] = [sessionOrKey(orm, dashboard, keyAuthentication), ...guards.slice(1)];
 
   const metrics = createMetrics({ token: config.metricsToken });
   const cors = corsFor(config.corsOrigins);
@@ -78,6 +83,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
 
   app.use(createRestRouter({ schema, routes, guards, contextFor }));
+  app.use(createDashboardRouter(orm, dashboard));
 
   const graphql = Router();
   graphql.use((req, res, next) => {
@@ -93,7 +99,7 @@ export function createApp(deps: AppDeps): express.Express {
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)
       : next();
-  graphql.use(isLandingPage, ...guards, jsonBody, apolloHandler);
+  graphql.use(isLandingPage, ...graphqlGuards, jsonBody, apolloHandler);
   app.use('/graphql', graphql);
 
   app.use(notFound);

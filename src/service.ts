@@ -6,6 +6,8 @@ import { createApp } from './app';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { startAuthentication, type Authentication } from './auth/authentication';
 import type { Config } from './config';
+import { loadDashboardSettings } from './dashboard/dashboard-settings';
+import { UsageRecorder } from './dashboard/usage-recorder';
 import { startApollo } from './graphql/apollo';
 import { buildAppSchema } from './graphql/schema';
 import { answerClientErrors, malformedRequestError } from './http/client-error';
@@ -21,6 +23,7 @@ export interface RunningService {
   readonly url: string;
   readonly authenticator: ApiKeyAuthenticator;
   readonly authentication: Authentication;
+  readonly usage: UsageRecorder;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -37,7 +40,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
+  const dashboard = loadDashboardSettings();
+  const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
@@ -53,7 +58,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -65,9 +70,10 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
       await apollo.stop();
       await authentication.close();
       await limits.close();
+      await usage.close();
     })();
     return closing;
   };
 
-  return { port, url: `https://localhost:${port}`, authenticator, authentication, close };
+  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, close };
 }

@@ -4,7 +4,8 @@ import { ApiKeyEntity } from '../modules/api-key/api-key.entity';
 import { hashApiKey, isWellFormedApiKey } from '../modules/api-key/api-key.format';
 import type { AuthChange } from './auth-change';
 import type { AuthContext, OrganizationSnapshot } from './auth-context';
-import { isPermission } from './permissions';
+import { MemberEntity } from '../modules/member/member.entity';
+import { isPermission, permissionsOfRole } from './permissions';
 
 interface CachedKey {
   readonly auth: AuthContext;
@@ -95,10 +96,18 @@ export class ApiKeyAuthenticator {
     // The TTL counts from before the read: what the row said is known to be true only from then.
     const readAt = Date.now();
 
-    const row = await this.orm.em.fork().findOne(ApiKeyEntity, { keyHash: hash }, { populate: ['organization'] });
+    const em = this.orm.em.fork();
+    const row = await em.findOne(ApiKeyEntity, { keyHash: hash }, { populate: ['organization'] });
     if (row === null) {
       this.cache.delete(hash);
       return null;
+    }
+    // D19: a dashboard-made key holds its scopes intersected with what its creator holds now; a
+    // removed creator stops it (it answers as a revoked key).
+    let creatorPermissions: readonly string[] | undefined;
+    if (row.createdByMemberId !== null) {
+      const creator = await em.findOne(MemberEntity, { id: row.createdByMemberId, organization: row.organization.id }, { fields: ['role'] });
+      creatorPermissions = creator === null ? [] : permissionsOfRole(creator.role);
     }
     const organization = row.organization.getEntity();
     const snapshot: OrganizationSnapshot = {
@@ -110,9 +119,13 @@ export class ApiKeyAuthenticator {
       rateLimitPerMinute: organization.rateLimitPerMinute,
     };
     const key: CachedKey = {
-      auth: { apiKeyId: row.id, organization: snapshot, permissions: row.permissions.filter(isPermission) },
+      auth: {
+        apiKeyId: row.id,
+        organization: snapshot,
+        permissions: row.permissions.filter(isPermission).filter((permission) => creatorPermissions?.includes(permission) ?? true),
+      },
       expiresAt: row.expiresAt,
-      revokedAt: row.revokedAt,
+      revokedAt: creatorPermissions?.length === 0 ? (row.revokedAt ?? new Date(0)) : row.revokedAt,
     };
     if (generation !== this.generation) return key;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);

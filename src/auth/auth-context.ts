@@ -11,9 +11,18 @@ export interface OrganizationSnapshot {
   readonly rateLimitPerMinute: number | null;
 }
 
-/** Who is calling: one key of one organization, with that key's permissions. */
+/** A signed-in dashboard member standing in for a key on /graphql (D19). */
+export interface SessionPrincipal {
+  readonly memberId: string;
+  readonly role: 'ADMIN' | 'MEMBER';
+}
+
+/** Who is calling: one key of one organization (or a dashboard session), with its effective permissions. */
 export interface AuthContext {
+  /** The key's id; empty for a dashboard session (see `session`). */
   readonly apiKeyId: string;
+  /** Set only for a signed-in dashboard member; no API key ever carries it. */
+  readonly session?: SessionPrincipal;
   readonly organization: OrganizationSnapshot;
   readonly permissions: readonly Permission[];
 }
@@ -21,7 +30,8 @@ export interface AuthContext {
 /** Deny unless the key holds `permission`: 403 FORBIDDEN with what was needed and what it has. */
 export function requirePermission(auth: AuthContext, permission: Permission): void {
   if (auth.permissions.includes(permission)) return;
-  throw new AppError('FORBIDDEN', `This API key lacks the "${permission}" permission`, {
+  const who = auth.session ? 'This dashboard session' : 'This API key';
+  throw new AppError('FORBIDDEN', `${who} lacks the "${permission}" permission`, {
     requiredPermission: permission,
     currentPermissions: [...auth.permissions],
   });

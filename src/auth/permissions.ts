@@ -6,3 +6,13 @@ export type Permission = (typeof PERMISSIONS)[number];
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
 }
+
+/**
+ * What a member holds by role (D19): an ADMIN every permission, a MEMBER the `:read` ones. A key made in
+ * the dashboard is limited to what its creator holds now.
+ */
+export function permissionsOfRole(role: string): Permission[] {
+  if (role === 'ADMIN') return [...PERMISSIONS];
+  if (role === 'MEMBER') return PERMISSIONS.filter((permission) => permission.endsWith(':read'));
+  return [];
+}

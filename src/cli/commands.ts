@@ -1,10 +1,11 @@
 import { API_KEY_COMMANDS } from './api-key.commands';
 import type { Command } from './command';
 import { DB_COMMANDS } from './db.commands';
+import { MEMBER_INVITE_COMMAND } from './member-invite.command';
 import { MEMBER_COMMANDS } from './member.commands';
 import { ORGANIZATION_COMMANDS } from './organization.commands';
 
 export type { Command } from './command';
 
 /** Every admin command, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [...DB_COMMANDS, ...ORGANIZATION_COMMANDS, ...API_KEY_COMMANDS, ...MEMBER_COMMANDS];
+export const COMMANDS: Command[] = [...DB_COMMANDS, ...ORGANIZATION_COMMANDS, ...API_KEY_COMMANDS, ...MEMBER_COMMANDS, MEMBER_INVITE_COMMAND];

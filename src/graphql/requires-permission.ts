@@ -16,6 +16,7 @@ import { Directive } from 'type-graphql';
 import { requirePermission, type AuthContext } from '../auth/auth-context';
 import { isPermission, type Permission } from '../auth/permissions';
 import type { RequestContext } from './request-context';
+import { requireSession, sessionRoleOf } from './requires-session';
 
 const DIRECTIVE_NAME = 'requiresPermission';
 
@@ -47,15 +48,17 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const permission = permissionOf(schema, field);
-      if (permission === undefined) {
-        if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME}`);
+      const sessionRole = sessionRoleOf(schema, field);
+      if (permission === undefined && sessionRole === undefined) {
+        if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME} (or @requiresSession)`);
         return field;
       }
       const resolve = field.resolve ?? defaultFieldResolver;
       return {
         ...field,
         resolve(source, args, context: RequestContext, info) {
-          requirePermission(context.auth, permission);
+          if (sessionRole !== undefined) requireSession(context.auth, sessionRole);
+          if (permission !== undefined) requirePermission(context.auth, permission);
           return resolve(source, args, context, info);
         },
       };

@@ -2,12 +2,16 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { lexicographicSortSchema, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { AdminApiKeyResolver } from '../modules/admin/admin-api-key.resolver';
+import { AdminMemberResolver } from '../modules/admin/admin-member.resolver';
+import { AdminOrganizationResolver } from '../modules/admin/admin-organization.resolver';
 import { BookingResolver } from '../modules/booking/booking.resolver';
 import { EventBookingsResolver } from '../modules/booking/event-bookings.resolver';
 import { EventResolver } from '../modules/event/event.resolver';
 import { MemberResolver } from '../modules/member/member.resolver';
 import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver';
 import { enforcePermissions, requiresPermissionDirective } from './requires-permission';
+import { requiresSessionDirective } from './requires-session';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -16,13 +20,16 @@ const RESOLVERS: NonEmptyArray<Function> = [
   BookingResolver,
   EventBookingsResolver,
   MemberResolver,
+  AdminApiKeyResolver,
+  AdminMemberResolver,
+  AdminOrganizationResolver,
 ];
 
 /** The one schema both doors execute against, with every permission enforced. Built once at start. */
 export function buildAppSchema(): GraphQLSchema {
   const schema = buildSchemaSync({
     resolvers: RESOLVERS,
-    directives: [...specifiedDirectives, requiresPermissionDirective],
+    directives: [...specifiedDirectives, requiresPermissionDirective, requiresSessionDirective],
     scalarsMap: [{ type: Date, scalar: GraphQLDateTimeISO }],
     // Field rules run inside the services (class-validator), merged with the rules that need the database.
     validate: false,

@@ -9,7 +9,7 @@ export enum KeyEnvironment {
 
 @Entity({ tableName: 'api_keys' })
 export class ApiKeyEntity {
-  [OptionalProps]?: 'id' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt';
+  [OptionalProps]?: 'id' | 'createdAt' | 'expiresAt' | 'lastUsedAt' | 'revokedAt' | 'createdByMemberId';
 
   @PrimaryKey({ type: 'string', length: 40 })
   id: string = newId('key');
@@ -46,4 +46,11 @@ export class ApiKeyEntity {
 
   @Property({ type: 'timestamptz', length: 3, nullable: true })
   revokedAt: Date | null = null;
+
+  /**
+   * The member who made the key in the dashboard (D19); null for keys made with the admin CLI. Not a
+   * foreign key on purpose: a removed creator must stop the key, not turn it into a creator-less one.
+   */
+  @Property({ type: 'string', length: 40, nullable: true })
+  createdByMemberId: string | null = null;
 }

@@ -11,6 +11,8 @@ export interface CreateApiKeyInput {
   permissions: readonly string[];
   environment?: KeyEnvironment;
   expiresAt?: Date | null;
+  /** The dashboard member making the key (D19: it inherits that member's permissions); none from the CLI. */
+  createdByMemberId?: string | null;
 }
 
 /** Everything about a key except its secret (which exists only in the response to create). */
@@ -69,6 +71,7 @@ export class ApiKeyService {
       keyHash: hashApiKey(key),
       permissions,
       expiresAt: input.expiresAt ?? null,
+      createdByMemberId: input.createdByMemberId ?? null,
     });
     await this.em.flush();
     return { entity, key };
@@ -115,6 +118,7 @@ export class ApiKeyService {
         permissions: previous.permissions,
         environment: previous.environment,
         expiresAt: lifetime === null ? null : new Date(now + lifetime),
+        createdByMemberId: previous.createdByMemberId,
       });
       const graceEnd = new Date(now + graceHours * HOUR);
       if (previous.expiresAt === null || previous.expiresAt > graceEnd) previous.expiresAt = graceEnd;

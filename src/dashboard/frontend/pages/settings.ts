@@ -1,0 +1,101 @@
+import { request } from '../api';
+import { h } from '../dom';
+import {
+  UpdateOrganizationSettingsDocument,
+  ViewerDocument,
+  type UpdateOrganizationSettingsMutation,
+  type UpdateOrganizationSettingsMutationVariables,
+  type ViewerQuery,
+} from '../generated/operations';
+import type { Page } from '../page';
+
+function timeZones(): string[] {
+  const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  return supported.includes('UTC') ? supported : ['UTC', ...supported];
+}
+
+export const settingsPage: Page = {
+  path: 'settings',
+  title: 'Organization settings',
+  async render(context) {
+    const { main } = context;
+    const { organization } = (await request<ViewerQuery, Record<string, never>>(ViewerDocument)).viewer;
+    const enterprise = organization.plan === 'ENTERPRISE';
+    main.append(
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Organization'),
+        h('dd', {}, organization.name),
+        h('dt', {}, 'Plan'),
+        h('dd', {}, organization.plan),
+        h('dt', {}, 'Rate limit'),
+        h('dd', {}, organization.rateLimitPerMinute === null ? 'server default' : `${organization.rateLimitPerMinute} requests a minute`),
+      ),
+    );
+    if (!context.isAdmin) {
+      main.append(
+        h(
+          'dl',
+          { class: 'facts' },
+          h('dt', {}, 'Timezone'),
+          h('dd', {}, organization.timezone),
+          h('dt', {}, 'IP allowlist'),
+          h('dd', {}, organization.allowedIPs.join(', ') || 'none'),
+          h('dt', {}, 'Restriction mode'),
+          h('dd', {}, organization.restrictionMode),
+        ),
+        h('p', {}, 'Only organization admins can change these settings.'),
+      );
+      return;
+    }
+    const zones = timeZones();
+    const form = h(
+      'form',
+      { class: 'card', 'aria-labelledby': 'settings-title' },
+      h('h2', { id: 'settings-title' }, 'Settings'),
+      h('label', { for: 'settings-timezone' }, 'Default timezone of new events'),
+      h('select', { id: 'settings-timezone', name: 'timezone' }, ...zones.map((zone) => h('option', { value: zone, selected: zone === organization.timezone }, zone))),
+      enterprise
+        ? h(
+            'div',
+            {},
+            h('label', { for: 'settings-ips' }, 'Allowed IP addresses and CIDR ranges (one a line)'),
+            h('textarea', { id: 'settings-ips', name: 'allowedIPs', rows: 4, spellcheck: 'false', 'aria-describedby': 'settings-ips-hint' }, organization.allowedIPs.join('\n')),
+            h('p', { id: 'settings-ips-hint', class: 'hint' }, 'With STRICT, requests from elsewhere get 403 IP_NOT_ALLOWED, this dashboard included.'),
+            h('label', { for: 'settings-mode' }, 'Restriction mode'),
+            h(
+              'select',
+              { id: 'settings-mode', name: 'restrictionMode' },
+              h('option', { value: 'OFF', selected: organization.restrictionMode === 'OFF' }, 'OFF'),
+              h('option', { value: 'STRICT', selected: organization.restrictionMode === 'STRICT' }, 'STRICT'),
+            ),
+          )
+        : h('p', { class: 'hint' }, 'An IP allowlist is available on the ENTERPRISE plan.'),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save settings')),
+    );
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const variables: UpdateOrganizationSettingsMutationVariables = {
+        input: {
+          timezone: String(data.get('timezone')),
+          allowedIPs: enterprise
+            ? String(data.get('allowedIPs') ?? '')
+                .split(/[\s,]+/)
+                .filter(Boolean)
+            : null,
+          restrictionMode: enterprise ? String(data.get('restrictionMode')) : null,
+        },
+      };
+      request<UpdateOrganizationSettingsMutation, UpdateOrganizationSettingsMutationVariables>(UpdateOrganizationSettingsDocument, variables).then(
+        () => {
+          context.announce('Settings saved');
+          context.reload();
+        },
+        (error: unknown) => context.showError(error),
+      );
+    });
+    main.append(form);
+  },
+};

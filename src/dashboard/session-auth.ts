@@ -1,0 +1,23 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors/app-error';
+import { assertSameOrigin, sessionCookieOf } from './cross-site';
+import type { DashboardSettings } from './dashboard-settings';
+import { SessionService } from './session.service';
+
+/**
+ * On /graphql, a dashboard session stands in for a key (D19): a request without an Authorization header
+ * but with the session cookie is authenticated by the session, same origin and anti-forgery header
+ * required. Anything else goes to `keyAuthentication` unchanged.
+ */
+export function sessionOrKey(orm: MikroORM, settings: DashboardSettings, keyAuthentication: RequestHandler): RequestHandler {
+  return async (req, res, next) => {
+    const cookie = req.headers.authorization === undefined ? sessionCookieOf(req) : undefined;
+    if (cookie === undefined) return keyAuthentication(req, res, next);
+    const session = await new SessionService(orm.em.fork(), settings).find(cookie);
+    if (session === undefined) throw new AppError('UNAUTHORIZED', 'The dashboard session has ended; sign in again');
+    assertSameOrigin(req, session.csrfToken);
+    res.locals.auth = session.auth;
+    next();
+  };
+}

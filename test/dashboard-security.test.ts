@@ -1,0 +1,242 @@
+import { InvitationService } from '../src/dashboard/invitation.service';
+import { permissionsOfRole } from '../src/auth/permissions';
+import { ALL_PERMISSIONS, createApiKey, createOrganization, eventInput } from './helpers/factories';
+import { within } from './helpers/admin-cli';
+import { createMemberWithPassword, sessionGraphql, signIn, PASSWORD } from './helpers/dashboard';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const CREATE_KEY = `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { id effectivePermissions createdBy { id } } } }`;
+
+async function adminSession() {
+  const organization = await createOrganization(app.orm);
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin');
+  return { organization, admin, session: await signIn(app.client, admin.email) };
+}
+
+describe('session cookie and cross-site requests', () => {
+  test('the session cookie is __Host-, HttpOnly, Secure, SameSite=Lax, Path=/, without Domain', async () => {
+    const { session } = await adminSession();
+    const attributes = session.setCookie.split(';').map((part) => part.trim());
+    expect(attributes[0]).toMatch(/^__Host-dashboard-session=[A-Za-z0-9_-]{43}$/);
+    expect(attributes).toEqual(expect.arrayContaining(['Path=/', 'Secure', 'HttpOnly', 'SameSite=Lax']));
+    expect(attributes.some((part) => /^Max-Age=\d+$/.test(part))).toBe(true);
+    expect(attributes.some((part) => /^domain=/i.test(part))).toBe(false);
+  });
+
+  test('a cross-site POST is refused: no anti-forgery header, a wrong token, another Origin, Sec-Fetch-Site cross-site', async () => {
+    const { session } = await adminSession();
+    const body = { query: '{ apiKeys { id } }' };
+    const attempts: Record<string, string>[] = [
+      { cookie: session.cookie },
+      { cookie: session.cookie, 'x-csrf-token': 'guessed' },
+      { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: 'https://evil.example' },
+      { cookie: session.cookie, 'x-csrf-token': session.csrfToken, 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of attempts) {
+      const response = await app.client.request('POST', '/graphql', { headers, json: body });
+      expect(response.status).toBe(403);
+      expect(response.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(response.body.errors[0].message).toMatch(/Cross-site request refused/);
+    }
+    // Sign-in and sign-out are guarded the same way.
+    const signInFromElsewhere = await app.client.request('POST', '/dashboard/api/sign-in', {
+      headers: { origin: 'https://evil.example', 'x-csrf-token': 'x' },
+      json: { email: 'a@example.com', password: PASSWORD },
+    });
+    expect(signInFromElsewhere.status).toBe(403);
+    const signInWithoutHeader = await app.client.request('POST', '/dashboard/api/sign-in', { json: { email: 'a@example.com', password: PASSWORD } });
+    expect(signInWithoutHeader.status).toBe(403);
+    const signOutWithoutHeader = await app.client.request('POST', '/dashboard/api/sign-out', { headers: { cookie: session.cookie } });
+    expect(signOutWithoutHeader.status).toBe(403);
+    expect((await sessionGraphql(app.client, session, '{ viewer { member { id } } }')).status).toBe(200);
+  });
+
+  test('sign-out ends the session; an idle or expired session is refused', async () => {
+    const { session, admin } = await adminSession();
+    expect((await sessionGraphql(app.client, session, '{ viewer { member { id } } }')).body.data.viewer.member.id).toBe(admin.id);
+    const out = await app.client.request('POST', '/dashboard/api/sign-out', { headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken } });
+    expect(out.status).toBe(204);
+    expect(String(out.headers['set-cookie'])).toMatch(/Max-Age=0/);
+    const after = await sessionGraphql(app.client, session, '{ viewer { member { id } } }');
+    expect(after.status).toBe(401);
+    expect(after.body.errors[0].extensions.code).toBe('UNAUTHORIZED');
+
+    const idle = await signIn(app.client, admin.email);
+    await app.orm.em.fork().execute(`update dashboard_sessions set last_seen_at = now() - interval '31 minutes'`);
+    expect((await sessionGraphql(app.client, idle, '{ viewer { member { id } } }')).status).toBe(401);
+    const old = await signIn(app.client, admin.email);
+    await app.orm.em.fork().execute(`update dashboard_sessions set expires_at = now() - interval '1 second'`);
+    expect((await sessionGraphql(app.client, old, '{ viewer { member { id } } }')).status).toBe(401);
+  });
+
+  test('an invitation link works once; a password shorter than 12 characters is refused', async () => {
+    const organization = await createOrganization(app.orm);
+    const member = await createMemberWithPassword(app.orm, organization.id, 'member');
+    const invitation = await new InvitationService(app.orm.em.fork()).invite(member.id, 'https://localhost');
+    const token = invitation.path.split('/').pop();
+    const accept = (password: string) =>
+      app.client.request('POST', '/dashboard/api/invitations/accept', { headers: { 'x-csrf-token': 'x' }, json: { token, password } });
+    const short = await accept('short');
+    expect(short.status).toBe(400);
+    expect(short.body.error.details.errors[0].field).toBe('password');
+    expect((await accept('a new long password')).status).toBe(204);
+    const again = await accept('another long password');
+    expect(again.status).toBe(400);
+    expect(again.body.error.details.errors[0].field).toBe('token');
+    await signIn(app.client, member.email, 'a new long password');
+  });
+});
+
+describe('sign-in limits', () => {
+  test('failed sign-ins are limited per account: past 5, even the right password gets 429', async () => {
+    const organization = await createOrganization(app.orm);
+    const member = await createMemberWithPassword(app.orm, organization.id, 'member');
+    const attempt = (password: string) =>
+      app.client.request('POST', '/dashboard/api/sign-in', { headers: { 'x-csrf-token': 'x' }, json: { email: member.email, password } });
+    for (let i = 0; i < 5; i += 1) {
+      const wrong = await attempt('wrong password!!');
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error.code).toBe('UNAUTHORIZED');
+    }
+    const limited = await attempt(PASSWORD);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['set-cookie']).toBeUndefined();
+  });
+
+  test('failed sign-ins are limited per address, across accounts', async () => {
+    const organization = await createOrganization(app.orm);
+    const member = await createMemberWithPassword(app.orm, organization.id, 'member');
+    await app.orm.em.fork().execute(`delete from sign_in_failures`);
+    for (let i = 0; i < 20; i += 1) {
+      const response = await app.client.request('POST', '/dashboard/api/sign-in', {
+        headers: { 'x-csrf-token': 'x' },
+        json: { email: `nobody-${i}@example.com`, password: 'wrong password!!' },
+      });
+      expect(response.status).toBe(401);
+    }
+    const limited = await app.client.request('POST', '/dashboard/api/sign-in', { headers: { 'x-csrf-token': 'x' }, json: { email: member.email, password: PASSWORD } });
+    expect(limited.status).toBe(429);
+    await app.orm.em.fork().execute(`delete from sign_in_failures`);
+  });
+});
+
+describe('admin-only fields', () => {
+  const ADMIN_OPERATIONS = [
+    '{ apiKeys { id } }',
+    '{ viewer { member { id } } }',
+    '{ usage { days } }',
+    'mutation { createApiKey(input: {name: "x", permissions: ["events:read"]}) { key } }',
+    'mutation { revokeApiKey(id: "key_x") { id } }',
+    'mutation { rotateApiKey(id: "key_x") { key } }',
+    'mutation { inviteMember(input: {email: "x@example.com", name: "x"}) { url } }',
+    'mutation { changeMemberRole(id: "mem_x", role: ADMIN) { id } }',
+    'mutation { removeMember(id: "mem_x") { id } }',
+    'mutation { updateOrganizationSettings(input: {timezone: "UTC"}) { id } }',
+  ];
+
+  test('an API key, even one holding every permission, never reaches a dashboard field', async () => {
+    const organization = await createOrganization(app.orm);
+    const { key } = await createApiKey(app.orm, organization.id, { permissions: ALL_PERMISSIONS });
+    for (const query of ADMIN_OPERATIONS) {
+      const response = await app.client.graphql(key, query);
+      expect(response.body.errors[0].extensions.code).toBe('FORBIDDEN');
+      expect(response.body.errors[0].extensions.details.requiredSession).toMatch(/ADMIN|MEMBER/);
+      expect(response.body.data ?? null).toBeNull();
+    }
+    // A key with a session cookie beside it is still a key: the Authorization header wins.
+    const { session } = await adminSession();
+    const mixed = await app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${key}`, cookie: session.cookie, 'x-csrf-token': session.csrfToken },
+      json: { query: '{ apiKeys { id } }' },
+    });
+    expect(mixed.body.errors[0].extensions.code).toBe('FORBIDDEN');
+  });
+
+  test('a MEMBER session reads but cannot change anything: 403 FORBIDDEN', async () => {
+    const organization = await createOrganization(app.orm);
+    const member = await createMemberWithPassword(app.orm, organization.id, 'member');
+    const session = await signIn(app.client, member.email);
+    const viewer = await sessionGraphql(app.client, session, '{ viewer { permissions member { role } } members { total } }');
+    expect(viewer.body.data.viewer).toEqual({ permissions: permissionsOfRole('MEMBER'), member: { role: 'MEMBER' } });
+    expect(permissionsOfRole('MEMBER')).toEqual(expect.arrayContaining(['events:read', 'bookings:read', 'members:read']));
+    expect(permissionsOfRole('MEMBER').every((permission) => permission.endsWith(':read'))).toBe(true);
+    const create = await sessionGraphql(app.client, session, CREATE_KEY, { input: { name: 'nope', permissions: ['events:read'] } });
+    expect(create.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
+    const write = await sessionGraphql(app.client, session, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', { input: eventInput() });
+    expect(write.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: 'events:write' } });
+  });
+
+  test("another organization's keys and members are unreachable and answer as missing", async () => {
+    const mine = await adminSession();
+    const other = await createOrganization(app.orm);
+    const otherKey = await createApiKey(app.orm, other.id);
+    const otherMember = await createMemberWithPassword(app.orm, other.id, 'admin');
+    const list = await sessionGraphql(app.client, mine.session, '{ apiKeys { id } members { members { id } } }');
+    expect(list.body.data.apiKeys.map((key: { id: string }) => key.id)).not.toContain(otherKey.id);
+    expect(list.body.data.members.members.map((member: { id: string }) => member.id)).toEqual([mine.admin.id]);
+    for (const [query, variables] of [
+      ['mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: otherKey.id }],
+      ['mutation($id: ID!) { rotateApiKey(id: $id) { key } }', { id: otherKey.id }],
+      ['mutation($id: ID!) { changeMemberRole(id: $id, role: MEMBER) { id } }', { id: otherMember.id }],
+      ['mutation($id: ID!) { removeMember(id: $id) { id } }', { id: otherMember.id }],
+      ['mutation($id: ID!) { reinviteMember(id: $id) { url } }', { id: otherMember.id }],
+    ] as const) {
+      const response = await sessionGraphql(app.client, mine.session, query, variables);
+      expect(response.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    }
+    const stillThere = await app.client.rest('GET', '/v1/events', otherKey.key);
+    expect(stillThere.status).toBe(200);
+  });
+
+  test('the last admin cannot be demoted or removed', async () => {
+    const { session, admin } = await adminSession();
+    const demote = await sessionGraphql(app.client, session, 'mutation($id: ID!) { changeMemberRole(id: $id, role: MEMBER) { id } }', { id: admin.id });
+    expect(demote.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+  });
+});
+
+describe('key inheritance (D19)', () => {
+  test('a key made by an ADMIN who is then demoted loses its write permissions within a second; removal stops it', async () => {
+    const { organization, session, admin } = await adminSession();
+    const created = await sessionGraphql(app.client, session, CREATE_KEY, { input: { name: 'inherits', environment: 'test', permissions: ['events:read', 'events:write'] } });
+    const { key, apiKey } = created.body.data.createApiKey;
+    expect(apiKey.createdBy.id).toBe(admin.id);
+    expect(apiKey.effectivePermissions).toEqual(['events:read', 'events:write']);
+    expect((await app.client.rest('POST', '/v1/events', key, eventInput())).status).toBe(201);
+
+    const other = await createMemberWithPassword(app.orm, organization.id, 'admin');
+    const otherSession = await signIn(app.client, other.email);
+    const demoted = await sessionGraphql(app.client, otherSession, 'mutation($id: ID!) { changeMemberRole(id: $id, role: MEMBER) { role } }', { id: admin.id });
+    expect(demoted.body.data.changeMemberRole.role).toBe('MEMBER');
+    const took = await within(1_000, async () => (await app.client.rest('POST', '/v1/events', key, eventInput())).status === 403, 10);
+    expect(took).toBeDefined();
+    const refused = await app.client.rest('POST', '/v1/events', key, eventInput());
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: 'events:write', currentPermissions: ['events:read'] } });
+    expect((await app.client.rest('GET', '/v1/events', key)).status).toBe(200);
+    const listed = await sessionGraphql(app.client, otherSession, '{ apiKeys { id effectivePermissions permissions } }');
+    expect(listed.body.data.apiKeys.find((one: { id: string }) => one.id === apiKey.id)).toEqual({ id: apiKey.id, effectivePermissions: ['events:read'], permissions: ['events:read', 'events:write'] });
+    // The demoted admin's own session lost the admin fields at once.
+    expect((await sessionGraphql(app.client, session, '{ apiKeys { id } }')).body.errors[0].extensions.code).toBe('FORBIDDEN');
+
+    await sessionGraphql(app.client, otherSession, 'mutation($id: ID!) { removeMember(id: $id) { id } }', { id: admin.id });
+    expect(await within(1_000, async () => (await app.client.rest('GET', '/v1/events', key)).status === 401, 10)).toBeDefined();
+    expect((await sessionGraphql(app.client, session, '{ viewer { member { id } } }')).status).toBe(401);
+  });
+
+  test('keys made with the CLI have no creator and keep their scopes', async () => {
+    const { organization, session } = await adminSession();
+    const cliKey = await createApiKey(app.orm, organization.id, { permissions: ['events:write'] });
+    const listed = await sessionGraphql(app.client, session, '{ apiKeys { id createdBy { id } createdInDashboard effectivePermissions } }');
+    expect(listed.body.data.apiKeys).toEqual([{ id: cliKey.id, createdBy: null, createdInDashboard: false, effectivePermissions: ['events:write'] }]);
+  });
+});

@@ -1,0 +1,37 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import { InvitationService } from '../../src/dashboard/invitation.service';
+import { MemberService } from '../../src/modules/member/member.service';
+import type { HttpResponse, HttpsClient } from './https-client';
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** A member with a password set through a one-time invitation, as `member invite` makes it. */
+export async function createMemberWithPassword(orm: MikroORM, organizationId: string, role: 'admin' | 'member', password = PASSWORD) {
+  const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
+  const member = await new MemberService(orm.em.fork()).add({ organizationId, email, name: `${role} ${email.slice(0, 12)}`, role });
+  const invitation = await new InvitationService(orm.em.fork()).invite(member.id, 'https://localhost');
+  await new InvitationService(orm.em.fork()).accept(invitation.path.split('/').pop(), password);
+  return { id: member.id, email, password };
+}
+
+export interface SignedIn {
+  readonly cookie: string;
+  readonly csrfToken: string;
+  readonly setCookie: string;
+}
+
+export async function signIn(client: HttpsClient, email: string, password = PASSWORD): Promise<SignedIn> {
+  const response = await client.request('POST', '/dashboard/api/sign-in', { headers: { 'x-csrf-token': 'sign-in' }, json: { email, password } });
+  if (response.status !== 200) throw new Error(`sign-in answered ${response.status}: ${response.text}`);
+  const setCookie = String(response.headers['set-cookie']);
+  return { cookie: setCookie.split(';')[0], csrfToken: response.body.csrfToken, setCookie };
+}
+
+/** GraphQL with a dashboard session, as the page sends it (same origin, anti-forgery header). */
+export function sessionGraphql<T = any>(client: HttpsClient, session: SignedIn, query: string, variables?: Record<string, unknown>): Promise<HttpResponse<T>> {
+  return client.request<T>('POST', '/graphql', {
+    headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: client.baseUrl },
+    json: { query, variables },
+  });
+}
