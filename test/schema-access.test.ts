@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isObjectType } from 'graphql';
 import { permissionOf } from '../src/graphql/requires-permission';
+import { sessionRoleOf } from '../src/graphql/requires-session';
 import { buildAppSchema } from '../src/graphql/schema';
 import { compileRoutes } from '../src/rest/rest-executor';
 
@@ -19,7 +20,10 @@ function currentAccess() {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const permission = permissionOf(schema, field);
-      if (permission) graphqlFields[`${type.name}.${field.name}`] = permission;
+      const sessionRole = sessionRoleOf(schema, field);
+      // Dashboard fields read "session:ADMIN" / "session:MEMBER": no API key can reach them.
+      const access = [sessionRole && `session:${sessionRole}`, permission].filter(Boolean).join(' + ');
+      if (access) graphqlFields[`${type.name}.${field.name}`] = access;
     }
   }
   const restRoutes: Record<string, { operation: string; permissions: string[] }> = {};

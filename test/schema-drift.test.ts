@@ -5,6 +5,7 @@ import { buildSchema, Kind, parse, type ObjectTypeDefinitionNode } from 'graphql
 import { PERMISSIONS } from '../src/auth/permissions';
 import { buildAppSchema, printAppSchema } from '../src/graphql/schema';
 import { enforcePermissions, permissionOf } from '../src/graphql/requires-permission';
+import { sessionRoleOf } from '../src/graphql/requires-session';
 
 // schema.graphql is generated from the code and committed: a reviewer reads who can reach what there.
 
@@ -24,10 +25,15 @@ test('schema.graphql matches the schema the code builds', () => {
   expect(printed).toBe(committed);
 });
 
-test('every Query and Mutation field declares @requiresPermission with a known permission, in the code', () => {
+test('every Query and Mutation field declares @requiresPermission with a known permission (or @requiresSession), in the code', () => {
   for (const rootType of [schema.getQueryType(), schema.getMutationType()]) {
     expect(rootType).toBeDefined();
     for (const field of Object.values(rootType!.getFields())) {
+      const sessionRole = sessionRoleOf(schema, field);
+      if (sessionRole !== undefined) {
+        expect(['ADMIN', 'MEMBER']).toContain(sessionRole);
+        continue;
+      }
       const permission = permissionOf(schema, field);
       expect({ field: `${rootType!.name}.${field.name}`, permission }).toEqual({
         field: `${rootType!.name}.${field.name}`,
@@ -46,7 +52,7 @@ test('and it is visible on every Query and Mutation field of the committed schem
   expect(roots.map((root) => root.name.value).sort()).toEqual(['Mutation', 'Query']);
   for (const root of roots) {
     for (const field of root.fields ?? []) {
-      const directive = field.directives?.find((node) => node.name.value === 'requiresPermission');
+      const directive = field.directives?.find((node) => ['requiresPermission', 'requiresSession'].includes(node.name.value));
       expect({ field: `${root.name.value}.${field.name.value}`, declared: directive !== undefined }).toEqual({
         field: `${root.name.value}.${field.name.value}`,
         declared: true,
@@ -54,6 +60,7 @@ test('and it is visible on every Query and Mutation field of the committed schem
     }
   }
   expect(committed).toContain('directive @requiresPermission(permission: String!) on FIELD_DEFINITION');
+  expect(committed).toContain('directive @requiresSession(role: String!) on FIELD_DEFINITION');
 });
 
 describe('deny by default', () => {

@@ -66,7 +66,7 @@ export function confirmDialog(title: string, body: Node | string, confirmLabel: 
 }
 
 /** A secret shown once: a read-only field, a copy button and the warning that it will not be shown again. */
-export function secretPanel(label: string, secret: string, warning: string): HTMLElement {
+export function secretPanel(label: string, secret: string, warning: string, copyLabel: string): HTMLElement {
   const inputId = `secret-${Math.random().toString(36).slice(2)}`;
   const input = h('input', { id: inputId, type: 'text', readonly: true, value: secret, class: 'secret', spellcheck: 'false', autocomplete: 'off' });
   const copied = h('span', { role: 'status', class: 'copied' });
@@ -79,6 +79,6 @@ export function secretPanel(label: string, secret: string, warning: string): HTM
         () => (copied.textContent = 'Press Ctrl+C to copy'),
       );
     },
-  }, `Copy ${label.toLowerCase()}`);
+  }, copyLabel);
   return h('section', { class: 'secret-panel', 'aria-label': label }, h('p', { class: 'warning' }, h('strong', {}, 'Copy it now. '), warning), h('label', { for: inputId }, label), h('div', { class: 'secret-row' }, input, copy, copied));
 }

@@ -143,7 +143,7 @@ export const keysPage: Page = {
     };
     const secretSlot = h('div', {});
     if (pendingSecret !== undefined) {
-      secretSlot.append(secretPanel('API key', pendingSecret, SECRET_WARNING));
+      secretSlot.append(secretPanel('API key', pendingSecret, SECRET_WARNING, 'Copy key'));
       pendingSecret = undefined;
     }
     const formSlot = h('div', {});

@@ -79,7 +79,7 @@ function memberRow(context: PageContext, member: MemberFieldsFragment): HTMLTabl
   const reinvite = h('button', {
     type: 'button',
     class: 'secondary',
-    'aria-label': `New invitation link for ${member.name}`,
+    'aria-label': `New link for ${member.name}`,
     onclick: () =>
       void request<ReinviteMemberMutation, ReinviteMemberMutationVariables>(ReinviteMemberDocument, { id: member.id }).then(
         ({ reinviteMember }) => {
@@ -118,7 +118,7 @@ export const membersPage: Page = {
   async render(context) {
     const { main } = context;
     if (pendingLink !== undefined) {
-      main.append(secretPanel(`Invitation link for ${pendingLink.name}`, pendingLink.url, LINK_WARNING));
+      main.append(secretPanel(`Invitation link for ${pendingLink.name}`, pendingLink.url, LINK_WARNING, 'Copy link'));
       pendingLink = undefined;
     }
     if (context.isAdmin) main.append(inviteForm(context));

@@ -15,7 +15,7 @@ function svg(tag: string, attributes: Record<string, string | number>, ...childr
 }
 
 /** Stacked bars, one a day; the table below it carries the same numbers for screen readers. */
-function barChart(title: string, days: string[], series: Array<{ name: string; values: number[] }>): HTMLElement {
+function barChart(title: string, days: string[], series: Array<{ name: string; values: number[] }>, legend: boolean): HTMLElement {
   const width = 700;
   const height = 220;
   const left = 48;
@@ -41,8 +41,8 @@ function barChart(title: string, days: string[], series: Array<{ name: string; v
   ];
   const total = series.reduce((sum, one) => sum + one.values.reduce((a, b) => a + b, 0), 0);
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `${title}: ${total} in ${days.length} days, at most ${max} a day` }, ...axis, ...bars);
-  const legend = h('ul', { class: 'legend' }, ...series.map((one, position) => h('li', {}, h('span', { class: `swatch swatch-${position % COLORS.length}` }), one.name)));
-  return h('figure', { class: 'chart' }, h('figcaption', {}, title), chart, series.length > 1 ? legend : null);
+  const legendList = h('ul', { class: 'legend' }, ...series.map((one, position) => h('li', {}, h('span', { class: `swatch swatch-${position % COLORS.length}` }), one.name)));
+  return h('figure', { class: 'chart' }, h('figcaption', {}, title), chart, legend ? legendList : null);
 }
 
 export const usagePage: Page = {
@@ -54,8 +54,8 @@ export const usagePage: Page = {
     main.append(h('p', { class: 'hint' }, `The last ${usage.days.length} days (UTC), counted per key; updated every few seconds.`));
     const series = usage.keys.map((key) => ({ name: `${key.name} (${key.prefix}…)`, values: key.requests }));
     main.append(
-      barChart('Requests a day per key', usage.days, series.length > 0 ? series : [{ name: 'requests', values: usage.days.map(() => 0) }]),
-      barChart('Rate-limited requests a day', usage.days, [{ name: 'rate limited', values: usage.rateLimited }]),
+      barChart('Requests a day per key', usage.days, series.length > 0 ? series : [{ name: 'requests', values: usage.days.map(() => 0) }], series.length > 0),
+      barChart('Rate-limited requests a day', usage.days, [{ name: 'rate limited', values: usage.rateLimited }], false),
     );
     const rows = usage.days.map((day, index) =>
       h('tr', {}, h('th', { scope: 'row' }, day), ...usage.keys.map((key) => h('td', {}, key.requests[index])), h('td', {}, usage.rateLimited[index])),

@@ -1,0 +1,208 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { MemberService } from '../src/modules/member/member.service';
+import { OrganizationPlan } from '../src/modules/organization/organization.entity';
+import { runCli, within } from './helpers/admin-cli';
+import { createMemberWithPassword } from './helpers/dashboard';
+import { createOrganization, eventInput } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+// One browser for the file, one page per person, reused across pages and widths. Screenshots of every
+// page at 1280 and 390 px wide are kept in test-artifacts/dashboard/ (git-ignored) for review.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(__dirname, '../test-artifacts/dashboard');
+const AXE = require.resolve('axe-core/axe.min.js');
+const WIDTHS = [1280, 390] as const;
+const PASSWORD = 'a long enough password';
+
+jest.setTimeout(90_000);
+
+let app: TestApp;
+let browser: Browser;
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/install-chromium (apt-get install chromium)`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  app = await startTestApp({ USAGE_FLUSH_MS: '3600000' });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function newPage(): Promise<{ page: Page; errors: string[] }> {
+  // bypassCSP lets the test inject axe-core; the pages themselves run under the server's CSP.
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => void errors.push(error.message));
+  return { page, errors };
+}
+
+/** axe-core in the page: no serious or critical violation. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
+    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target) }));
+  });
+  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+}
+
+/** Screenshots at both widths, and an accessibility check at each. */
+async function capture(page: Page, name: string): Promise<void> {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    await expectAccessible(page, `${name} at ${width} px`);
+    // Nothing is wider than the screen except the tables, which scroll inside their own region.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect({ page: name, width, overflow }).toEqual({ page: name, width, overflow: 0 });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+async function go(page: Page, hash: string, heading: string): Promise<void> {
+  await page.goto(`${app.url}/dashboard/#/${hash}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+test('invite link → set password → sign in → create a key → it lists events over REST → revoke → 401 within a second; every page readable and accessible', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Acme Events', plan: OrganizationPlan.ENTERPRISE });
+  const admin = await new MemberService(app.orm.em.fork()).add({ organizationId: organization.id, email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
+
+  const invited = await runCli(app.databaseUrl, ['member', 'invite', admin.id]);
+  expect(invited.code).toBe(0);
+  expect(invited.json.url).toMatch(/^https:\/\/[^/]+\/dashboard\/#\/invite\/[A-Za-z0-9_-]{43}$/);
+  const invitePath = new URL(invited.json.url).pathname + new URL(invited.json.url).hash;
+
+  const { page, errors } = await newPage();
+  await page.goto(`${app.url}${invitePath}`);
+  await page.getByRole('heading', { name: 'Set your dashboard password' }).waitFor();
+  await capture(page, 'invite');
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.getByText('Password set.').waitFor();
+  expect(page.url()).not.toContain('invite');
+
+  await capture(page, 'sign-in');
+  await page.getByLabel('Email').fill('ada@example.com');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').getByText('The email or the password is wrong').waitFor();
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+
+  const cookies = await page.context().cookies();
+  expect(cookies.find((cookie) => cookie.name === '__Host-dashboard-session')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+
+  // An API error is shown with its message.
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  await page.getByLabel('Name').fill('Website');
+  await page.getByLabel('Expires (optional, your local time)').fill('2001-01-01T10:00');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByRole('alert').getByText('expiresAt must be in the future').waitFor();
+
+  await page.getByLabel('Expires (optional, your local time)').fill('');
+  await page.getByLabel('events:write').check();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = page.getByRole('textbox', { name: 'API key' });
+  await secret.waitFor();
+  const key = await secret.inputValue();
+  expect(key).toMatch(/^nk_live_[A-Za-z0-9]{32}$/);
+  await page.getByText('This is the only time the key is shown').waitFor();
+  await page.getByRole('button', { name: 'Copy key' }).waitFor();
+  await page.getByRole('cell', { name: 'Ada Admin' }).waitFor();
+  await capture(page, 'keys');
+
+  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'Dashboard launch' }));
+  expect(created.status).toBe(201);
+  const listed = await app.client.rest('GET', '/v1/events', key);
+  expect(listed.status).toBe(200);
+  expect(listed.body.events.map((event: { title: string }) => event.title)).toEqual(['Dashboard launch']);
+
+  await page.getByRole('button', { name: 'Revoke key Website' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Revoke Website?' });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByRole('status').getByText('Key Website revoked').waitFor();
+  expect(await within(1_000, async () => (await app.client.rest('GET', '/v1/events', key)).status === 401, 10)).toBeDefined();
+  expect((await app.client.rest('GET', '/v1/events', key)).body.error.code).toBe('INVALID_API_KEY');
+  await page.getByText('REVOKED', { exact: true }).waitFor();
+
+  await go(page, 'members', 'Members');
+  await page.getByLabel('Email').fill('grace@example.com');
+  await page.getByLabel('Name').fill('Grace Member');
+  await page.getByRole('button', { name: 'Invite member' }).click();
+  await page.getByRole('textbox', { name: 'Invitation link for Grace Member' }).waitFor();
+  await page.getByRole('combobox', { name: 'Role of Grace Member' }).waitFor();
+  await capture(page, 'members');
+
+  await go(page, 'settings', 'Organization settings');
+  await page.getByLabel('Default timezone of new events').selectOption('Europe/Paris');
+  await page.getByLabel('Allowed IP addresses and CIDR ranges (one a line)').fill('127.0.0.1\n::1');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByRole('status').getByText('Settings saved').waitFor();
+  await capture(page, 'settings');
+
+  await app.service.usage.flush();
+  await go(page, 'usage', 'Usage');
+  // Two requests succeeded before the revocation (the polls after it were refused before any key counted).
+  const [{ requests }] = await app.orm.em.fork().execute('select sum(requests)::int as requests from api_key_usage_daily');
+  expect(requests).toBeGreaterThanOrEqual(2);
+  await page.getByRole('img', { name: `Requests a day per key: ${requests} in 14 days, at most ${requests} a day` }).waitFor();
+  await page.getByRole('img', { name: /Rate-limited requests a day: 0 in 14 days/ }).waitFor();
+  await capture(page, 'usage');
+
+  // Keyboard: the navigation is reachable with Tab from the top of the page.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('API keys');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+  expect(errors).toEqual([]);
+});
+
+test('a MEMBER sees read-only pages without the create button, and the GraphQL mutation refuses the session', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Read Only Ltd' });
+  const member = await createMemberWithPassword(app.orm, organization.id, 'member', PASSWORD);
+  const { page, errors } = await newPage();
+  await page.goto(`${app.url}/dashboard/`);
+  await page.getByLabel('Email').fill(member.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+  await page.getByText('Only organization admins can see and manage API keys').waitFor();
+  expect(await page.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
+
+  await go(page, 'members', 'Members');
+  await page.getByRole('cell', { name: member.email }).waitFor();
+  expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
+  expect(await page.getByRole('combobox').count()).toBe(0);
+  await expectAccessible(page, 'members (member)');
+
+  await go(page, 'settings', 'Organization settings');
+  await page.getByText('Only organization admins can change these settings.').waitFor();
+
+  // The page's own session, sent the page's way: the mutation is refused all the same.
+  const answer = await page.evaluate(async () => {
+    const session = (await (await fetch('/dashboard/api/session')).json()) as { csrfToken: string };
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+      body: JSON.stringify({ query: 'mutation { createApiKey(input: {name: "sneaky", permissions: ["events:read"]}) { key } }' }),
+    });
+    return response.json();
+  });
+  expect(answer.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
+  expect(answer.data).toBeNull();
+  expect(errors).toEqual([]);
+});
