@@ -40,6 +40,12 @@ export function startupBanner(config: Config, url: string, tenant: DevelopmentTe
       `  npm run --silent admin -- key create --org ${tenant.organizationId ?? 'ORG_ID'} --name dev --permissions ${PERMISSIONS.join(',')} --env test`,
     );
   }
-  lines.push('');
+  lines.push(
+    '',
+    `Dashboard: ${url}/dashboard/ (sign in after adding yourself as an admin and opening the printed link):`,
+    `  npm run --silent admin -- member add --org ${tenant.organizationId ?? 'ORG_ID'} --email you@example.com --name "Your Name" --role admin`,
+    '  npm run --silent admin -- member invite MEMBER_ID',
+    '',
+  );
   return lines.join('\n');
 }
