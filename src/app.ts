@@ -8,7 +8,7 @@ import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import { createDashboardRouter } from './dashboard/dashboard-router';
 import type { DashboardSettings } from './dashboard/dashboard-settings';
-import { sessionOrKey } from './dashboard/session-auth';
+import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
 import type { UsageRecorder } from './dashboard/usage-recorder';
 import type { RequestContext } from './graphql/request-context';
 import { createApiDocsRouter } from './http/api-docs';
@@ -61,9 +61,15 @@ export function createApp(deps: AppDeps): express.Express {
   });
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const keyAuthentication = authenticate(authenticator, limits.authFailures);
-  const guards: RequestHandler[] = [keyAuthentication, usage.middleware, ipAllowlist, rateLimit(limits.organization)];
+  const organizationRateLimit = rateLimit(limits.organization);
+  const guards: RequestHandler[] = [keyAuthentication, usage.middleware, ipAllowlist, organizationRateLimit];
   // On /graphql only, a dashboard session may stand in for the key (D19); REST takes keys alone.
-  const graphqlGuards: RequestHandler[] = [sessionOrKey(orm, dashboard, keyAuthentication), ...guards.slice(1)];
+  const graphqlGuards: RequestHandler[] = [
+    sessionOrKey(orm, dashboard, keyAuthentication),
+    usage.middleware,
+    ipAllowlist,
+    forKeysOnly(organizationRateLimit),
+  ];
 
   const metrics = createMetrics({ token: config.metricsToken });
   const cors = corsFor(config.corsOrigins);

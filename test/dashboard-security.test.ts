@@ -240,3 +240,35 @@ describe('key inheritance (D19)', () => {
     expect(listed.body.data.apiKeys).toEqual([{ id: cliKey.id, createdBy: null, createdInDashboard: false, effectivePermissions: ['events:write'] }]);
   });
 });
+
+describe('settings and usage through the session', () => {
+  test('timezone for every plan; an allowlist only for ENTERPRISE; bad input is a 400 with the field', async () => {
+    const { session } = await adminSession();
+    const update = (input: Record<string, unknown>) =>
+      sessionGraphql(app.client, session, 'mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { timezone allowedIPs restrictionMode } }', { input });
+    expect((await update({ timezone: 'Europe/Paris' })).body.data.updateOrganizationSettings).toEqual({ timezone: 'Europe/Paris', allowedIPs: [], restrictionMode: 'OFF' });
+    const standard = await update({ allowedIPs: ['203.0.113.0/24'], restrictionMode: 'STRICT' });
+    expect(standard.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    expect(standard.body.errors[0].extensions.details.errors.map((error: { field: string }) => error.field).sort()).toEqual(['allowedIPs', 'restrictionMode']);
+    const badZone = await update({ timezone: 'Mars/Olympus' });
+    expect(badZone.body.errors[0].extensions.details.errors).toEqual([expect.objectContaining({ field: 'timezone' })]);
+  });
+
+  test('requests and rate-limited requests a day are counted per key and reported for 14 days', async () => {
+    const organization = await createOrganization(app.orm, { rateLimitPerMinute: 2 });
+    const admin = await createMemberWithPassword(app.orm, organization.id, 'admin');
+    const { key, id } = await createApiKey(app.orm, organization.id, { permissions: ['events:read'] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await app.client.rest('GET', '/v1/events', key)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    await app.service.usage.flush();
+    const session = await signIn(app.client, admin.email);
+    const usage = (await sessionGraphql(app.client, session, '{ usage { days rateLimited keys { apiKeyId requests rateLimited } } }')).body.data.usage;
+    expect(usage.days).toHaveLength(14);
+    expect(usage.days[13]).toBe(new Date().toISOString().slice(0, 10));
+    expect(usage.keys).toEqual([{ apiKeyId: id, requests: [...Array(13).fill(0), 3], rateLimited: [...Array(13).fill(0), 1] }]);
+    expect(usage.rateLimited[13]).toBe(1);
+    // The session drew nothing from the keys' exhausted budget, and the key is still limited.
+    expect((await app.client.rest('GET', '/v1/events', key)).status).toBe(429);
+  });
+});

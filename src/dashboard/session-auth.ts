@@ -21,3 +21,12 @@ export function sessionOrKey(orm: MikroORM, settings: DashboardSettings, keyAuth
     next();
   };
 }
+
+/**
+ * Runs `guard` for API keys only. The organization's rate limit (D12) is a budget shared by its keys: a
+ * dashboard session does not draw from it, so keys that exhaust it never lock admins out of the page
+ * where they would look into it.
+ */
+export function forKeysOnly(guard: RequestHandler): RequestHandler {
+  return (req, res, next) => (res.locals.auth?.session === undefined ? guard(req, res, next) : next());
+}
