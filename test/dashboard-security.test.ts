@@ -233,6 +233,24 @@ describe('key inheritance (D19)', () => {
     expect((await sessionGraphql(app.client, session, '{ viewer { member { id } } }')).status).toBe(401);
   });
 
+  test('rotation in the dashboard: a new key shown once, the old one works for the grace period, the creator carries over', async () => {
+    const { session, admin } = await adminSession();
+    const created = (await sessionGraphql(app.client, session, CREATE_KEY, { input: { name: 'rotating', permissions: ['events:read'] } })).body.data.createApiKey;
+    const rotated = await sessionGraphql(
+      app.client,
+      session,
+      'mutation($id: ID!) { rotateApiKey(id: $id, graceHours: 2) { key apiKey { id name createdBy { id } } previous { id expiresAt status } } }',
+      { id: created.apiKey.id },
+    );
+    const { key, apiKey, previous } = rotated.body.data.rotateApiKey;
+    expect(apiKey).toMatchObject({ name: 'rotating', createdBy: { id: admin.id } });
+    expect(previous).toMatchObject({ id: created.apiKey.id, status: 'ACTIVE' });
+    expect(Date.parse(previous.expiresAt) - Date.now()).toBeGreaterThan(119 * 60_000);
+    for (const secret of [key, created.key]) expect((await app.client.rest('GET', '/v1/events', secret)).status).toBe(200);
+    const listed = (await sessionGraphql(app.client, session, '{ apiKeys { id } }')).body.data.apiKeys;
+    expect(JSON.stringify(listed)).not.toContain('nk_');
+  });
+
   test('keys made with the CLI have no creator and keep their scopes', async () => {
     const { organization, session } = await adminSession();
     const cliKey = await createApiKey(app.orm, organization.id, { permissions: ['events:write'] });
