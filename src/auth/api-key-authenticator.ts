@@ -105,8 +105,10 @@ export class ApiKeyAuthenticator {
     // D19: a dashboard-made key holds its scopes intersected with what its creator holds now; a
     // removed creator stops it (it answers as a revoked key).
     let creatorPermissions: readonly string[] | undefined;
+    let creatorRemoved = false;
     if (row.createdByMemberId !== null) {
       const creator = await em.findOne(MemberEntity, { id: row.createdByMemberId, organization: row.organization.id }, { fields: ['role'] });
+      creatorRemoved = creator === null;
       creatorPermissions = creator === null ? [] : permissionsOfRole(creator.role);
     }
     const organization = row.organization.getEntity();
@@ -125,7 +127,7 @@ export class ApiKeyAuthenticator {
         permissions: row.permissions.filter(isPermission).filter((permission) => creatorPermissions?.includes(permission) ?? true),
       },
       expiresAt: row.expiresAt,
-      revokedAt: creatorPermissions?.length === 0 ? (row.revokedAt ?? new Date(0)) : row.revokedAt,
+      revokedAt: creatorRemoved ? (row.revokedAt ?? new Date(readAt)) : row.revokedAt,
     };
     if (generation !== this.generation) return key;
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.delete(this.cache.keys().next().value as string);
