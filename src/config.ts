@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { loadDashboardSettings, type DashboardSettings } from './dashboard/dashboard-settings';
 
 /** Every setting the service reads, parsed and validated once at start-up. */
 export interface Config {
@@ -23,6 +24,8 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
   readonly metricsToken: string | undefined;
+  /** PUBLIC_URL, dashboard session timeouts, usage flush interval. */
+  readonly dashboard: DashboardSettings;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     metricsToken: optional(env, 'METRICS_TOKEN'),
+    dashboard: loadDashboardSettings(env),
   };
 }

@@ -6,7 +6,6 @@ import { createApp } from './app';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { startAuthentication, type Authentication } from './auth/authentication';
 import type { Config } from './config';
-import { loadDashboardSettings } from './dashboard/dashboard-settings';
 import { UsageRecorder } from './dashboard/usage-recorder';
 import { startApollo } from './graphql/apollo';
 import { buildAppSchema } from './graphql/schema';
@@ -40,7 +39,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
-  const dashboard = loadDashboardSettings();
+  const dashboard = config.dashboard;
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
   const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage });
 

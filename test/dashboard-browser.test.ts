@@ -47,7 +47,7 @@ async function newPage(): Promise<{ page: Page; errors: string[] }> {
 async function expectAccessible(page: Page, name: string): Promise<void> {
   await page.addScriptTag({ path: AXE });
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
+    const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
     return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target) }));
   });
   expect({ page: name, violations }).toEqual({ page: name, violations: [] });
@@ -60,7 +60,7 @@ async function capture(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
     await expectAccessible(page, `${name} at ${width} px`);
     // Nothing is wider than the screen except the tables, which scroll inside their own region.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
     expect({ page: name, width, overflow }).toEqual({ page: name, width, overflow: 0 });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -164,7 +164,7 @@ test('invite link → set password → sign in → create a key → it lists eve
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
   await page.keyboard.press('Tab');
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('API keys');
+  expect(await page.evaluate('document.activeElement?.textContent')).toBe('API keys');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
@@ -200,7 +200,7 @@ test('a MEMBER sees read-only pages without the create button, and the GraphQL m
       headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
       body: JSON.stringify({ query: 'mutation { createApiKey(input: {name: "sneaky", permissions: ["events:read"]}) { key } }' }),
     });
-    return response.json();
+    return (await response.json()) as { data: unknown; errors: Array<{ extensions: unknown }> };
   });
   expect(answer.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
   expect(answer.data).toBeNull();

@@ -33,6 +33,10 @@ export class SignInService {
       }
     }
     await this.em.execute('insert into sign_in_failures (email, ip) values (?, ?)', [account, clientIp]);
+    // Failures older than the window count for nothing: now and then, forget them.
+    if (Math.random() < 0.01) {
+      await this.em.execute(`delete from sign_in_failures where at < now() - ? * interval '1 millisecond'`, [SIGN_IN_LIMITS.windowMs]);
+    }
     throw wrongCredentials();
   }
 
