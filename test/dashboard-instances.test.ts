@@ -1,4 +1,4 @@
-import { runCli } from './helpers/admin-cli';
+import { runCli, within } from './helpers/admin-cli';
 import { sessionGraphql, signIn } from './helpers/dashboard';
 import { createTestDatabase } from './helpers/database';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
@@ -54,4 +54,30 @@ test('`member add` + `member invite`, a password set on one instance, and sign-o
   const missing = await runCli(database.url, ['member', 'invite', 'mem_missing']);
   expect(missing.code).not.toBe(0);
   expect(missing.stderr).toMatch(/No member with id "mem_missing"/);
+});
+
+test('demoting the creator narrows a dashboard-made key within a second on both instances', async () => {
+  const [first, second] = servers;
+  const organization = await cli(['org', 'create', '--name', 'Inheritance']);
+  const sessions = [];
+  for (const name of ['creator', 'other']) {
+    const member = await cli(['member', 'add', '--org', organization.id, '--email', `${name}@example.com`, '--name', name, '--role', 'admin']);
+    const token = String((await cli(['member', 'invite', member.id])).url).split('/').pop();
+    await first.client.request('POST', '/dashboard/api/invitations/accept', { headers: { 'x-csrf-token': 'x' }, json: { token, password: `${name} password long` } });
+    sessions.push({ member, session: await signIn(first.client, `${name}@example.com`, `${name} password long`) });
+  }
+  const [creator, other] = sessions;
+  const created = await sessionGraphql(first.client, creator.session, 'mutation { createApiKey(input: {name: "ci", permissions: ["events:read", "events:write"]}) { key } }');
+  const { key } = created.body.data.createApiKey;
+  const body = { title: 'x', slug: 'inherit-check', startDate: '2031-01-01T10:00:00Z', endDate: '2031-01-01T12:00:00Z' };
+  // Both instances cache the key with its write permission (a bad body is a 400, not a 403).
+  for (const server of servers) expect((await server.client.rest('POST', '/v1/events', key, { ...body, title: '' })).status).toBe(400);
+
+  await sessionGraphql(second.client, other.session, 'mutation($id: ID!) { changeMemberRole(id: $id, role: MEMBER) { id } }', { id: creator.member.id });
+  const took = await Promise.all(
+    servers.map((server) => within(1_000, async () => (await server.client.rest('POST', '/v1/events', key, { ...body, title: '' })).status === 403, 10)),
+  );
+  expect(took.every((ms) => ms !== undefined)).toBe(true);
+  const refused = await first.client.rest('POST', '/v1/events', key, body);
+  expect(refused.body.error.details).toEqual({ requiredPermission: 'events:write', currentPermissions: ['events:read'] });
 });
