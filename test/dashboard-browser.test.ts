@@ -141,8 +141,10 @@ test('invite link → set password → sign in → create a key → it lists eve
   await page.getByLabel('Name').fill('Grace Member');
   await page.getByRole('button', { name: 'Invite member' }).click();
   await page.getByRole('textbox', { name: 'Invitation link for Grace Member' }).waitFor();
-  await page.getByRole('combobox', { name: 'Role of Grace Member' }).waitFor();
   await capture(page, 'members');
+  await page.getByRole('combobox', { name: 'Role of Grace Member' }).selectOption('ADMIN');
+  await page.getByRole('dialog', { name: 'Make Grace Member an admin?' }).getByRole('button', { name: 'Make admin' }).click();
+  await page.getByRole('status').getByText('Grace Member is now an admin').waitFor();
 
   await go(page, 'settings', 'Organization settings');
   await page.getByLabel('Default timezone of new events').selectOption('Europe/Paris');

@@ -64,7 +64,19 @@ function memberRow(context: PageContext, member: MemberFieldsFragment): HTMLTabl
     h('option', { value: 'ADMIN', selected: member.role === 'ADMIN' }, 'Admin'),
     h('option', { value: 'MEMBER', selected: member.role === 'MEMBER' }, 'Member'),
   );
-  role.addEventListener('change', () => {
+  role.addEventListener('change', async () => {
+    const demoting = role.value === 'MEMBER';
+    const confirmed = await confirmDialog(
+      demoting ? `Make ${member.name} a member?` : `Make ${member.name} an admin?`,
+      demoting
+        ? 'They keep read-only access; the keys they created lose every write permission within a second.'
+        : 'They can manage keys, members and settings; the keys they created regain their full scopes.',
+      demoting ? 'Make member' : 'Make admin',
+    );
+    if (!confirmed) {
+      role.value = member.role;
+      return;
+    }
     request<ChangeMemberRoleMutation, ChangeMemberRoleMutationVariables>(ChangeMemberRoleDocument, { id: member.id, role: role.value as MemberRole }).then(
       () => {
         context.announce(`${member.name} is now ${role.value === 'ADMIN' ? 'an admin' : 'a member'}`);
