@@ -120,7 +120,8 @@ export function runThroughServer(
       }
       if (response.ok) return resolve(response.result);
       const { code, message, details } = response.error;
-      reject(code ? new AppError(code, message, details) : new Error(message));
+      // The server's error, passed through as it was raised there.
+      reject(code ? new AppError(code, message, details as never) : new Error(message));
     });
   });
 }

@@ -1,9 +1,10 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, validate, type OperationDefinitionNode } from 'graphql';
+import { type GraphQLError, Kind, validate, type OperationDefinitionNode } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { AppError } from '../errors/app-error';
+import { AppError, type ErrorDetailsByCode } from '../errors/app-error';
 import { MAX_PAGE_SIZE } from '../modules/event/event.service';
+import { toGraphQLError } from './graphql-errors';
 import type { RequestContext } from './request-context';
 
 export interface QueryLimits {
@@ -27,9 +28,8 @@ function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
   return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
 }
 
-function tooComplex(message: string, details: Record<string, unknown>): GraphQLError {
-  const error = new AppError('QUERY_TOO_COMPLEX', message, details);
-  return new GraphQLError(message, { originalError: error, extensions: { http: { status: 400 } } });
+function tooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): GraphQLError {
+  return toGraphQLError(AppError.queryTooComplex(message, details));
 }
 
 /**

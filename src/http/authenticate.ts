@@ -26,8 +26,7 @@ export function authenticate(authenticator: ApiKeyAuthenticator, failures?: Auth
     try {
       const header = req.headers.authorization;
       if ((header === undefined || header.trim() === '') && queryCarriesKey(req.query as Record<string, unknown>)) {
-        throw new AppError(
-          'UNAUTHORIZED',
+        throw AppError.unauthorized(
           'API keys are accepted only in the Authorization header ("Authorization: Bearer <API_KEY>"), never in the URL',
         );
       }

@@ -28,8 +28,8 @@ export const ipAllowlist: RequestHandler = (req, res, next) => {
     return;
   }
   if (!allowlistOf(organization).allows(req.ip)) {
-    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip ?? null;
-    throw new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip;
+    throw AppError.ipNotAllowed(ip);
   }
   next();
 };

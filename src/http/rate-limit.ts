@@ -12,8 +12,7 @@ export function rateLimit(limiter: OrganizationRateLimiter): RequestHandler {
     res.setHeader('RateLimit-Remaining', String(state.remaining));
     res.setHeader('RateLimit-Reset', String(state.resetSeconds));
     if (!state.allowed) {
-      throw new AppError(
-        'RATE_LIMITED',
+      throw AppError.rateLimited(
         `Rate limit of ${state.limit} requests a minute exceeded for this organization; retry in ${state.resetSeconds} s`,
         { retryAfterSeconds: state.resetSeconds, limit: state.limit },
       );

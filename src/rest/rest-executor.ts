@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { AppError } from '../errors/app-error';
+import { AppError, isServerFailure } from '../errors/app-error';
 import { assertValidVariables } from '../graphql/coerce-variables';
 import { appErrorOf, originalErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
@@ -119,7 +119,7 @@ export async function runRoute(
     // A REST operation has one root field, so its first error is the answer.
     const [error] = result.errors;
     const appError = appErrorOf(error, context.requestId);
-    if (appError.code === 'INTERNAL_ERROR' || appError.code === 'SERVICE_UNAVAILABLE') {
+    if (isServerFailure(appError.code)) {
       // As it is, so the error handler logs it once, with its stack and the request id, and maps it.
       throw originalErrorOf(error);
     }

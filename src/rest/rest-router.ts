@@ -51,7 +51,7 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
     router.all(path, (req, res) => {
       res.locals.route = path;
       res.setHeader('Allow', allow);
-      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, { allowed: allow.split(', ') });
+      throw AppError.methodNotAllowed(req.method, allow.split(', '));
     });
   }
   return router;
