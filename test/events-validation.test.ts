@@ -202,10 +202,10 @@ describe('REST-only body and query handling', () => {
   });
 
   test('unknown fields are ignored and the response shows what was stored', async () => {
-    const input = eventInput({ id: 'evt_mine', registrationCount: 99, organizationId: 'org_other', venueAddress: 'x', color: 'red' });
+    const input = eventInput({ id: 'evt_mine', registrationCount: 99, organizationId: 'org_other', color: 'red' });
     const created = await eventApi(app.client, key, 'rest').create(input);
     expect(created.status).toBe(201);
-    expect(created.data).toMatchObject({ registrationCount: 0, organizationId, venueAddress: null });
+    expect(created.data).toMatchObject({ registrationCount: 0, organizationId, status: 'DRAFT' });
     expect(created.data.id).not.toBe('evt_mine');
     expect(created.data).not.toHaveProperty('color');
     const updated = await eventApi(app.client, key, 'rest').update(input.slug as string, { title: 'New', ticketTypes: [], id: 'x' });

@@ -3,7 +3,7 @@ import { type GraphQLError, Kind, validate, type OperationDefinitionNode } from 
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { AppError, type ErrorDetailsByCode } from '../errors/app-error';
-import { MAX_PAGE_SIZE } from '../modules/event/event.service';
+import { MAX_LIMIT } from '../validation/arguments';
 import { toGraphQLError } from './graphql-errors';
 import type { RequestContext } from './request-context';
 
@@ -21,7 +21,7 @@ export interface QueryLimits {
  * is costed as the maximum, not reported as a complexity problem.
  */
 const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) =>
-  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : undefined;
+  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_LIMIT) : undefined;
 
 /** Operations that only ask for the schema (Sandbox, codegen) are not limited: they read no data. */
 function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
