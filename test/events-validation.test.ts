@@ -11,8 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const HOUR = 3600 * 1000;
-const future = (days: number) => new Date(Date.now() + days * 24 * HOUR).toISOString();
 
 const INVALID_CREATES: Array<[string, Record<string, unknown>, string[]]> = [
   ['blank title', { title: '   ' }, ['title']],

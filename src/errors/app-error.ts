@@ -42,86 +42,91 @@ export type ErrorCode = keyof ErrorDetailsByCode;
 
 export type ErrorDetails = Record<string, unknown>;
 
+/** A code with its message and the details that code carries (optional only where a code may have none). */
+export type AppErrorArguments = {
+  [C in ErrorCode]: undefined extends ErrorDetailsByCode[C]
+    ? [code: C, message: string, details?: ErrorDetailsByCode[C]]
+    : [code: C, message: string, details: ErrorDetailsByCode[C]];
+}[ErrorCode];
+
 /** A domain error. Prefer the named constructors below: one per code, with that code's details. */
-export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+export class AppError extends Error {
+  readonly code: ErrorCode;
   readonly details?: ErrorDetails;
 
-  constructor(
-    readonly code: C,
-    message: string,
-    details?: ErrorDetailsByCode[C],
-  ) {
+  constructor(...[code, message, details]: AppErrorArguments) {
     super(message);
     this.name = 'AppError';
-    if (details !== undefined) this.details = details as ErrorDetails;
+    this.code = code;
+    if (details !== undefined) this.details = details;
   }
 
   // Authentication and access (D2, D9, D10, D11)
-  static unauthorized(message = 'Missing API key: send it in the Authorization header as "Bearer <API_KEY>"'): AppError<'UNAUTHORIZED'> {
+  static unauthorized(message = 'Missing API key: send it in the Authorization header as "Bearer <API_KEY>"'): AppError {
     return new AppError('UNAUTHORIZED', message);
   }
 
-  static invalidApiKey(): AppError<'INVALID_API_KEY'> {
+  static invalidApiKey(): AppError {
     return new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
   }
 
-  static apiKeyExpired(): AppError<'API_KEY_EXPIRED'> {
+  static apiKeyExpired(): AppError {
     return new AppError('API_KEY_EXPIRED', 'The API key has expired; create a new one');
   }
 
-  static forbidden(requiredPermission: string, currentPermissions: readonly string[]): AppError<'FORBIDDEN'> {
+  static forbidden(requiredPermission: string, currentPermissions: readonly string[]): AppError {
     return new AppError('FORBIDDEN', `This API key lacks the "${requiredPermission}" permission`, {
       requiredPermission,
       currentPermissions: [...currentPermissions],
     });
   }
 
-  static ipNotAllowed(ip: string | undefined): AppError<'IP_NOT_ALLOWED'> {
+  static ipNotAllowed(ip: string | undefined): AppError {
     return new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
   }
 
-  static httpsRequired(): AppError<'HTTPS_REQUIRED'> {
+  static httpsRequired(): AppError {
     return new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
   }
 
   // Missing things (D1: another organization's row answers exactly like a missing one)
-  static eventNotFound(slug: string): AppError<'EVENT_NOT_FOUND'> {
+  static eventNotFound(slug: string): AppError {
     return new AppError('EVENT_NOT_FOUND', `No event with slug "${slug}"`, { slug });
   }
 
-  static bookingNotFound(id: string): AppError<'BOOKING_NOT_FOUND'> {
+  static bookingNotFound(id: string): AppError {
     return new AppError('BOOKING_NOT_FOUND', `No booking with id "${id}"`, { id });
   }
 
-  static ticketTypeNotFound(id: string): AppError<'TICKET_TYPE_NOT_FOUND'> {
+  static ticketTypeNotFound(id: string): AppError {
     return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
   }
 
   /** An admin-side lookup (organization, key) or a route that does not exist. */
-  static notFound(message: string, id?: string): AppError<'NOT_FOUND'> {
+  static notFound(message: string, id?: string): AppError {
     return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
   }
 
-  static methodNotAllowed(method: string, allowed: readonly string[]): AppError<'METHOD_NOT_ALLOWED'> {
+  static methodNotAllowed(method: string, allowed: readonly string[]): AppError {
     return new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
   }
 
   // Bad input (D4)
-  static validation(errors: FieldError[]): AppError<'VALIDATION_ERROR'> {
+  static validation(errors: FieldError[]): AppError {
     const summary = errors.map((error) => `${error.field}: ${error.message}`).join('; ');
     return new AppError('VALIDATION_ERROR', `Validation failed: ${summary}`, { errors });
   }
 
-  static queryTooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): AppError<'QUERY_TOO_COMPLEX'> {
+  static queryTooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): AppError {
     return new AppError('QUERY_TOO_COMPLEX', message, details);
   }
 
-  static payloadTooLarge(limitBytes: number): AppError<'PAYLOAD_TOO_LARGE'> {
+  static payloadTooLarge(limitBytes: number): AppError {
     return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes`, { limitBytes });
   }
 
   // State rules (D3, D6, D7): raised by the module policies
-  static eventAlreadyPublished(status: string, immutableFields: string[]): AppError<'EVENT_ALREADY_PUBLISHED'> {
+  static eventAlreadyPublished(status: string, immutableFields: string[]): AppError {
     return new AppError(
       'EVENT_ALREADY_PUBLISHED',
       `The event is ${status.toLowerCase()}: ${immutableFields.join(' and ')} can no longer change`,
@@ -129,7 +134,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     );
   }
 
-  static eventHasBookings(bookingCount: number): AppError<'EVENT_HAS_BOOKINGS'> {
+  static eventHasBookings(bookingCount: number): AppError {
     return new AppError(
       'EVENT_HAS_BOOKINGS',
       `The event has ${bookingCount} confirmed booking${bookingCount === 1 ? '' : 's'}; cancel the event instead, or cancel the bookings first`,
@@ -137,11 +142,11 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     );
   }
 
-  static eventNotPublished(slug: string, status: string): AppError<'EVENT_NOT_PUBLISHED'> {
+  static eventNotPublished(slug: string, status: string): AppError {
     return new AppError('EVENT_NOT_PUBLISHED', `Only a PUBLISHED event can be booked; this one is ${status}`, { slug, status });
   }
 
-  static soldOut(details: ErrorDetailsByCode['SOLD_OUT']): AppError<'SOLD_OUT'> {
+  static soldOut(details: ErrorDetailsByCode['SOLD_OUT']): AppError {
     const what = details.limitedBy === 'capacity' ? "the event's capacity" : 'this ticket type';
     const message =
       details.available === 0
@@ -150,14 +155,14 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
     return new AppError('SOLD_OUT', message, details);
   }
 
-  static bookingAlreadyCancelled(id: string, cancelledAt: Date | null): AppError<'BOOKING_ALREADY_CANCELLED'> {
+  static bookingAlreadyCancelled(id: string, cancelledAt: Date | null): AppError {
     return new AppError('BOOKING_ALREADY_CANCELLED', 'This booking is already cancelled', {
       id,
       cancelledAt: cancelledAt?.toISOString() ?? null,
     });
   }
 
-  static ticketTypeHasSales(id: string, sold: number): AppError<'TICKET_TYPE_HAS_SALES'> {
+  static ticketTypeHasSales(id: string, sold: number): AppError {
     return new AppError(
       'TICKET_TYPE_HAS_SALES',
       `${sold} ticket${sold === 1 ? ' is' : 's are'} sold of this type; cancel those bookings first, or set its quantity to the number sold to stop sales`,
@@ -166,7 +171,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   }
 
   // Limits (D12)
-  static rateLimited(message: string, details: ErrorDetailsByCode['RATE_LIMITED']): AppError<'RATE_LIMITED'> {
+  static rateLimited(message: string, details: ErrorDetailsByCode['RATE_LIMITED']): AppError {
     return new AppError('RATE_LIMITED', message, details);
   }
 
@@ -174,11 +179,11 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   static serviceUnavailable(
     message = 'The service is temporarily unavailable; try again shortly',
     details: ErrorDetailsByCode['SERVICE_UNAVAILABLE'] = {},
-  ): AppError<'SERVICE_UNAVAILABLE'> {
+  ): AppError {
     return new AppError('SERVICE_UNAVAILABLE', message, details);
   }
 
-  static internal(requestId: string): AppError<'INTERNAL_ERROR'> {
+  static internal(requestId: string): AppError {
     return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
   }
 }

@@ -14,7 +14,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { AppError, isServerFailure } from '../errors/app-error';
-import { assertValidVariables } from '../graphql/coerce-variables';
+import { assertValidArguments } from '../graphql/check-arguments';
 import { appErrorOf, originalErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../graphql/requires-permission';
@@ -107,7 +107,7 @@ export async function runRoute(
 ): Promise<unknown> {
   assertOperationAllowed(context.auth, route.permissions);
   const variableValues = variablesOf(route, request);
-  assertValidVariables(schema, route.operationNode, variableValues);
+  assertValidArguments(schema, route.document, route.operationNode, variableValues);
   const result = await execute({
     schema,
     document: route.document,

@@ -28,7 +28,7 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
       const result = await runRoute(
         schema,
         route,
-        { params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: req.body },
+        { params: req.params as Record<string, string>, query: req.query, body: req.body },
         contextFor(res),
       );
       if (route.status === 204) {
