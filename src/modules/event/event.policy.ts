@@ -21,7 +21,7 @@ export function statusChangeErrors(from: EventStatus, to: EventStatus): FieldErr
     return [{ field: 'status', message: `status must be one of ${SETTABLE_STATUSES.join(', ')}` }];
   }
   if (!isAllowedTransition(from, to)) {
-    return [{ field: 'status', message: `an event cannot move from ${from} to ${to}` }];
+    return [{ field: 'status', message: `status cannot move from ${from} to ${to}` }];
   }
   return [];
 }
@@ -73,7 +73,7 @@ export function capacityErrors(capacity: number | null | undefined, registration
 
 /** D1: a slug is unique within the organization. */
 export function duplicateSlugError(slug: string): FieldError {
-  return { field: 'slug', message: `an event with slug "${slug}" already exists` };
+  return { field: 'slug', message: `slug "${slug}" is already used by another event of this organization` };
 }
 
 /** D3: an event with confirmed bookings cannot be deleted (cancel it instead). */

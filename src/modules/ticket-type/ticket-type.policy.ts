@@ -6,7 +6,7 @@ import { AppError, type FieldError } from '../../errors/app-error';
 export const MAX_TICKET_TYPES = 50;
 
 export function ticketTypeCountErrors(existing: number): FieldError[] {
-  return existing >= MAX_TICKET_TYPES ? [{ field: 'eventSlug', message: `an event has at most ${MAX_TICKET_TYPES} ticket types` }] : [];
+  return existing >= MAX_TICKET_TYPES ? [{ field: 'eventSlug', message: `eventSlug names an event that already has the most ticket types allowed, ${MAX_TICKET_TYPES}` }] : [];
 }
 
 /** quantity never goes below the number already sold. */
