@@ -128,7 +128,14 @@ function fieldRuleErrors(coerced: unknown, type: GraphQLInputType, typeErrorFiel
  * argument rules. The argument rules of a nested field (Event.bookings) are its resolver's: that one
  * field fails, with the rest of the answer kept.
  */
-function argumentErrors(schema: GraphQLSchema, name: string, type: GraphQLInputType, value: unknown, isRoot: boolean): FieldError[] {
+function argumentErrors(
+  schema: GraphQLSchema,
+  name: string,
+  type: GraphQLInputType,
+  value: unknown,
+  isRoot: boolean,
+  deferred: Array<() => FieldError[]>,
+): FieldError[] {
   const isObject = isInputObjectType(getNamedType(type));
   const base: Path = isObject ? [] : [name];
   const errors: FieldError[] = [];
@@ -147,6 +154,8 @@ function argumentErrors(schema: GraphQLSchema, name: string, type: GraphQLInputT
     else errors.push({ field: formatPath(full) || name, message: `${subjectOf(full, name)} ${describe(error, schema)}` });
   });
   if (isObject && errors.length > 0) errors.push(...fieldRuleErrors(coerced, type, errors.map((error) => error.field)));
+  // A well-typed input's rules run in its command; when another argument fails here, they join this answer.
+  else if (isObject) deferred.push(() => fieldRuleErrors(coerced, type, []));
   if (isRoot && !isObject && errors.length === 0) errors.push(...argumentRuleErrors(name, coerced));
   return errors;
 }
@@ -163,6 +172,7 @@ export function assertValidArguments(
   variables: Readonly<Record<string, unknown>>,
 ): void {
   const errors: FieldError[] = [];
+  const deferred: Array<() => FieldError[]> = [];
   const declared = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
   for (const [name, definition] of declared) {
     const type = typeFromAST(schema, definition.type);
@@ -185,11 +195,12 @@ export function assertValidArguments(
           // Variables of another operation in the same document are not this request's: leave them out.
           if (node.value.kind === Kind.VARIABLE && !declared.has(node.value.name.value)) return;
           const value = valueFromASTUntyped(node.value, variables);
-          errors.push(...argumentErrors(schema, node.name.value, argument.type, value, rootTypes.has(typeInfo.getParentType())));
+          errors.push(...argumentErrors(schema, node.name.value, argument.type, value, rootTypes.has(typeInfo.getParentType()), deferred));
         },
       }),
     );
   }
+  if (errors.length > 0) for (const rules of deferred) errors.push(...rules());
   const unique = [...new Map(errors.map((error) => [`${error.field}\u0000${error.message}`, error])).values()];
   if (unique.length > 0) throw AppError.validation(unique);
 }
