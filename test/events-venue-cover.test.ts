@@ -60,3 +60,12 @@ describe.each(DOORS)('venueAddress and coverImage through %s', (door) => {
     expectValidationError(await api.update(valid.slug as string, fields), door, failing);
   });
 });
+
+test('the OpenAPI document offers both fields on create and update, with their limits (D16)', async () => {
+  const response = await app.client.request('GET', '/v1/openapi.json');
+  const schemas = response.body.components.schemas;
+  for (const input of ['CreateEventInput', 'UpdateEventInput']) {
+    expect(schemas[input].properties.venueAddress.description).toMatch(/500 characters/);
+    expect(schemas[input].properties.coverImage.description).toMatch(/absolute https URL.*at most 2,048 characters/);
+  }
+});
