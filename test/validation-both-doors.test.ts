@@ -63,3 +63,13 @@ test('inline: a type error comes with the field rules of the other fields', asyn
     { field: 'title', message: 'title must not be blank' },
   ]);
 });
+
+test('a price in exponent form is a number like any other: 1e-7 has seven decimal places (400), 1e2 is 100', async () => {
+  const bad = await app.client.rest('POST', '/v1/events', key, eventInput({ ticketTypes: [{ name: 'A', price: 1e-7, currency: 'EUR', quantity: 1 }] }));
+  expect(bad.status).toBe(400);
+  expect(bad.body.error.details.errors).toEqual([{ field: 'ticketTypes[0].price', message: 'price must be a number with at most two decimal places' }]);
+  const raw = JSON.stringify(eventInput({ ticketTypes: [{ name: 'A', price: 0, currency: 'EUR', quantity: 1 }] })).replace('"price":0', '"price":1e2');
+  const good = await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, raw });
+  expect(good.status).toBe(201);
+  expect(good.body.ticketTypes[0].price).toBe(100);
+});

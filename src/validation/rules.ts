@@ -104,3 +104,24 @@ export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/**
+ * A finite number with at most `places` decimal places, in any notation JSON allows (`1e-7` has seven).
+ * class-validator's IsNumber({ maxDecimalPlaces }) reads the places from the decimal string and throws
+ * on exponent forms, which turned `1e-7` into a 500.
+ */
+export function IsDecimal(places: number, options?: ValidationOptions): PropertyDecorator {
+  const scale = 10 ** places;
+  return ValidateBy(
+    {
+      name: 'isDecimal',
+      constraints: [places],
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'number' && Number.isFinite(value) && Math.abs(Math.round(value * scale) - value * scale) < 1e-6,
+        defaultMessage: () => `$property must be a number with at most ${places} decimal places`,
+      },
+    },
+    options,
+  );
+}

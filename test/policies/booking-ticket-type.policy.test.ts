@@ -1,6 +1,8 @@
 import { AppError } from '../../src/errors/app-error';
 import { BookingStatus } from '../../src/modules/booking/booking.entity';
 import { assertAvailable, assertCancellable } from '../../src/modules/booking/booking.policy';
+import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
+import { validateInput } from '../../src/validation/validate-input';
 import { assertRemovable, MAX_TICKET_TYPES, quantityErrors, ticketTypeCountErrors } from '../../src/modules/ticket-type/ticket-type.policy';
 
 // Pure rules (docs/decisions.md D6, D7): no database, no HTTP.
@@ -65,5 +67,18 @@ describe('ticket types (D6)', () => {
   test(`at most ${MAX_TICKET_TYPES} per event`, () => {
     expect(ticketTypeCountErrors(MAX_TICKET_TYPES - 1)).toEqual([]);
     expect(ticketTypeCountErrors(MAX_TICKET_TYPES).map((e) => e.field)).toEqual(['eventSlug']);
+  });
+});
+
+describe('ticket type input (D6): prices in any JSON notation', () => {
+  const priceErrors = (price: number) =>
+    validateInput(Object.assign(new TicketTypeInput(), { name: 'A', price, currency: 'EUR', quantity: 1 })).map((error) => error.field);
+
+  test.each([0, 19.99, 49, 1e2, 0.1 + 0.2, 9_999_999.99])('%p is accepted', (price) => {
+    expect(priceErrors(price)).toEqual([]);
+  });
+
+  test.each([1e-7, 1.5e-7, 12.345, -1, 1e21])('%p is 400 on price, never a crash', (price) => {
+    expect(priceErrors(price)).toContain('price');
   });
 });
