@@ -5,9 +5,8 @@ import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
-import type { Config } from './config';
+import type { Config, DashboardSettings } from './config';
 import { createDashboardRouter } from './dashboard/dashboard-router';
-import type { DashboardSettings } from './dashboard/dashboard-settings';
 import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
 import type { UsageRecorder } from './dashboard/usage-recorder';
 import type { RequestContext } from './graphql/request-context';
@@ -19,6 +18,7 @@ import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
 import { healthz, readyz } from './observability/health';
@@ -53,10 +53,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId as string,
-    auth: res.locals.auth,
+    requestId: res.locals.requestId,
+    auth: authOf(res),
     em: orm.em.fork(),
-    logger: res.locals.logger as Logger,
+    logger: res.locals.logger,
     operation: (res.locals.operation ??= {}),
   });
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.

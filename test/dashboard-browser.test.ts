@@ -60,7 +60,7 @@ async function capture(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
     await expectAccessible(page, `${name} at ${width} px`);
     // Nothing is wider than the screen except the tables, which scroll inside their own region.
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect({ page: name, width, overflow }).toEqual({ page: name, width, overflow: 0 });
   }
   await page.setViewportSize({ width: 1280, height: 900 });

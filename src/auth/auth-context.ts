@@ -30,9 +30,11 @@ export interface AuthContext {
 /** Deny unless the key holds `permission`: 403 FORBIDDEN with what was needed and what it has. */
 export function requirePermission(auth: AuthContext, permission: Permission): void {
   if (auth.permissions.includes(permission)) return;
-  const who = auth.session ? 'This dashboard session' : 'This API key';
-  throw new AppError('FORBIDDEN', `${who} lacks the "${permission}" permission`, {
-    requiredPermission: permission,
-    currentPermissions: [...auth.permissions],
-  });
+  if (auth.session) {
+    throw new AppError('FORBIDDEN', `This dashboard session lacks the "${permission}" permission`, {
+      requiredPermission: permission,
+      currentPermissions: [...auth.permissions],
+    });
+  }
+  throw AppError.forbidden(permission, auth.permissions);
 }

@@ -1,4 +1,4 @@
-import { loadDashboardSettings } from '../dashboard/dashboard-settings';
+import { loadDashboardSettings } from '../config';
 import { InvitationService } from '../dashboard/invitation.service';
 import { memberView } from '../modules/member/member.service';
 import { type Command, parser } from './command';

@@ -21,7 +21,7 @@ export function clearedSessionCookie(): string {
   return `${SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0`;
 }
 
-const crossSite = (why: string) => new AppError('FORBIDDEN', `Cross-site request refused: ${why}`, { reason: why });
+const crossSite = (why: string) => AppError.crossSite(why);
 
 /**
  * Refuses a request that a page of another origin could have made: a browser's Sec-Fetch-Site or

@@ -8,7 +8,7 @@ import { MemberEntity } from '../modules/member/member.entity';
 import { OrganizationEntity } from '../modules/organization/organization.entity';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { assertSameOrigin, clearedSessionCookie, sessionCookie, sessionCookieOf } from './cross-site';
-import type { DashboardSettings } from './dashboard-settings';
+import type { DashboardSettings } from '../config';
 import { InvitationService } from './invitation.service';
 import { SessionService } from './session.service';
 import { SignInService } from './sign-in.service';

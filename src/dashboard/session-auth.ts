@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { assertSameOrigin, sessionCookieOf } from './cross-site';
-import type { DashboardSettings } from './dashboard-settings';
+import type { DashboardSettings } from '../config';
 import { SessionService } from './session.service';
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext, OrganizationSnapshot } from '../auth/auth-context';
 import { permissionsOfRole } from '../auth/permissions';
-import type { DashboardSettings } from './dashboard-settings';
+import type { DashboardSettings } from '../config';
 import { hashSecretToken, newSecretToken, SECRET_TOKEN_PATTERN } from './secret-token';
 
 export interface DashboardSession {

@@ -45,7 +45,7 @@ export class UsageRecorder {
 
   /** Counts every finished request made with a key (dashboard sessions are not key usage). */
   readonly middleware: RequestHandler = (_req, res, next) => {
-    const auth = res.locals.auth as AuthContext | undefined;
+    const auth: AuthContext | undefined = res.locals.auth;
     if (auth !== undefined && auth.apiKeyId !== '') {
       res.once('finish', () => this.record(auth.organization.id, auth.apiKeyId, res.statusCode === 429));
     }

@@ -35,8 +35,5 @@ export function requireSession(auth: AuthContext, role: SessionRole): void {
   const message = auth.session
     ? 'Only an organization admin can do this'
     : 'Only a signed-in dashboard member can use this field; API keys never can';
-  throw new AppError('FORBIDDEN', message, {
-    requiredSession: role,
-    currentPermissions: [...auth.permissions],
-  });
+  throw AppError.sessionRequired(role, auth.permissions, message);
 }

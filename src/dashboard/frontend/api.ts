@@ -12,7 +12,7 @@ const graphql = new GraphQLClient(`${location.origin}/graphql`, { credentials: '
 
 /** One GraphQL operation of ours, with the session's anti-forgery header. */
 export function request<Result, Variables extends object>(document: string, variables?: Variables): Promise<Result> {
-  return graphql.request<Result>({ document, variables: variables as Record<string, unknown>, requestHeaders: { 'x-csrf-token': csrfToken } });
+  return graphql.request<Result>({ document, variables, requestHeaders: { 'x-csrf-token': csrfToken } });
 }
 
 /** The message to show for a failed call: the API's own message (never swallowed). */

@@ -82,3 +82,9 @@ export function secretPanel(label: string, secret: string, warning: string, copy
   }, copyLabel);
   return h('section', { class: 'secret-panel', 'aria-label': label }, h('p', { class: 'warning' }, h('strong', {}, 'Copy it now. '), warning), h('label', { for: inputId }, label), h('div', { class: 'secret-row' }, input, copy, copied));
 }
+
+/** A form field's text ('' when absent). */
+export function field(data: FormData, name: string): string {
+  const value = data.get(name);
+  return typeof value === 'string' ? value : '';
+}

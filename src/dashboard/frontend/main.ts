@@ -1,5 +1,5 @@
 import { acceptInvitation, currentSession, messageOf, signIn, signOut, type SessionInfo } from './api';
-import { append, h } from './dom';
+import { append, field, h } from './dom';
 import type { Page, PageContext } from './page';
 import { PAGES } from './pages';
 
@@ -37,7 +37,7 @@ function signInPage(): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    signIn(String(data.get('email')), String(data.get('password'))).then(
+    signIn(field(data, 'email'), field(data, 'password')).then(
       () => {
         location.hash = '#/keys';
         void route();
@@ -64,11 +64,11 @@ function invitePage(token: string): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    if (data.get('password') !== data.get('repeat')) {
+    if (field(data, 'password') !== field(data, 'repeat')) {
       showError(new Error('The two passwords differ'));
       return;
     }
-    acceptInvitation(token, String(data.get('password'))).then(() => {
+    acceptInvitation(token, field(data, 'password')).then(() => {
       // The token leaves the address bar and the history entry.
       history.replaceState(null, '', '/dashboard/#/sign-in');
       signInPage();

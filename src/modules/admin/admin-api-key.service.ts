@@ -21,7 +21,7 @@ export class AdminApiKeyService {
   }
 
   async create(input: CreateApiKeyInput, creatorId: string): Promise<{ apiKey: ApiKeyView; key: string }> {
-    const environment = Object.values(KeyEnvironment).find((value) => value === input.environment);
+    const environment = Object.values(KeyEnvironment).find((value) => String(value) === input.environment);
     if (environment === undefined) throw AppError.validation([{ field: 'environment', message: 'environment must be live or test' }]);
     const { entity, key } = await new ApiKeyService(this.em).create({
       organizationId: this.organizationId,

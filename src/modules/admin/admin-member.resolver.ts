@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { InvitationService } from '../../dashboard/invitation.service';
-import { loadDashboardSettings } from '../../dashboard/dashboard-settings';
+import { loadDashboardSettings } from '../../config';
 import type { RequestContext } from '../../graphql/request-context';
 import { RequiresSession } from '../../graphql/requires-session';
 import { MemberEntity, MemberRole } from '../member/member.entity';

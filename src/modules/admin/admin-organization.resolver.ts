@@ -39,7 +39,7 @@ export class AdminOrganizationResolver {
     @Arg('input', () => UpdateOrganizationSettingsInput) input: UpdateOrganizationSettingsInput,
   ): Promise<OrganizationView> {
     const mode = input.restrictionMode ?? undefined;
-    const restrictionMode = mode === undefined ? undefined : Object.values(RestrictionMode).find((value) => value === mode);
+    const restrictionMode = mode === undefined ? undefined : Object.values(RestrictionMode).find((value) => String(value) === mode);
     if (mode !== undefined && restrictionMode === undefined) {
       throw AppError.validation([{ field: 'restrictionMode', message: 'restrictionMode must be STRICT or OFF' }]);
     }

@@ -1,5 +1,5 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
 import {
   ApiKeysDocument,
   CreateApiKeyDocument,
@@ -46,11 +46,11 @@ function createForm(context: PageContext, onCreated: (key: string) => void): HTM
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    const expires = String(data.get('expiresAt') ?? '');
+    const expires = field(data, 'expiresAt');
     const variables: CreateApiKeyMutationVariables = {
       input: {
-        name: String(data.get('name') ?? ''),
-        environment: String(data.get('environment') ?? 'live'),
+        name: field(data, 'name'),
+        environment: field(data, 'environment') || 'live',
         permissions: data.getAll('permissions').map(String),
         expiresAt: expires === '' ? null : new Date(expires).toISOString(),
       },

@@ -1,5 +1,5 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
 import {
   ChangeMemberRoleDocument,
   InviteMemberDocument,
@@ -41,7 +41,7 @@ function inviteForm(context: PageContext): HTMLFormElement {
     event.preventDefault();
     const data = new FormData(form);
     const variables: InviteMemberMutationVariables = {
-      input: { email: String(data.get('email')), name: String(data.get('name')), role: String(data.get('role')) as MemberRole },
+      input: { email: field(data, 'email'), name: field(data, 'name'), role: field(data, 'role') as MemberRole },
     };
     request<InviteMemberMutation, InviteMemberMutationVariables>(InviteMemberDocument, variables).then(
       ({ inviteMember }) => {
@@ -101,11 +101,7 @@ function memberRow(context: PageContext, member: MemberFieldsFragment): HTMLTabl
         (error: unknown) => context.showError(error),
       ),
   }, 'New link');
-  const remove = h('button', {
-    type: 'button',
-    class: 'danger',
-    'aria-label': `Remove ${member.name}`,
-    onclick: async () => {
+  const confirmRemoval = async () => {
       const confirmed = await confirmDialog(
         `Remove ${member.name}?`,
         'Their sessions end and every key they created stops working within a second.',
@@ -119,8 +115,8 @@ function memberRow(context: PageContext, member: MemberFieldsFragment): HTMLTabl
         },
         (error: unknown) => context.showError(error),
       );
-    },
-  }, 'Remove');
+  };
+  const remove = h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${member.name}`, onclick: () => void confirmRemoval() }, 'Remove');
   return h('tr', {}, ...cells, h('td', {}, role), h('td', {}, formatDate(member.createdAt)), h('td', { class: 'row-actions' }, reinvite, remove));
 }
 

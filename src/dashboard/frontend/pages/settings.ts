@@ -1,5 +1,5 @@
 import { request } from '../api';
-import { h } from '../dom';
+import { field, h } from '../dom';
 import {
   UpdateOrganizationSettingsDocument,
   ViewerDocument,
@@ -79,13 +79,13 @@ export const settingsPage: Page = {
       const data = new FormData(form);
       const variables: UpdateOrganizationSettingsMutationVariables = {
         input: {
-          timezone: String(data.get('timezone')),
+          timezone: field(data, 'timezone'),
           allowedIPs: enterprise
-            ? String(data.get('allowedIPs') ?? '')
+            ? field(data, 'allowedIPs')
                 .split(/[\s,]+/)
                 .filter(Boolean)
             : null,
-          restrictionMode: enterprise ? String(data.get('restrictionMode')) : null,
+          restrictionMode: enterprise ? field(data, 'restrictionMode') : null,
         },
       };
       request<UpdateOrganizationSettingsMutation, UpdateOrganizationSettingsMutationVariables>(UpdateOrganizationSettingsDocument, variables).then(
