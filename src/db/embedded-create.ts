@@ -1,7 +1,8 @@
+import 'reflect-metadata';
 import { createEmbeddedDatabase } from './embedded-postgres';
 
 /**
- * `node dist/db/embedded-create.js DIR`: creates an embedded database in DIR and exits. Run by
+ * `node dist/db/embedded-create.js DIR`: creates an embedded database in DIR, migrates it and exits. Run by
  * startEmbeddedPostgres for a new data directory, so that initdb's memory leaves with this process.
  */
 createEmbeddedDatabase(process.argv[2] ?? '').then(

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type * as DatabaseModule from './database';
 
 /**
  * PostgreSQL compiled to WebAssembly (PGlite), served on a loopback TCP port so MikroORM's pg driver
@@ -40,8 +41,8 @@ export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'share
 /**
  * Creating a database (initdb) runs a second WebAssembly PostgreSQL next to the first and leaves the
  * process ~800 MB resident for good (V8 keeps the freed WebAssembly memory mapped). So a new data
- * directory is created by a short-lived child process, whose memory goes with it; the server only
- * ever opens an existing one.
+ * directory is created and migrated by a short-lived child process, whose memory goes with it; the
+ * server only ever opens an existing, migrated one.
  */
 async function createInChildProcess(dataDir: string): Promise<void> {
   const script = path.join(__dirname, 'embedded-create.js');
@@ -56,20 +57,8 @@ async function createInChildProcess(dataDir: string): Promise<void> {
   });
 }
 
-/** Creates the database files in `dataDir` (in this process) and closes them. */
-export async function createEmbeddedDatabase(dataDir: string): Promise<void> {
-  mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir, { startParams: EMBEDDED_START_PARAMS });
-  await db.close();
-}
-
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
-  if (options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
-    // The compiled child script exists only in dist/ (this module never runs under jest).
-    if (!existsSync(path.join(options.dataDir, 'PG_VERSION')) && !__filename.endsWith('.ts')) await createInChildProcess(options.dataDir);
-  }
-  const db = await PGlite.create(options.dataDir ?? 'memory://', { startParams: EMBEDDED_START_PARAMS });
+/** Serves an open PGlite on a loopback port. */
+async function serve(db: PGlite, options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const server = new PGLiteSocketServer({
     db,
     host: '127.0.0.1',
@@ -94,4 +83,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
         await db.close();
       })()),
   };
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    // The compiled child script exists only in dist/ (this module never runs under jest).
+    if (!existsSync(path.join(options.dataDir, 'PG_VERSION')) && !__filename.endsWith('.ts')) await createInChildProcess(options.dataDir);
+  }
+  return serve(await PGlite.create(options.dataDir ?? 'memory://', { startParams: EMBEDDED_START_PARAMS }), options);
+}
+
+/**
+ * Creates the database in `dataDir` in this process and applies the migrations (they too grow the
+ * WebAssembly memory for good), then closes it: what the child process of a first start runs.
+ */
+export async function createEmbeddedDatabase(dataDir: string): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const embedded = await serve(await PGlite.create(dataDir, { startParams: EMBEDDED_START_PARAMS }), {});
+  try {
+    const { openDatabase } = require('./database') as typeof DatabaseModule;
+    await (await openDatabase({ clientUrl: embedded.url, pool: embedded.pool })).close();
+  } finally {
+    await embedded.close();
+  }
 }
