@@ -34,7 +34,10 @@ export async function runCommand(config: Config, command: Command, options: Opti
     return runThroughServer({ adminPort: claim.holder.adminPort, token: claim.holder.token ?? '' }, command.name, options, positionals);
   }
   try {
-    const embedded = await embeddedPostgres().startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pgdata') });
+    const starting = embeddedPostgres().startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pgdata') });
+    // Load the ORM while PGlite compiles its WebAssembly (on V8's background threads).
+    database();
+    const embedded = await starting;
     try {
       return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, command, options, positionals);
     } finally {
