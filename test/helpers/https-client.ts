@@ -57,6 +57,21 @@ export class HttpsClient {
     return this.request<T>(method, path, { headers: key ? { authorization: `Bearer ${key}` } : {}, json });
   }
 
+  /** A `fetch` over this client (for graphql-request and other fetch-based clients); `seen` gets each raw response. */
+  fetchFor(seen: (response: HttpResponse) => void = () => undefined): typeof globalThis.fetch {
+    return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      const raw = await this.request(init?.method ?? 'GET', url.pathname + url.search, { headers, raw: init?.body as string | undefined });
+      seen(raw);
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(raw.headers)) {
+        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+      }
+      return new Response(raw.text, { status: raw.status, headers: responseHeaders });
+    };
+  }
+
   /**
    * GraphQL call with a key, sent by graphql-request as a frontend sends it. graphql-request's fetch is
    * this client (it trusts the test server's certificate), which also keeps the raw HTTP response:
@@ -64,16 +79,7 @@ export class HttpsClient {
    */
   async graphql<T = any>(key: string | undefined, query: string, variables?: Record<string, unknown>): Promise<HttpResponse<T>> {
     let raw: HttpResponse<T> | undefined;
-    const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      const url = new URL(input instanceof Request ? input.url : String(input));
-      const headers = Object.fromEntries(new Headers(init?.headers).entries());
-      raw = await this.request<T>(init?.method ?? 'GET', url.pathname + url.search, { headers, raw: init?.body as string | undefined });
-      const responseHeaders = new Headers();
-      for (const [name, value] of Object.entries(raw.headers)) {
-        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
-      }
-      return new Response(raw.text, { status: raw.status, headers: responseHeaders });
-    };
+    const fetch = this.fetchFor((response) => (raw = response as HttpResponse<T>));
     const client = new GraphQLClient(new URL('/graphql', this.baseUrl).toString(), {
       fetch,
       headers: key ? { authorization: `Bearer ${key}` } : {},
