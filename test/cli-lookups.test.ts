@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { runCli, type CliResult } from './helpers/admin-cli';
+import { ApiKeyService } from '../src/modules/api-key/api-key.service';
+import { MemberService } from '../src/modules/member/member.service';
 import { databaseUrl, describeOnPostgres, withAdminClient } from './helpers/database';
+import { createApiKey, createOrganization } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // The admin CLI's lookups (org list/show, key show, member list/remove) and `db migrate`'s answer, as an
@@ -36,16 +39,15 @@ let keyId: string;
 let secret: string;
 const memberIds: string[] = [];
 
+// The data is made in-process (as the CLI's own services make it): only the lookups run the CLI.
 beforeAll(async () => {
-  organizationId = jsonOf(await admin('org', 'create', '--name', 'Lookup org', '--timezone', 'Europe/Paris')).id;
-  otherOrganizationId = jsonOf(await admin('org', 'create', '--name', 'Other lookup org')).id;
-  const created = jsonOf(await admin('key', 'create', '--org', organizationId, '--name', 'ci', '--permissions', 'events:read'));
-  keyId = created.id;
-  secret = created.key;
-  const revoked = jsonOf(await admin('key', 'create', '--org', organizationId, '--name', 'old', '--permissions', 'events:read'));
-  jsonOf(await admin('key', 'revoke', revoked.id));
+  organizationId = (await createOrganization(app.orm, { name: 'Lookup org', timezone: 'Europe/Paris' })).id;
+  otherOrganizationId = (await createOrganization(app.orm, { name: 'Other lookup org' })).id;
+  ({ id: keyId, key: secret } = await createApiKey(app.orm, organizationId, { name: 'ci', permissions: ['events:read'] }));
+  const revoked = await createApiKey(app.orm, organizationId, { name: 'old', permissions: ['events:read'] });
+  await new ApiKeyService(app.orm.em.fork()).revoke(revoked.id);
   for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
-    memberIds.push(jsonOf(await admin('member', 'add', '--org', organizationId, '--email', email, '--name', email.split('@')[0])).id);
+    memberIds.push((await new MemberService(app.orm.em.fork()).add({ organizationId, email, name: email.split('@')[0] })).id);
   }
 });
 
@@ -63,13 +65,9 @@ describe('org list / org show', () => {
   });
 
   test('org show: the organization with its member and usable-key counts', async () => {
-    expect(jsonOf(await admin('org', 'show', organizationId))).toMatchObject({
-      id: organizationId,
-      name: 'Lookup org',
-      members: 3,
-      activeKeys: 1,
-    });
-    expect(jsonOf(await admin('org', 'show', otherOrganizationId))).toMatchObject({ members: 0, activeKeys: 0 });
+    const [shown, other] = await Promise.all([admin('org', 'show', organizationId), admin('org', 'show', otherOrganizationId)]);
+    expect(jsonOf(shown)).toMatchObject({ id: organizationId, name: 'Lookup org', members: 3, activeKeys: 1 });
+    expect(jsonOf(other)).toMatchObject({ members: 0, activeKeys: 0 });
   });
 
   test('org show of an unknown id: NOT_FOUND on stderr, exit 1', async () => {
@@ -101,18 +99,27 @@ describe('key show', () => {
 
 describe('member list / member remove', () => {
   test('member list --org: newest first, paginated, with the total', async () => {
-    const all = jsonOf(await admin('member', 'list', '--org', organizationId));
+    // Independent processes: started side by side.
+    const [allRun, secondRun, otherRun] = await Promise.all([
+      admin('member', 'list', '--org', organizationId),
+      admin('member', 'list', '--org', organizationId, '--page', '2', '--limit', '2'),
+      admin('member', 'list', '--org', otherOrganizationId),
+    ]);
+    const all = jsonOf(allRun);
     expect(all).toMatchObject({ organizationId, total: 3, page: 1, limit: 20 });
     expect(all.members.map((member: { email: string }) => member.email)).toEqual(['cy@example.com', 'bob@example.com', 'ada@example.com']);
-    const second = jsonOf(await admin('member', 'list', '--org', organizationId, '--page', '2', '--limit', '2'));
+    const second = jsonOf(secondRun);
     expect(second).toMatchObject({ total: 3, page: 2, limit: 2 });
     expect(second.members.map((member: { email: string }) => member.email)).toEqual(['ada@example.com']);
-    expect(jsonOf(await admin('member', 'list', '--org', otherOrganizationId))).toMatchObject({ total: 0, members: [] });
+    expect(jsonOf(otherRun)).toMatchObject({ total: 0, members: [] });
   });
 
   test('member list: an unknown organization is NOT_FOUND; bad paging is a validation error naming every option', async () => {
-    expectNotFound(await admin('member', 'list', '--org', 'org_doesnotexist'), 'org_doesnotexist');
-    const bad = await admin('member', 'list', '--org', organizationId, '--limit', '500');
+    const [unknown, bad] = await Promise.all([
+      admin('member', 'list', '--org', 'org_doesnotexist'),
+      admin('member', 'list', '--org', organizationId, '--limit', '500'),
+    ]);
+    expectNotFound(unknown, 'org_doesnotexist');
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toMatch(/^error: VALIDATION_ERROR\n {2}limit: /);
