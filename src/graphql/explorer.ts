@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import express, { Router } from 'express';
+import { Router } from 'express';
 
 import type { ExplorerKind } from '../config';
 
