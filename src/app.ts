@@ -9,6 +9,7 @@ import type { Config, DashboardSettings } from './config';
 import { createDashboardRouter } from './dashboard/dashboard-router';
 import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
 import type { UsageRecorder } from './dashboard/usage-recorder';
+import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
 import type { RequestContext } from './graphql/request-context';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
@@ -91,6 +92,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(createRestRouter({ schema, routes, guards, contextFor }));
   app.use(createDashboardRouter(orm, dashboard));
 
+  // GraphiQL's scripts and styles, for the explorer page GET /graphql shows browsers.
+  if (config.graphqlExplorer === 'graphiql') app.use(EXPLORER_ASSETS_PATH, createExplorerAssetsRouter());
+
   const graphql = Router();
   graphql.use((req, res, next) => {
     res.locals.door = 'graphql';
@@ -100,7 +104,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
   const apolloHandler = expressMiddleware(apollo, { context: async ({ res }) => contextFor(res) });
-  // The Sandbox landing page is a static page for browsers; the queries it sends carry a key.
+  // The explorer page is a static page for browsers; the queries it sends carry a key.
   const isLandingPage: RequestHandler = (req, res, next) =>
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)
