@@ -1,7 +1,11 @@
 import { loadDashboardSettings } from '../config';
-import { InvitationService } from '../dashboard/invitation.service';
-import { memberView } from '../modules/member/member.service';
+import type * as InvitationModule from '../dashboard/invitation.service';
+import type * as MemberModule from '../modules/member/member.service';
 import { type Command, parser } from './command';
+
+// Required when the command runs, not when the command list is built (see Command).
+const invitations = () => require('../dashboard/invitation.service') as typeof InvitationModule;
+const members = () => require('../modules/member/member.service') as typeof MemberModule;
 
 export const MEMBER_INVITE_COMMAND: Command = {
   name: 'member invite',
@@ -11,7 +15,7 @@ export const MEMBER_INVITE_COMMAND: Command = {
   earlier ones stop working. Links start with PUBLIC_URL (default https://localhost:$PORT).`,
   parse: parser({}, 1),
   async run(em, _options, [memberId]) {
-    const invitation = await new InvitationService(em).invite(memberId, loadDashboardSettings().publicUrl);
-    return { member: memberView(invitation.member), url: invitation.url, expiresAt: invitation.expiresAt.toISOString() };
+    const invitation = await new (invitations().InvitationService)(em).invite(memberId, loadDashboardSettings().publicUrl);
+    return { member: members().memberView(invitation.member), url: invitation.url, expiresAt: invitation.expiresAt.toISOString() };
   },
 };
