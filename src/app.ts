@@ -12,10 +12,12 @@ import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
+import { graphqlRequestBounds } from './http/graphql-bounds';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
 import { rateLimit } from './http/rate-limit';
+import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
 import { healthz, readyz } from './observability/health';
 import { createMetrics } from './observability/metrics';
@@ -64,6 +66,7 @@ export function createApp(deps: AppDeps): express.Express {
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);
+  app.use(requestHygiene);
   app.use(accessLog(logger));
   app.use(metrics.record);
   // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
@@ -93,7 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)
       : next();
-  graphql.use(isLandingPage, ...guards, jsonBody, apolloHandler);
+  graphql.use(isLandingPage, ...guards, jsonBody, graphqlRequestBounds, apolloHandler);
   app.use('/graphql', graphql);
 
   app.use(notFound);

@@ -40,7 +40,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
 
   const tls = await loadTlsCredentials(config, logger);
-  const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
+  const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, app);
   secure.keepAliveTimeout = 5_000;
   secure.headersTimeout = 30_000;
   secure.requestTimeout = 60_000;

@@ -3,6 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError, httpStatusOf } from '../errors/app-error';
+import { MAX_DOCUMENT_TOKENS } from '../validation/input-bounds';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
 import { NoNulCharactersRule } from './no-nul-characters';
@@ -91,6 +92,8 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
     validationRules: [NoNulCharactersRule],
+    // A backstop: the transport edge (graphqlRequestBounds) refuses longer documents first.
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
       operationNamePlugin,
       operationChecksPlugin,

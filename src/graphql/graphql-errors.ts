@@ -28,7 +28,10 @@ export function appErrorOf(error: GraphQLError, requestId: string): AppError {
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = originalErrorOf(error);
   if (isGraphQLNativeError(original)) {
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: formatted.extensions?.code } };
+    // Apollo labels its own request errors that carry no code (an unsupported persisted-query
+    // version, a hash that does not match) INTERNAL_SERVER_ERROR, though they answer 400.
+    const code = formatted.extensions?.code === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : formatted.extensions?.code;
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
   }
   const appError = toAppError(original, '');
   return {

@@ -61,7 +61,13 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<Reque
               estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
             });
           } catch {
-            return; // invalid variables: the variables check reports them with every field
+            // Invalid variables were refused before (operation checks); anything else means the
+            // estimate could not be made (e.g. more nodes than it will walk): a check that cannot
+            // decide refuses.
+            throw tooComplex(`The query is too large to estimate its cost (GRAPHQL_MAX_COST ${limits.maxCost}); ask for fewer items or fields`, {
+              limit: 'cost',
+              maximum: limits.maxCost,
+            });
           }
           if (cost > limits.maxCost) {
             throw tooComplex(`The query costs ${cost}, more than the maximum of ${limits.maxCost} (GRAPHQL_MAX_COST); ask for fewer items or fields`, {

@@ -83,10 +83,11 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     },
   },
   QUERY_TOO_COMPLEX: {
-    when: 'GraphQL only: the query is nested deeper than GRAPHQL_MAX_DEPTH or costs more than GRAPHQL_MAX_COST.',
+    when:
+      'GraphQL only: the query is nested deeper than GRAPHQL_MAX_DEPTH, costs more than GRAPHQL_MAX_COST (or too much to estimate), or the document is longer than 64 KiB, has more than 10,000 tokens or nests brackets more than 64 deep.',
     details: {
       type: 'object',
-      properties: { limit: { type: 'string', enum: ['depth', 'cost'] }, maximum: { type: 'integer' }, cost: { type: 'integer' } },
+      properties: { limit: { type: 'string', enum: ['depth', 'cost', 'size', 'tokens'] }, maximum: { type: 'integer' }, cost: { type: 'integer' } },
       required: ['limit', 'maximum'],
     },
   },

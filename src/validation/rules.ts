@@ -99,3 +99,26 @@ export function MaxCharacters(max: number, options?: ValidationOptions): Propert
     options,
   );
 }
+
+/**
+ * A finite number with at most `places` decimal places. class-validator's own `maxDecimalPlaces`
+ * reads the digits from `String(value)` and throws on exponent forms such as 1e-7; this compares
+ * the value with itself rounded instead.
+ */
+export function hasAtMostDecimalPlaces(value: unknown, places: number): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && Number(value.toFixed(places)) === value;
+}
+
+export function HasAtMostDecimalPlaces(places: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'hasAtMostDecimalPlaces',
+      constraints: [places],
+      validator: {
+        validate: (value: unknown) => hasAtMostDecimalPlaces(value, places),
+        defaultMessage: () => `$property must be a number with at most ${places} decimal places`,
+      },
+    },
+    options,
+  );
+}
