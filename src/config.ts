@@ -23,7 +23,22 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
   readonly metricsToken: string | undefined;
+  /** Bounds on every piece of database work, so a stopped or frozen database is a quick 503. */
+  readonly databaseTimeouts: DatabaseTimeouts;
+  /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
+  readonly idempotencyKeyTtlHours: number;
 }
+
+export interface DatabaseTimeouts {
+  /** Opening a connection and waiting for a free one in the pool (DB_CONNECT_TIMEOUT_MS). */
+  readonly connectMs: number;
+  /** One statement, enforced by PostgreSQL and, for a database that stops answering, by the driver (DB_STATEMENT_TIMEOUT_MS). */
+  readonly statementMs: number;
+  /** A transaction left idle by its client is ended by PostgreSQL (DB_TRANSACTION_TIMEOUT_MS). */
+  readonly idleInTransactionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
 
 export class ConfigError extends Error {}
 
@@ -82,5 +97,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     metricsToken: optional(env, 'METRICS_TOKEN'),
+    databaseTimeouts: {
+      connectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 600_000),
+      statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
+      idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
+    },
+    idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
   };
 }

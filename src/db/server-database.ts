@@ -30,7 +30,7 @@ function describeUrl(url: string): string {
 export async function openServerDatabase(config: Config, logger?: Logger): Promise<ServerDatabase> {
   const driverLog = (level: 'warn' | 'error', message: string) => logger?.[level]({ source: 'database driver' }, message);
   if (config.databaseUrl) {
-    const orm = await openDatabase({ clientUrl: config.databaseUrl, driverLog });
+    const orm = await openDatabase({ clientUrl: config.databaseUrl, driverLog, timeouts: config.databaseTimeouts });
     return {
       orm,
       embedded: false,
@@ -57,7 +57,7 @@ export async function openServerDatabase(config: Config, logger?: Logger): Promi
   };
   try {
     embedded = await startEmbeddedPostgres({ dataDir: pgdata });
-    orm = await openDatabase({ clientUrl: embedded.url, pool: embedded.pool, driverLog });
+    orm = await openDatabase({ clientUrl: embedded.url, pool: embedded.pool, driverLog, timeouts: config.databaseTimeouts });
   } catch (error) {
     await close();
     throw error;

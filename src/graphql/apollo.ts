@@ -3,6 +3,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError, httpStatusOf } from '../errors/app-error';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../http/send-error';
 import { MAX_DOCUMENT_TOKENS } from '../validation/input-bounds';
 import { assertValidVariables } from './coerce-variables';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
@@ -73,6 +74,7 @@ const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
         if (data == null && codes.size === 1 && typeof code === 'string' && SERVER_FAILURES.has(code)) {
           response.http.status = httpStatusOf(code as 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE');
         }
+        if (codes.has('SERVICE_UNAVAILABLE')) response.http.headers.set('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       },
     };
   },
