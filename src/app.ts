@@ -13,6 +13,7 @@ import { authenticate } from './http/authenticate';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { graphqlRequestBounds } from './http/graphql-bounds';
+import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
@@ -36,11 +37,12 @@ export interface AppDeps {
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
+  idempotency: IdempotencyMiddleware;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, idempotency } = deps;
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
@@ -80,7 +82,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
 
-  app.use(createRestRouter({ schema, routes, guards, contextFor }));
+  app.use(createRestRouter({ schema, routes, guards, contextFor, beforeWrite: idempotency.rest }));
 
   const graphql = Router();
   graphql.use((req, res, next) => {
@@ -96,7 +98,7 @@ export function createApp(deps: AppDeps): express.Express {
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)
       : next();
-  graphql.use(isLandingPage, ...guards, jsonBody, graphqlRequestBounds, apolloHandler);
+  graphql.use(isLandingPage, ...guards, jsonBody, graphqlRequestBounds, idempotency.graphql, apolloHandler);
   app.use('/graphql', graphql);
 
   app.use(notFound);

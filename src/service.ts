@@ -13,6 +13,8 @@ import { connectionDrainer } from './http/connection-drain';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
+import { IdempotencyKeyStore } from './idempotency/idempotency-key.store';
+import { idempotentRequests } from './idempotency/idempotent-requests';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
 
@@ -23,6 +25,21 @@ export interface RunningService {
   readonly authentication: Authentication;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
+}
+
+/** How often each instance deletes Idempotency-Key records past their lifetime. */
+const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Timeout {
+  const sweep = () =>
+    store.deleteExpired().then(
+      (deleted) => deleted > 0 && logger.info({ deleted }, 'deleted expired Idempotency-Key records'),
+      (error: unknown) => logger.warn({ err: error }, 'could not delete expired Idempotency-Key records'),
+    );
+  const timer = setInterval(sweep, IDEMPOTENCY_SWEEP_INTERVAL_MS);
+  timer.unref();
+  setImmediate(sweep);
+  return timer;
 }
 
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
@@ -37,7 +54,10 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
+  const idempotencyKeys = new IdempotencyKeyStore(orm, config.idempotencyKeyTtlHours);
+  const idempotency = idempotentRequests(idempotencyKeys, logger);
+  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, idempotency });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, app);
@@ -53,6 +73,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
+    clearInterval(sweeper);
     await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
     throw error;
   });
@@ -61,6 +82,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(sweeper);
       await drain(graceMs);
       await apollo.stop();
       await authentication.close();

@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'EVENT_NOT_PUBLISHED'
   | 'BOOKING_ALREADY_CANCELLED'
   | 'TICKET_TYPE_HAS_SALES'
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
@@ -83,9 +85,12 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_NOT_PUBLISHED':
     case 'BOOKING_ALREADY_CANCELLED':
     case 'TICKET_TYPE_HAS_SALES':
+    case 'IDEMPOTENCY_KEY_IN_USE':
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return 422;
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL_ERROR':

@@ -14,7 +14,7 @@ export function sendError(res: Response, error: AppError): void {
   }
   const door: Door = res.locals.door === 'graphql' ? 'graphql' : 'rest';
   res.status(httpStatusOf(error.code));
-  if (error.code === 'RATE_LIMITED' && typeof error.details?.retryAfterSeconds === 'number') {
+  if (typeof error.details?.retryAfterSeconds === 'number') {
     res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
   }
   if (error.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));

@@ -104,6 +104,18 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     details: { type: 'object', properties: { bookingCount: { type: 'integer', minimum: 1 } }, required: ['bookingCount'] },
   },
   SOLD_OUT: { when: 'The booking would exceed the event capacity or the ticket quantity.', details: { type: 'object' } },
+  IDEMPOTENCY_KEY_IN_USE: {
+    when: 'A request with the same Idempotency-Key is still running; retry after the Retry-After header (nothing was stored).',
+    details: {
+      type: 'object',
+      properties: { idempotencyKey: { type: 'string' }, retryAfterSeconds: { type: 'integer', minimum: 0 } },
+      required: ['idempotencyKey', 'retryAfterSeconds'],
+    },
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    when: 'The Idempotency-Key was used before with another request (method, path and body, or GraphQL document and variables).',
+    details: { type: 'object', properties: { idempotencyKey: { type: 'string' } }, required: ['idempotencyKey'] },
+  },
   PAYLOAD_TOO_LARGE: {
     when: 'The body is larger than 1 MiB.',
     details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },

@@ -11,10 +11,12 @@ export interface RestRouterDeps {
   /** Middleware run before a route's operation (authentication, limits). */
   guards: readonly RequestHandler[];
   contextFor: (res: import('express').Response) => RequestContext;
+  /** Run after the body is read, before a write's operation (Idempotency-Key). */
+  beforeWrite?: RequestHandler;
 }
 
 /** The /v1 door: each route table entry runs its GraphQL operation; wrong methods get 405. */
-export function createRestRouter({ schema, routes, guards, contextFor }: RestRouterDeps): Router {
+export function createRestRouter({ schema, routes, guards, contextFor, beforeWrite }: RestRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: false });
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
@@ -24,7 +26,8 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
       res.locals.operation = { name: route.operation };
       next();
     };
-    router[method](route.path, stamp, ...guards, ...(route.body ? [jsonBody] : []), async (req, res) => {
+    const writeSteps = method !== 'get' && beforeWrite ? [beforeWrite] : [];
+    router[method](route.path, stamp, ...guards, ...(route.body ? [jsonBody] : []), ...writeSteps, async (req, res) => {
       const result = await runRoute(
         schema,
         route,
