@@ -30,15 +30,17 @@ export interface Config {
 }
 
 export interface DatabaseTimeouts {
-  /** Opening a connection and waiting for a free one in the pool (DB_CONNECT_TIMEOUT_MS). */
+  /** Opening a connection to PostgreSQL (DB_CONNECT_TIMEOUT_MS). */
   readonly connectMs: number;
+  /** Waiting for a free connection in the pool, which under a burst is longer than connecting (DB_ACQUIRE_TIMEOUT_MS). */
+  readonly acquireMs: number;
   /** One statement, enforced by PostgreSQL and, for a database that stops answering, by the driver (DB_STATEMENT_TIMEOUT_MS). */
   readonly statementMs: number;
   /** A transaction left idle by its client is ended by PostgreSQL (DB_TRANSACTION_TIMEOUT_MS). */
   readonly idleInTransactionMs: number;
 }
 
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
 
 export class ConfigError extends Error {}
 
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: optional(env, 'METRICS_TOKEN'),
     databaseTimeouts: {
       connectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 600_000),
+      acquireMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs, 100, 600_000),
       statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
       idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
     },

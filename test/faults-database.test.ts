@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 // the database is back, and no write the service acknowledged is lost.
 jest.setTimeout(120_000);
 
-const TIMEOUTS = { DB_CONNECT_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000', DB_TRANSACTION_TIMEOUT_MS: '2000' };
+const TIMEOUTS = { DB_CONNECT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000', DB_TRANSACTION_TIMEOUT_MS: '2000' };
 /** The longest a request may take while the database is down: acquire + a statement + its rollback, with slack. */
 const BOUND_MS = 1_000 + 2 * (1_000 + 500) + 2_000;
 

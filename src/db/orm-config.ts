@@ -49,7 +49,7 @@ export function createOrmConfig(settings: OrmSettings): Options {
     // knex writes its warnings with console.log; they belong in the structured log, or nowhere.
     driverOptions: {
       // knex's wait for a pooled connection (its default is 60 s: a frozen database held requests that long).
-      acquireConnectionTimeout: timeouts.connectMs,
+      acquireConnectionTimeout: timeouts.acquireMs,
       connection: {
         connectionTimeoutMillis: timeouts.connectMs,
         statement_timeout: timeouts.statementMs,
