@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -107,9 +107,12 @@ test(`the request surface: ${CASES} generated requests, never a 5xx, always the 
       { numRuns: CASES, seed: SEED, endOnFailure: true, interruptAfterTimeLimit: CASES * 250 },
     );
   } catch (error) {
-    failure = error;
+    // fast-check's own report repeats the whole (possibly huge) request: keep its head and the cause.
+    const message = error instanceof Error ? error.message : String(error);
+    failure = new Error(`${message.slice(0, 600)}\n…\n${message.slice(-600)}`);
     const shown = JSON.stringify(current, (_key, value: unknown) => (typeof value === 'string' && value.length > 300 ? `${value.slice(0, 300)}…(${value.length})` : value));
     process.stdout.write(`request-surface fuzz: failing request ${shown}\n`);
+    if (process.env.FUZZ_DUMP) writeFileSync(process.env.FUZZ_DUMP, JSON.stringify(current));
   }
   const summary = {
     seed: SEED,

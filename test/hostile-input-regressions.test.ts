@@ -207,3 +207,14 @@ describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
     expect(response.body.events).toEqual(expect.any(Array));
   });
 });
+
+test('headers over the size limit while the body is still on its way: the client still gets the 400, not a reset', async () => {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const response = await app.client.request('DELETE', `/graphql?page=${'%5B'.repeat(10_000)}`, {
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      raw: JSON.stringify({ query: 'x'.repeat(10_000) }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.details.errors).toEqual([{ field: 'headers', message: expect.any(String) }]);
+  }
+});

@@ -1,8 +1,12 @@
 import { STATUS_CODES, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { AppError, errorEnvelope, httpStatusOf } from '../errors/app-error';
 import { requestIdOf } from './request-id';
+
+/** How long the rest of a refused request is read after its answer before the connection is dropped. */
+const DRAIN_AFTER_ERROR_MS = 5_000;
 
 /** What a request too malformed for Express to see gets, in the envelope like every other error. */
 export function malformedRequestError(error: NodeJS.ErrnoException): AppError {
@@ -26,6 +30,12 @@ function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [
       body,
     ].join('\r\n'),
   );
+  // Read (and drop) whatever the client is still sending: closing with unread data would reset the
+  // connection, and the client would lose this answer (e.g. after headers over the size limit).
+  if (socket instanceof net.Socket) {
+    socket.resume();
+    socket.setTimeout(DRAIN_AFTER_ERROR_MS, () => socket.destroy());
+  }
 }
 
 /**
@@ -43,7 +53,12 @@ export function answerClientErrors(
     allowed: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
   }),
 ): void {
+  // The parser reports every further chunk of a request it gave up on as another clientError: the
+  // first answer stands, the rest of the request is read and dropped (see writeRawError).
+  const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket) && error.code !== 'ECONNRESET') return;
+    answered.add(socket);
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
