@@ -109,7 +109,8 @@ test(`the request surface: ${CASES} generated requests, never a 5xx, always the 
   } catch (error) {
     // fast-check's own report repeats the whole (possibly huge) request: keep its head and the cause.
     const message = error instanceof Error ? error.message : String(error);
-    failure = new Error(`${message.slice(0, 600)}\n…\n${message.slice(-600)}`);
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+    failure = new Error(`${message.slice(0, 600)}\n…\n${message.slice(-300)}\ncause: ${cause.slice(0, 600)}`);
     const shown = JSON.stringify(current, (_key, value: unknown) => (typeof value === 'string' && value.length > 300 ? `${value.slice(0, 300)}…(${value.length})` : value));
     process.stdout.write(`request-surface fuzz: failing request ${shown}\n`);
     if (process.env.FUZZ_DUMP) writeFileSync(process.env.FUZZ_DUMP, JSON.stringify(current));

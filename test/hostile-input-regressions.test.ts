@@ -218,3 +218,10 @@ test('headers over the size limit while the body is still on its way: the client
     expect(response.body.error.details.errors).toEqual([{ field: 'headers', message: expect.any(String) }]);
   }
 });
+
+test('a HEAD request refused for its headers gets the 400 without a body (a body would corrupt the next answer)', async () => {
+  const response = await app.client.request('HEAD', `/v1/events?x=${'a'.repeat(120_000)}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(response.status).toBe(400);
+  expect(response.text).toBe('');
+  expect(response.headers['x-request-id']).toBeDefined();
+});

@@ -1,7 +1,8 @@
-import { STATUS_CODES, type Server as HttpServer } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import { AppError, errorEnvelope, httpStatusOf } from '../errors/app-error';
 import { requestIdOf } from './request-id';
 
@@ -15,14 +16,16 @@ export function malformedRequestError(error: NodeJS.ErrnoException): AppError {
     : AppError.validation([{ field: 'request', message: 'the request is not valid HTTP/1.1' }]);
 }
 
-function writeRawError(socket: Duplex, appError: AppError, headers: string[] = []): void {
+function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [], withBody = true): void {
   const status = httpStatusOf(appError.code);
-  const body = JSON.stringify(errorEnvelope(appError));
+  const envelope = JSON.stringify(errorEnvelope(appError));
+  // The answer to a HEAD request has the headers of the full answer and no body (RFC 9110).
+  const body = withBody ? envelope : '';
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
       'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
+      `Content-Length: ${Buffer.byteLength(envelope)}`,
       `X-Request-Id: ${requestIdOf(undefined)}`,
       ...headers,
       'Connection: close',
@@ -56,6 +59,25 @@ export function answerClientErrors(
   // The parser reports every further chunk of a request it gave up on as another clientError: the
   // first answer stands, the rest of the request is read and dropped (see writeRawError).
   const answered = new WeakSet<Duplex>();
+  // The first bytes of each connection's current request, so that a HEAD refused for its headers
+  // (too large) gets no body: a client would read one as the start of its next answer.
+  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; start: string }>();
+  // An HTTPS server's 'connection' is the encrypted socket; HTTP is parsed from 'secureConnection' ones.
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
+    const state = { awaiting: true, start: '' };
+    requestStarts.set(socket, state);
+    socket.on('data', (chunk: Buffer) => {
+      if (!state.awaiting) return;
+      state.awaiting = false;
+      state.start = chunk.toString('latin1', 0, 5);
+    });
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    response.once('finish', () => {
+      const state = requestStarts.get(request.socket);
+      if (state) state.awaiting = true;
+    });
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answered.has(socket) && error.code !== 'ECONNRESET') return;
     answered.add(socket);
@@ -63,7 +85,7 @@ export function answerClientErrors(
       socket.destroy();
       return;
     }
-    writeRawError(socket, errorFor(error));
+    writeRawError(socket, errorFor(error), [], requestStarts.get(socket)?.start !== 'HEAD ');
   });
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket: Duplex) => {
