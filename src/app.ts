@@ -13,13 +13,13 @@ import { authenticate } from './http/authenticate';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { graphqlRequestBounds } from './http/graphql-bounds';
-import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
 import { rateLimit } from './http/rate-limit';
 import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
+import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
 import { healthz, readyz } from './observability/health';
 import { createMetrics } from './observability/metrics';
 import { packageVersion } from './openapi/api-version';
@@ -68,9 +68,9 @@ export function createApp(deps: AppDeps): express.Express {
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);
-  app.use(requestHygiene);
   app.use(accessLog(logger));
   app.use(metrics.record);
+  app.use(requestHygiene);
   // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
   // X-Forwarded-Proto; these endpoints hold no organization's data and need no key.
   app.get('/healthz', healthz);
