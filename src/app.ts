@@ -16,6 +16,7 @@ import { graphqlRequestBounds } from './http/graphql-bounds';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
 import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
@@ -51,10 +52,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId as string,
-    auth: res.locals.auth,
+    requestId: res.locals.requestId,
+    auth: authOf(res),
     em: orm.em.fork(),
-    logger: res.locals.logger as Logger,
+    logger: res.locals.logger,
     operation: (res.locals.operation ??= {}),
   });
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.

@@ -79,7 +79,7 @@ test(`the request surface: ${CASES} generated requests, never a 5xx, always the 
   const stats = { cases: 0, serverErrors: 0, withoutEnvelope: 0, noAnswer: 0 };
   let state = await storedState();
   const started = Date.now();
-  let failure: unknown;
+  let failure: Error | undefined;
   let current: SurfaceCase | undefined;
   try {
     await fc.assert(

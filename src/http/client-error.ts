@@ -3,7 +3,8 @@ import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { AppError, errorEnvelope, httpStatusOf } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../errors/app-error';
+import { errorEnvelope } from './error-handler';
 import { requestIdOf } from './request-id';
 
 /** How long the rest of a refused request is read after its answer before the connection is dropped. */
@@ -52,9 +53,7 @@ function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [
 export function answerClientErrors(
   server: HttpServer | HttpsServer,
   errorFor: (error: NodeJS.ErrnoException) => AppError,
-  connectError: AppError = new AppError('METHOD_NOT_ALLOWED', 'CONNECT is not allowed: this service is not a proxy', {
-    allowed: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-  }),
+  connectError: AppError = AppError.methodNotAllowed('CONNECT', ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']),
 ): void {
   // The parser reports every further chunk of a request it gave up on as another clientError: the
   // first answer stands, the rest of the request is read and dropped (see writeRawError).

@@ -18,12 +18,12 @@ function parsedParameter(value: unknown): unknown {
  * (POST bodies are bounded by jsonBody).
  */
 export const graphqlRequestBounds: RequestHandler = (req, _res, next) => {
-  const source = (req.method === 'GET' ? req.query : (req.body as Record<string, unknown> | undefined)) ?? {};
-  const document = (source as Record<string, unknown>).query;
+  const source: Record<string, unknown> = (req.method === 'GET' ? req.query : (req.body as Record<string, unknown> | undefined)) ?? {};
+  const document = source.query;
   if (typeof document === 'string') {
     const violation = documentBoundViolation(document);
     if (violation) {
-      next(new AppError('QUERY_TOO_COMPLEX', violation.message, { limit: violation.limit, maximum: violation.maximum }));
+      next(AppError.queryTooComplex(violation.message, { limit: violation.limit, maximum: violation.maximum }));
       return;
     }
   }

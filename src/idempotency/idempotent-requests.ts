@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import stableStringify from 'fast-json-stable-stringify';
-import { getOperationAST, parse } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse } from 'graphql';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/auth-context';
 import { AppError, type ErrorCode } from '../errors/app-error';
@@ -67,7 +67,7 @@ function captureResponse(res: Response, settle: (response: StoredResponse | unde
   }) as Response['write'];
   res.end = ((...args: EndArguments) => {
     res.end = originalEnd as Response['end'];
-    const [chunk] = args;
+    const chunk: unknown = args[0];
     const body = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : typeof chunk === 'function' || chunk === undefined ? '' : undefined;
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
@@ -92,14 +92,9 @@ function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: 
     const claim = await store.claim(organizationId, key, fingerprint);
     switch (claim.kind) {
       case 'reused':
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request; use a new key for a new request', {
-          idempotencyKey: key,
-        });
+        throw AppError.idempotencyKeyReused(key);
       case 'in-use':
-        throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry shortly', {
-          idempotencyKey: key,
-          retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS,
-        });
+        throw AppError.idempotencyKeyInUse(key, IN_USE_RETRY_AFTER_SECONDS);
       case 'replay': {
         const { status, headers, body } = claim.response;
         res.status(status);
@@ -139,7 +134,7 @@ function isMutation(body: { query?: unknown; operationName?: unknown }): boolean
   try {
     const document = parse(body.query, { maxTokens: MAX_DOCUMENT_TOKENS, noLocation: true });
     const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-    return getOperationAST(document, operationName)?.operation === 'mutation';
+    return getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION;
   } catch {
     return false;
   }
@@ -159,7 +154,7 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
     rest: async (req, res, next) => {
       const key = keyOf(req);
       if (key === undefined) return next();
-      const fingerprint = fingerprintOf({ method: req.method, path: req.baseUrl + req.path, body: req.body ?? null });
+      const fingerprint = fingerprintOf({ method: req.method, path: req.baseUrl + req.path, body: (req.body as unknown) ?? null });
       if (await run({ key, fingerprint }, res)) next();
     },
     graphql: async (req, res, next) => {
