@@ -1,4 +1,3 @@
-import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config';
@@ -20,6 +19,9 @@ export interface OrmSettings {
 
 /** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
 const DRIVER_TIMEOUT_SLACK_MS = 500;
+/** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
+export const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
+export const MIGRATIONS_EXTENSION = __filename.endsWith('.ts') ? '.ts' : '.js';
 
 export function createOrmConfig(settings: OrmSettings): Options {
   const compiled = !__filename.endsWith('.ts');
@@ -27,7 +29,8 @@ export function createOrmConfig(settings: OrmSettings): Options {
   return defineConfig({
     clientUrl: settings.clientUrl,
     entities: ENTITIES,
-    extensions: [Migrator],
+    // No `extensions: [Migrator]`: openDatabase registers it when a migration is pending, so a process
+    // with nothing to migrate (most admin commands) never loads it.
     allowGlobalContext: false,
     forceUtcTimezone: true,
     discovery: { disableDynamicFileAccess: true },
@@ -36,8 +39,8 @@ export function createOrmConfig(settings: OrmSettings): Options {
     ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',
-      path: path.join(__dirname, 'migrations'),
-      pathTs: path.join(__dirname, 'migrations'),
+      path: MIGRATIONS_DIRECTORY,
+      pathTs: MIGRATIONS_DIRECTORY,
       glob: compiled ? '!(*.d).js' : '*.ts',
       transactional: true,
       allOrNothing: true,

@@ -1,9 +1,9 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { getOperationAST, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { ExplorerKind } from '../config';
 import { AppError } from '../errors/app-error';
 import { assertValidArguments } from './check-arguments';
+import { explorerPlugin } from './explorer';
 import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from './graphql-errors';
 import { MAX_DOCUMENT_TOKENS } from '../validation/input-bounds';
 import { NoNulCharactersRule } from './no-nul-characters';
@@ -68,8 +68,8 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
 
 export interface ApolloOptions {
   readonly introspection: boolean;
-  /** The Apollo Sandbox page for browsers on GET /graphql (outside production). */
-  readonly landingPage: boolean;
+  /** What browsers get on GET /graphql (GRAPHQL_EXPLORER). */
+  readonly explorer: ExplorerKind;
   readonly limits: QueryLimits;
 }
 
@@ -87,10 +87,7 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
       operationChecksPlugin,
       queryLimitsPlugin(options.limits),
       graphqlErrorsPlugin,
-      // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.
-      options.landingPage
-        ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
-        : ApolloServerPluginLandingPageDisabled(),
+      explorerPlugin(options.explorer),
     ],
     // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has
     // drained its requests and closed the database: src/server.ts owns shutdown.

@@ -40,6 +40,11 @@ export function appErrorOf(error: GraphQLError, requestId: string): AppError {
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = originalErrorOf(error);
+  // Apollo refuses a mutation over GET itself (HTTP 405, Allow: POST) with its generic BAD_REQUEST;
+  // a wrong method is METHOD_NOT_ALLOWED in REST, so it is here too.
+  if (isGraphQLNativeError(original) && (original.extensions.http as { status?: number } | undefined)?.status === 405) {
+    return { message: formatted.message, extensions: graphqlExtensionsOf(new AppError('METHOD_NOT_ALLOWED', formatted.message, { allowed: ['POST'] })) };
+  }
   if (isGraphQLNativeError(original)) {
     // Apollo labels its own request errors that carry no code (an unsupported persisted-query
     // version, a hash that does not match) INTERNAL_SERVER_ERROR, though they answer 400.
