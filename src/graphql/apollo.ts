@@ -4,6 +4,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError, httpStatusOf } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
+import { CompiledOperations } from './compiled-operations';
 import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
 import { NoNulCharactersRule } from './no-nul-characters';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
@@ -84,9 +85,14 @@ export interface ApolloOptions {
   readonly limits: QueryLimits;
 }
 
-export async function startApollo(schema: GraphQLSchema, options: ApolloOptions): Promise<ApolloServer<RequestContext>> {
+export async function startApollo(
+  schema: GraphQLSchema,
+  options: ApolloOptions,
+  operations: CompiledOperations = new CompiledOperations(schema),
+): Promise<ApolloServer<RequestContext>> {
   const server = new ApolloServer<RequestContext>({
-    schema,
+    // Apollo parses, validates and caches documents; repeated ones run compiled (graphql-jit).
+    gateway: operations.gateway(),
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,

@@ -1,14 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/auth-context';
+import { preparedReads, type PreparedReads } from '../db/prepared-reads';
 
 /** The per-request context, identical for /graphql and for REST routes executed in-process. */
 export interface RequestContext {
   readonly requestId: string;
   readonly auth: AuthContext;
-  /** A fork of the entity manager for this request only. */
+  /** A fork of the entity manager for this request only (made when first used). */
   readonly em: EntityManager;
+  /** The prepared hot reads (shared by every request; no entity manager needed). */
+  readonly reads?: PreparedReads;
   readonly logger: Logger;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
+}
+
+export function readsOf(context: RequestContext): PreparedReads {
+  return context.reads ?? preparedReads(context.em);
 }

@@ -1,25 +1,16 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
-import { paginationErrors } from '../../validation/arguments';
 import { validateInput } from '../../validation/validate-input';
 import type { OrganizationSnapshot } from '../../auth/auth-context';
 import { BookingEntity, BookingStatus } from '../booking/booking.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
-import { canonicalTimeZone, statusFilter } from './event.queries';
+import { canonicalTimeZone } from './event.queries';
 import { EventEntity } from './event.entity';
-import { eventView, type EventRow } from './event.read-model';
 import type { CreateEventInput, UpdateEventInput } from './event.inputs';
 import { assertMutableFields, statusChangeErrors } from './event.policy';
 import { EventStatus } from './event-status';
-
-export interface EventPage {
-  events: EventEntity[];
-  total: number;
-  page: number;
-  limit: number;
-}
 
 export { DEFAULT_LIMIT as DEFAULT_PAGE_SIZE, MAX_LIMIT as MAX_PAGE_SIZE } from '../../validation/arguments';
 
@@ -28,24 +19,6 @@ const duplicateSlug = (slug: string): FieldError => ({ field: 'slug', message: `
 /** Event rules and storage. Every method takes the caller's organization first: nothing crosses it. */
 export class EventService {
   constructor(private readonly em: EntityManager) {}
-
-  async list(organizationId: string, query: { page: number; limit: number; status?: EventStatus | null }): Promise<EventPage> {
-    const errors = paginationErrors(query.page, query.limit);
-    if (errors.length > 0) throw AppError.validation(errors);
-
-    const now = new Date();
-    const where = { $and: [{ organization: organizationId }, statusFilter(query.status ?? undefined, now)] };
-    const rows = await this.em
-      .createQueryBuilder(EventEntity)
-      .select('*')
-      .where(where)
-      .orderBy({ createdAt: 'desc', id: 'desc' })
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .execute<EventRow[]>('all', true);
-    const total = await this.em.count(EventEntity, where);
-    return { events: rows.map(eventView), total, page: query.page, limit: query.limit };
-  }
 
   /** The event with its ticket types (two statements), or EVENT_NOT_FOUND. */
   async get(organizationId: string, slug: string): Promise<EventEntity> {
