@@ -1,12 +1,13 @@
 import { expressMiddleware } from '@as-integrations/express5';
 import type { ApolloServer } from '@apollo/server';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import type { RequestContext } from './graphql/request-context';
+import { preparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
@@ -41,18 +42,31 @@ export function createApp(deps: AppDeps): express.Express {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
+  app.set('etag', false);
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
   // from the client and could be forged (which would defeat IP allowlists and per-address limits).
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
-  const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId as string,
-    auth: res.locals.auth,
-    em: orm.em.fork(),
-    logger: res.locals.logger as Logger,
-    operation: (res.locals.operation ??= {}),
-  });
+  const reads = preparedReads(orm.em);
+  const contextFor = (res: Response): RequestContext => {
+    let em: EntityManager | undefined;
+    return {
+      requestId: res.locals.requestId as string,
+      auth: res.locals.auth,
+      // Forked when a resolver first needs it: the hot reads go through `reads` and never do.
+      get em() {
+        return (em ??= orm.em.fork());
+      },
+      reads,
+      get logger() {
+        return res.locals.logger as Logger;
+      },
+      operation: (res.locals.operation ??= {}),
+      rateLimit: res.locals.rateLimit,
+    };
+  };
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const guards: RequestHandler[] = [
     authenticate(authenticator, limits.authFailures),

@@ -1,5 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { AppError, httpStatusOf } from '../errors/app-error';
@@ -102,6 +102,8 @@ export async function startApollo(
       operationChecksPlugin,
       queryLimitsPlugin(options.limits),
       unexpectedErrorsPlugin,
+      // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
+      ApolloServerPluginCacheControlDisabled(),
       // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.
       options.landingPage
         ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })

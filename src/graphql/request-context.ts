@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/auth-context';
 import { preparedReads, type PreparedReads } from '../db/prepared-reads';
+import type { RateLimitState } from '../limits/organization-rate-limiter';
 
 /** The per-request context, identical for /graphql and for REST routes executed in-process. */
 export interface RequestContext {
@@ -12,6 +13,8 @@ export interface RequestContext {
   /** The prepared hot reads (shared by every request; no entity manager needed). */
   readonly reads?: PreparedReads;
   readonly logger: Logger;
+  /** The organization's budget after this request (set by the rate limit at the door). */
+  readonly rateLimit?: RateLimitState;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
 }

@@ -2,6 +2,7 @@ import { MapperKind, mapSchema, printSchemaWithDirectives } from '@graphql-tools
 import { lexicographicSortSchema, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { buildSchemaSync, type NonEmptyArray } from 'type-graphql';
+import { ViewerResolver } from '../modules/api-key/viewer.resolver';
 import { BookingResolver } from '../modules/booking/booking.resolver';
 import { EventBookingsResolver } from '../modules/booking/event-bookings.resolver';
 import { EventEntity } from '../modules/event/event.entity';
@@ -9,7 +10,7 @@ import { EventResolver } from '../modules/event/event.resolver';
 import { MemberResolver } from '../modules/member/member.resolver';
 import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver';
 import { DateTimeISO } from './date-time';
-import { enforcePermissions, requiresPermissionDirective } from './requires-permission';
+import { anyKeyDirective, enforcePermissions, requiresPermissionDirective } from './requires-permission';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -18,6 +19,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   BookingResolver,
   EventBookingsResolver,
   MemberResolver,
+  ViewerResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */
@@ -33,7 +35,7 @@ function gettersOf(prototype: object): string[] {
 export function buildAppSchema(): GraphQLSchema {
   const schema = buildSchemaSync({
     resolvers: RESOLVERS,
-    directives: [...specifiedDirectives, requiresPermissionDirective],
+    directives: [...specifiedDirectives, requiresPermissionDirective, anyKeyDirective],
     scalarsMap: [{ type: Date, scalar: GraphQLDateTimeISO }],
     // Field rules run inside the services (class-validator), merged with the rules that need the database.
     validate: false,

@@ -112,6 +112,14 @@ export class BookingService {
     return bookingPageOf(this.em, event.id, query);
   }
 
+  /** One booking of the organization, or BOOKING_NOT_FOUND (another organization's included). */
+  async get(organizationId: string, id: string): Promise<BookingEntity> {
+    const errors = idErrors('id', id, 'bk');
+    if (errors.length > 0) throw AppError.validation(errors);
+    const booking = await this.em.findOne(BookingEntity, { id, organization: organizationId });
+    if (!booking) throw bookingNotFound(id);
+    return booking;
+  }
 }
 
 /** SOLD_OUT when the event's capacity or the ticket type's quantity cannot take `requested` more seats. */

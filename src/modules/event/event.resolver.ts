@@ -27,8 +27,8 @@ export class EventResolver {
     startsBefore?: Date | null,
     @Arg('search', () => String, { nullable: true, description: 'Only events whose title contains this text, ignoring case.' })
     search?: string | null,
-    @Arg('orderBy', () => EventOrder, { defaultValue: EventOrder.CREATED_AT_DESC, description: 'Sort order of the page.' })
-    orderBy?: EventOrder,
+    @Arg('orderBy', () => EventOrder, { nullable: true, defaultValue: EventOrder.CREATED_AT_DESC, description: 'Sort order of the page.' })
+    orderBy?: EventOrder | null,
   ): Promise<EventPage> {
     return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, orderBy });
   }
