@@ -44,7 +44,11 @@ export class CompiledOperations {
     entry.seen += 1;
     if (entry.compiled) {
       const result = entry.compiled.query(undefined, contextValue, variableValues ?? {});
-      return isPromise(result) ? result.then(asGraphQLJsResult) : asGraphQLJsResult(result);
+      const settle = (settled: ExecutionResult): ExecutionResult | Promise<ExecutionResult> =>
+        // No data at all: the variables could not be coerced (both doors check them before, so this
+        // is rare); graphql-js words those errors, so it answers them.
+        'data' in settled ? asGraphQLJsResult(settled) : execute({ schema: this.schema, document, operationName, contextValue, variableValues });
+      return isPromise(result) ? result.then(settle) : settle(result);
     }
     return execute({ schema: this.schema, document, operationName, contextValue, variableValues });
   }
@@ -105,7 +109,8 @@ function asGraphQLJsResult(result: ExecutionResult): ExecutionResult {
     errors: result.errors.map((error) => {
       const rebuilt = new GraphQLError(error.message, {
         path: error.path,
-        originalError: error.originalError ?? undefined,
+        // graphql-js raises its own execution failures (a null in a non-null field…) as plain Errors.
+        originalError: error.originalError ?? new Error(error.message),
         extensions: error.extensions,
       });
       (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
