@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import type { RequestContext } from './graphql/request-context';
-import { preparedReads } from './db/prepared-reads';
+import { preparedReads, type PreparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
@@ -37,6 +37,38 @@ export interface AppDeps {
   logger: Logger;
 }
 
+/**
+ * A request's context. The entity manager and the request logger are made when first used (the hot
+ * reads need neither); they are getters on the prototype, so Apollo's per-operation copy of the
+ * context (Object.assign of own fields) keeps them lazy instead of calling them.
+ */
+class HttpRequestContext implements RequestContext {
+  readonly requestId: string;
+  readonly auth: RequestContext['auth'];
+  readonly operation: { name?: string };
+  readonly rateLimit: RequestContext['rateLimit'];
+  private forked: EntityManager | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly res: Response,
+    readonly reads: PreparedReads,
+  ) {
+    this.requestId = res.locals.requestId as string;
+    this.auth = res.locals.auth;
+    this.operation = res.locals.operation ??= {};
+    this.rateLimit = res.locals.rateLimit;
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.orm.em.fork());
+  }
+
+  get logger(): Logger {
+    return this.res.locals.logger as Logger;
+  }
+}
+
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
@@ -50,23 +82,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const reads = preparedReads(orm.em);
-  const contextFor = (res: Response): RequestContext => {
-    let em: EntityManager | undefined;
-    return {
-      requestId: res.locals.requestId as string,
-      auth: res.locals.auth,
-      // Forked when a resolver first needs it: the hot reads go through `reads` and never do.
-      get em() {
-        return (em ??= orm.em.fork());
-      },
-      reads,
-      get logger() {
-        return res.locals.logger as Logger;
-      },
-      operation: (res.locals.operation ??= {}),
-      rateLimit: res.locals.rateLimit,
-    };
-  };
+  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads);
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const guards: RequestHandler[] = [
     authenticate(authenticator, limits.authFailures),

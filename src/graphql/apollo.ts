@@ -1,7 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { Permission } from '../auth/permissions';
 import { AppError, httpStatusOf } from '../errors/app-error';
 import { assertValidVariables } from './coerce-variables';
 import { CompiledOperations } from './compiled-operations';
@@ -26,13 +27,21 @@ const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
  * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
  * variables, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
  */
+const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Permission[]>();
+
 const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
-          assertOperationAllowed(contextValue.auth, operationPermissions(schema, document, operation));
+          // Apollo reuses the parsed document of a repeated query: its permissions are found once.
+          let permissions = permissionsByOperation.get(operation);
+          if (!permissions) {
+            permissions = operationPermissions(schema, document, operation);
+            permissionsByOperation.set(operation, permissions);
+          }
+          assertOperationAllowed(contextValue.auth, permissions);
           assertValidVariables(schema, operation, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
