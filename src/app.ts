@@ -16,6 +16,7 @@ import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
 import { healthz, readyz } from './observability/health';
@@ -54,8 +55,8 @@ class HttpRequestContext implements RequestContext {
     private readonly res: Response,
     readonly reads: PreparedReads,
   ) {
-    this.requestId = res.locals.requestId as string;
-    this.auth = res.locals.auth;
+    this.requestId = res.locals.requestId;
+    this.auth = authOf(res);
     this.operation = res.locals.operation ??= {};
     this.rateLimit = res.locals.rateLimit;
   }
@@ -65,7 +66,7 @@ class HttpRequestContext implements RequestContext {
   }
 
   get logger(): Logger {
-    return this.res.locals.logger as Logger;
+    return this.res.locals.logger;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
@@ -10,6 +10,8 @@ interface Entry {
 
 /** How many times a document runs through graphql-js before it is compiled. */
 const COMPILE_AFTER = 1;
+
+type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 
 /**
  * Executes operations compiled once with graphql-jit (a document turned into a JavaScript function:

@@ -10,7 +10,7 @@ import { GraphQLDateTimeISO } from 'graphql-scalars';
 export const DateTimeISO = new GraphQLScalarType({
   ...GraphQLDateTimeISO.toConfig(),
   serialize(value: unknown): string {
-    return typeof value === 'string' && ISO_UTC.test(value) ? value : (GraphQLDateTimeISO.serialize(value) as string);
+    return typeof value === 'string' && ISO_UTC.test(value) ? value : (GraphQLDateTimeISO.serialize(value));
   },
 });
 

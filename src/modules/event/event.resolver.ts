@@ -8,7 +8,10 @@ import { eventBySlug, eventPage, ticketTypesOf, type EventPage } from './event.r
 import { EventOrder } from './event-order';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
-import { DEFAULT_PAGE_SIZE, EventService } from './event.service';
+import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { createEvent } from './commands/create-event';
+import { deleteEvent } from './commands/delete-event';
+import { updateEvent } from './commands/update-event';
 import { EventStatus } from './event-status';
 import { DeletedEvent, EventList } from './event.types';
 
@@ -19,7 +22,7 @@ export class EventResolver {
   events(
     @Ctx() context: RequestContext,
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) limit: number,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => EventStatus, { nullable: true }) status?: EventStatus | null,
     @Arg('startsAfter', () => GraphQLDateTimeISO, { nullable: true, description: 'Only events starting strictly after this instant.' })
     startsAfter?: Date | null,
@@ -45,7 +48,7 @@ export class EventResolver {
   @Mutation(() => EventEntity, { description: 'Creates an event in DRAFT.' })
   @RequiresPermission('events:write')
   createEvent(@Ctx() context: RequestContext, @Arg('input') input: CreateEventInput): Promise<EventEntity> {
-    return new EventService(context.em).create(context.auth.organization, input);
+    return createEvent(context.em, context.auth.organization, input);
   }
 
   @Mutation(() => EventEntity, { description: 'Changes the given fields and/or the status of an event.' })
@@ -55,14 +58,13 @@ export class EventResolver {
     @Arg('slug') slug: string,
     @Arg('input') input: UpdateEventInput,
   ): Promise<EventEntity> {
-    return new EventService(context.em).update(context.auth.organization.id, slug, input);
+    return updateEvent(context.em, context.auth.organization.id, slug, input);
   }
 
   @Mutation(() => DeletedEvent, { description: 'Deletes an event without confirmed bookings.' })
   @RequiresPermission('events:write')
-  async deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
-    const event = await new EventService(context.em).delete(context.auth.organization.id, slug);
-    return { id: event.id, slug: event.slug };
+  deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
+    return deleteEvent(context.em, context.auth.organization.id, slug);
   }
 
   @FieldResolver(() => [TicketTypeEntity])
