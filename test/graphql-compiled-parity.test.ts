@@ -12,7 +12,7 @@ import { createLogger } from '../src/logger';
 import { REST_OPERATIONS } from '../src/rest/operations';
 import { createTestDatabase } from './helpers/database';
 import { insertEvents } from './helpers/event-rows';
-import { createOrganization, eventInput } from './helpers/factories';
+import { createOrganization, eventInput, uniqueSlug } from './helpers/factories';
 
 // Issue 8: operations compiled with graphql-jit answer exactly as graphql-js does (data, errors with
 // message, path, locations and extensions, the original error behind each, null propagation).
@@ -91,7 +91,9 @@ test.each(REST_CASES)('REST operation: %s', async (_name, operation, rawVariable
 test('REST CreateEvent success: the same shape (ids and times aside)', async () => {
   const normalize = (value: any) => ({ ...value.json, data: { createEvent: { ...value.json.data.createEvent, id: 'ID', slug: 'SLUG', createdAt: 'T', updatedAt: 'T', ticketTypes: value.json.data.createEvent.ticketTypes.map((tt: any) => ({ ...tt, id: 'ID' })) } } });
   const document = parse(REST_OPERATIONS);
-  const input = () => ({ ...eventInput(), ticketTypes: [{ name: 'GA', price: 12.5, currency: 'EUR', quantity: 10 }] });
+  // The same dates for both (eventInput's follow the clock); a slug of its own for each.
+  const base = eventInput();
+  const input = () => ({ ...base, slug: uniqueSlug('parity'), ticketTypes: [{ name: 'GA', price: 12.5, currency: 'EUR', quantity: 10 }] });
   const reference = await execute({ schema, document, operationName: 'CreateEvent', variableValues: { input: input() }, contextValue: contextWith(ALL) });
   const compiled = await new CompiledOperations(schema, 0).execute(document, 'CreateEvent', contextWith(ALL), { input: input() });
   expect(reference.errors).toBeUndefined();
