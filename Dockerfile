@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 # No install script is needed to build or run (they would compile optional native watchers for jest).
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

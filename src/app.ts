@@ -6,6 +6,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
+import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
 import type { RequestContext } from './graphql/request-context';
 import { preparedReads, type PreparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
@@ -110,6 +111,9 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(createRestRouter({ schema, routes, guards, contextFor }));
 
+  // GraphiQL's scripts and styles, for the explorer page GET /graphql shows browsers.
+  if (config.graphqlExplorer === 'graphiql') app.use(EXPLORER_ASSETS_PATH, createExplorerAssetsRouter());
+
   const graphql = Router();
   graphql.use((req, res, next) => {
     res.locals.door = 'graphql';
@@ -119,7 +123,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
   const apolloHandler = expressMiddleware(apollo, { context: async ({ res }) => contextFor(res) });
-  // The Sandbox landing page is a static page for browsers; the queries it sends carry a key.
+  // The explorer page is a static page for browsers; the queries it sends carry a key.
   const isLandingPage: RequestHandler = (req, res, next) =>
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)

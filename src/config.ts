@@ -1,5 +1,9 @@
 import path from 'node:path';
 
+/** GRAPHQL_EXPLORER: see src/graphql/explorer.ts. */
+export const EXPLORER_KINDS = ['graphiql', 'sandbox', 'off'] as const;
+export type ExplorerKind = (typeof EXPLORER_KINDS)[number];
+
 /** Every setting the service reads, parsed and validated once at start-up. */
 export interface Config {
   readonly port: number;
@@ -19,6 +23,8 @@ export interface Config {
   readonly production: boolean;
   /** GraphQL introspection: on outside production, off in production unless GRAPHQL_INTROSPECTION=true. */
   readonly graphqlIntrospection: boolean;
+  /** What browsers get on GET /graphql: GraphiQL served locally, Apollo Sandbox (from its CDN), or nothing. */
+  readonly graphqlExplorer: ExplorerKind;
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxCost: number;
   /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
@@ -60,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
   const production = env.NODE_ENV === 'production';
+  const graphqlExplorer = optional(env, 'GRAPHQL_EXPLORER') ?? (production ? 'off' : 'graphiql');
+  if (!(EXPLORER_KINDS as readonly string[]).includes(graphqlExplorer)) {
+    throw new ConfigError(`GRAPHQL_EXPLORER must be one of ${EXPLORER_KINDS.join(', ')}; got "${graphqlExplorer}"`);
+  }
   return {
     port: integer(env, 'PORT', 8443, 0, 65535),
     host: optional(env, 'HOST') ?? '0.0.0.0',
@@ -79,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     production,
     graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION') === undefined ? !production : flag(env, 'GRAPHQL_INTROSPECTION'),
+    graphqlExplorer: graphqlExplorer as ExplorerKind,
     graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
     graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     metricsToken: optional(env, 'METRICS_TOKEN'),

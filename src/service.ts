@@ -31,7 +31,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const routes = compileRoutes(schema);
   const apollo = await startApollo(schema, {
     introspection: config.graphqlIntrospection,
-    landingPage: !config.production,
+    explorer: config.graphqlExplorer,
     limits: { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost },
   });
   const authentication = await startAuthentication(orm, logger);

@@ -76,3 +76,31 @@ test.concurrent('an option error shows the command usage and how to get its help
   expect(result.stderr).toContain(`Usage: npm run --silent admin -- ${COMMANDS.find((c) => c.name === 'key create')!.usage}`);
   expect(result.stderr).toContain('Run "npm run --silent admin -- key create --help" for details.');
 });
+
+test('every command\'s help starts with its usage line, so the command list and the command\'s help agree', () => {
+  for (const command of COMMANDS) expect(command.help.split('\n')[0]).toBe(command.usage);
+  const update = COMMANDS.find((command) => command.name === 'org update')!;
+  expect(update.usage).toContain('[--rate-limit N|default]');
+});
+
+// What keeps `--help` and usage errors instant: they load no ORM, database driver or schema library
+// (command files require their services inside run). Checked by the modules loaded, not by a clock.
+test.concurrent.each([[['--help']], [['org', 'update', '--help']], [['key', 'create', '--org', 'org_1']]])(
+  'admin %j loads no database or ORM module',
+  async (args) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ARGS: JSON.stringify(args) };
+    delete env.DATABASE_URL;
+    const script = `process.argv = [process.argv[0], 'admin', ...JSON.parse(process.env.ARGS)];
+process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(Object.keys(require.cache))));
+require(${JSON.stringify(ADMIN)});`;
+    const stderr = await new Promise<string>((resolve) =>
+      execFile(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 30_000 }, (_error, _stdout, output) => resolve(output)),
+    );
+    const modules = JSON.parse(stderr.slice(stderr.indexOf('MODULES ') + 'MODULES '.length)) as string[];
+    expect(modules.length).toBeGreaterThan(3);
+    const heavy = modules.filter((file) =>
+      /node_modules\/(@mikro-orm|@electric-sql|pg|knex|type-graphql|graphql|class-validator)\/|\/dist\/(modules\/.*\.(entity|service)|db\/database|db\/orm-config)\.js$/.test(file),
+    );
+    expect(heavy).toEqual([]);
+  },
+);

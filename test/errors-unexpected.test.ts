@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -110,6 +110,7 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
   let service: RunningService;
   let client: HttpsClient;
   let drop: () => Promise<void>;
+  let dataDir: string;
   let key: string;
 
   beforeAll(async () => {
@@ -121,7 +122,7 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     orm = await openDatabase({ clientUrl: proxied.toString() });
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-503-'));
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-503-'));
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     service = await startService(config, orm, createLogger('silent'));
     client = new HttpsClient(`https://localhost:${service.port}`, readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8'));
@@ -134,6 +135,7 @@ describe('503 SERVICE_UNAVAILABLE when the database is unreachable', () => {
     await proxy.close();
     await orm.close(true);
     await drop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('while cut off: 503 through both doors, before and after the key is checked; recovers when it is back', async () => {

@@ -51,15 +51,31 @@ describe('default limits', () => {
     expect(response.body.data.__schema.queryType.name).toBe('Query');
   });
 
-  test('GET /graphql from a browser shows the Apollo Sandbox page without a key', async () => {
+  test('GET /graphql from a browser shows GraphiQL, served by this server, without a key', async () => {
     const response = await app.client.request('GET', '/graphql', { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
-    expect(response.text).toMatch(/embeddable-sandbox/);
+    expect(response.text).toContain('<script src="/graphql/explorer/graphiql.js"></script>');
+    expect(response.text).not.toMatch(/<script[^>]+src="https?:/);
+    for (const asset of ['react.js', 'react-dom.js', 'graphiql.js', 'graphiql.css', 'start.js']) {
+      expect((await app.client.request('GET', `/graphql/explorer/${asset}`)).status).toBe(200);
+    }
     // Without a key, queries are still refused.
     const query = await app.client.graphql(undefined, '{ events { total } }');
     expect(query.status).toBe(401);
   });
+});
+
+test('GRAPHQL_EXPLORER=sandbox serves Apollo Sandbox instead (loaded from Apollo\'s CDN), and no GraphiQL assets', async () => {
+  const app = await startTestApp({ GRAPHQL_EXPLORER: 'sandbox' });
+  try {
+    const response = await app.client.request('GET', '/graphql', { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(response.text).toMatch(/embeddable-sandbox/);
+    expect((await app.client.request('GET', '/graphql/explorer/graphiql.js')).status).not.toBe(200);
+  } finally {
+    await app.close();
+  }
 });
 
 describe('configured limits', () => {
@@ -114,7 +130,7 @@ describe('production', () => {
       expect(response.status).toBe(400);
       expect(response.body.errors[0].message).toMatch(/introspection/i);
       const page = await app.client.request('GET', '/graphql', { headers: { accept: 'text/html' } });
-      expect(page.text).not.toMatch(/sandbox/i);
+      expect(page.text).not.toMatch(/sandbox|graphiql/i);
       expect(page.status).not.toBe(200);
     } finally {
       await app.close();

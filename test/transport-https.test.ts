@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -143,14 +143,20 @@ describe('certificates', () => {
   test('the self-signed certificate is made once per DATA_DIR and reused on restart', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-tls-'));
     const certFile = path.join(dataDir, 'tls', 'localhost.crt');
-    const first = await startTestApp({ DATA_DIR: dataDir });
+    const first = await startTestApp({ DATA_DIR: dataDir }).catch((error: unknown) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    });
     const firstPem = readFileSync(certFile, 'utf8');
     const firstModified = statSync(certFile).mtimeMs;
     const firstServed = await servedFingerprint(first.service.port);
     expect(first.logs.join('\n')).toMatch(/self-signed/);
     await first.close();
 
-    const second = await startTestApp({ DATA_DIR: dataDir });
+    const second = await startTestApp({ DATA_DIR: dataDir }).catch((error: unknown) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    });
     try {
       expect(readFileSync(certFile, 'utf8')).toBe(firstPem);
       expect(statSync(certFile).mtimeMs).toBe(firstModified);
@@ -162,11 +168,17 @@ describe('certificates', () => {
       expect((statSync(path.join(dataDir, 'tls', 'localhost.key')).mode & 0o077).toString(8)).toBe('0');
     } finally {
       await second.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
   test('TLS_CERT_FILE and TLS_KEY_FILE are served instead, and no certificate is made', async () => {
     const directory = mkdtempSync(path.join(os.tmpdir(), 'event-service-own-cert-'));
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-no-tls-'));
+    const removeDirectories = () => {
+      rmSync(directory, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    };
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'own-certificate.test' }], {
       keyType: 'rsa',
       keySize: 2048,
@@ -177,9 +189,11 @@ describe('certificates', () => {
     const keyFile = path.join(directory, 'server.key');
     writeFileSync(certFile, pems.cert);
     writeFileSync(keyFile, pems.private);
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-no-tls-'));
 
-    const app = await startTestApp({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, DATA_DIR: dataDir });
+    const app = await startTestApp({ TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, DATA_DIR: dataDir }).catch((error: unknown) => {
+      removeDirectories();
+      throw error;
+    });
     try {
       expect(await servedFingerprint(app.service.port)).toBe(new X509Certificate(pems.cert).fingerprint256);
       expect(existsSync(path.join(dataDir, 'tls'))).toBe(false);
@@ -190,6 +204,7 @@ describe('certificates', () => {
       expectHttpsRequired(await plainHttp(app.service.port, 'GET', '/v1/events'));
     } finally {
       await app.close();
+      removeDirectories();
     }
   });
 });

@@ -83,6 +83,22 @@ test('the admin CLI works on the embedded database while the server runs (throug
   expect((await client.rest('GET', '/v1/events', key)).body).toMatchObject({ events: [], total: 0 });
   expect((await client.rest('POST', '/v1/events', key, eventInput())).status).toBe(201);
 
+  // The lookups and db migrate go through the server too.
+  const json = async (...args: string[]) => {
+    const result = await cli(...args);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    return JSON.parse(result.stdout);
+  };
+  expect((await json('org', 'list')).organizations.map((item: { id: string }) => item.id)).toEqual([organization.id, organizationId]);
+  expect(await json('org', 'show', organization.id)).toMatchObject({ id: organization.id, members: 0, activeKeys: 1 });
+  const { id: keyId } = (await json('key', 'list', '--org', organization.id)).keys[0];
+  expect(await json('key', 'show', keyId)).toMatchObject({ id: keyId, organizationId: organization.id, name: 'from the CLI' });
+  const member = await json('member', 'add', '--org', organization.id, '--email', 'ops@example.com', '--name', 'Ops');
+  expect((await json('member', 'list', '--org', organization.id)).members).toEqual([member]);
+  expect(await json('member', 'remove', member.id)).toEqual({ removed: member });
+  expect((await json('member', 'list', '--org', organization.id)).total).toBe(0);
+  expect(await json('db', 'migrate')).toMatchObject({ status: 'up-to-date', applied: [] });
+
   // Errors come back as the CLI's usual errors.
   const missing = await cli('key', 'create', '--org', 'org_missing', '--name', 'x', '--permissions', 'events:read');
   expect(missing.code).toBe(1);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { AppError } from '../errors/app-error';
-import { loadConfig } from '../config';
-import { runCommand } from './command-runner';
+import type * as ConfigModule from '../config';
+import type * as RunnerModule from './command-runner';
 import { UsageError } from './command';
 import { COMMANDS } from './commands';
 import { dispatch } from './dispatch';
@@ -14,6 +14,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const { command, options, positionals } = found;
 
+  // Required only now: help and usage errors never load the database modules.
+  const { loadConfig } = require('../config') as typeof ConfigModule;
+  const { runCommand } = require('./command-runner') as typeof RunnerModule;
   const result = await runCommand(loadConfig(), command, options, positionals);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return 0;

@@ -1,8 +1,12 @@
 import { PERMISSIONS } from '../auth/permissions';
-import { KeyEnvironment } from '../modules/api-key/api-key.entity';
-import { ApiKeyService, apiKeyView, ROTATION_GRACE_HOURS } from '../modules/api-key/api-key.service';
+import type * as ApiKeyEntityModule from '../modules/api-key/api-key.entity';
+import type * as ApiKeyModule from '../modules/api-key/api-key.service';
+import { ROTATION_GRACE_HOURS } from '../modules/api-key/api-key.constants';
 import { parseCsv, parseDateTime, parseEnum, parseWholeNumber, required } from './arguments';
 import { type Command, parser } from './command';
+
+// Required when a command runs, not when the command list is built (see Command).
+const apiKeys = () => require('../modules/api-key/api-key.service') as typeof ApiKeyModule;
 
 export const API_KEY_COMMANDS: Command[] = [
   {
@@ -19,6 +23,8 @@ export const API_KEY_COMMANDS: Command[] = [
       'expires-at': { type: 'string' },
     }),
     async run(em, options) {
+      const { ApiKeyService, apiKeyView } = apiKeys();
+      const { KeyEnvironment } = require('../modules/api-key/api-key.entity') as typeof ApiKeyEntityModule;
       const { entity, key } = await new ApiKeyService(em).create({
         organizationId: required(options, 'org'),
         name: required(options, 'name'),
@@ -37,9 +43,22 @@ export const API_KEY_COMMANDS: Command[] = [
   expiresAt, lastUsedAt (updated at most once a minute), revokedAt. Never a secret.`,
     parse: parser({ org: { type: 'string' } }),
     async run(em, options) {
+      const { ApiKeyService, apiKeyView } = apiKeys();
       const organizationId = required(options, 'org');
       const keys = await new ApiKeyService(em).list(organizationId);
       return { organizationId, keys: keys.map(apiKeyView) };
+    },
+  },
+  {
+    name: 'key show',
+    usage: 'key show KEY_ID',
+    help: `key show KEY_ID
+  Shows one key: its organization, name, environment, prefix, permissions, createdAt, expiresAt,
+  lastUsedAt, revokedAt. Never the secret (only its hash is stored).`,
+    parse: parser({}, 1),
+    async run(em, _options, [apiKeyId]) {
+      const { ApiKeyService, apiKeyView } = apiKeys();
+      return apiKeyView(await new ApiKeyService(em).get(apiKeyId));
     },
   },
   {
@@ -50,6 +69,7 @@ export const API_KEY_COMMANDS: Command[] = [
   Revoking a revoked key changes nothing.`,
     parse: parser({}, 1),
     async run(em, _options, [apiKeyId]) {
+      const { ApiKeyService, apiKeyView } = apiKeys();
       return apiKeyView(await new ApiKeyService(em).revoke(apiKeyId));
     },
   },
@@ -63,6 +83,7 @@ export const API_KEY_COMMANDS: Command[] = [
   shown under "previous".`,
     parse: parser({ 'grace-hours': { type: 'string' } }, 1),
     async run(em, options, [apiKeyId]) {
+      const { ApiKeyService, apiKeyView } = apiKeys();
       const graceHours = options['grace-hours'] === undefined ? undefined : parseWholeNumber(options['grace-hours'], 'grace-hours');
       const { previous, entity, key } = await new ApiKeyService(em).rotate(apiKeyId, graceHours);
       return { ...apiKeyView(entity), key, previous: apiKeyView(previous) };

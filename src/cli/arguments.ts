@@ -1,6 +1,6 @@
 import { AppError, type FieldError } from '../errors/app-error';
 
-const invalid = (field: string, message: string) => AppError.validation([{ field, message }]);
+export const invalid = (field: string, message: string) => AppError.validation([{ field, message }]);
 
 export function required(options: Record<string, string | undefined>, name: string): string {
   const value = options[name];

@@ -1,10 +1,24 @@
 import path from 'node:path';
 import type { Config } from '../config';
-import { openDatabase } from '../db/database';
 import { claimDataDir } from '../db/data-dir-lock';
-import { startEmbeddedPostgres } from '../db/embedded-postgres';
+import type * as DatabaseModule from '../db/database';
+import type * as EmbeddedModule from '../db/embedded-postgres';
 import { runThroughServer } from './admin-channel';
 import type { Command, Options } from './command';
+
+// The ORM and PGlite are required only on the path that needs them: through a running server's
+// admin channel, the CLI loads neither.
+const database = () => require('../db/database') as typeof DatabaseModule;
+const embeddedPostgres = () => require('../db/embedded-postgres') as typeof EmbeddedModule;
+
+async function runOn(settings: DatabaseModule.OpenSettings, command: Command, options: Options, positionals: string[]): Promise<unknown> {
+  const { orm, migrationsApplied } = await database().openMigratedDatabase(settings);
+  try {
+    return await command.run(orm.em.fork(), options, positionals, { migrationsApplied });
+  } finally {
+    await orm.close();
+  }
+}
 
 /**
  * Runs one admin command on the server's database: DATABASE_URL when set; otherwise the embedded
@@ -13,26 +27,19 @@ import type { Command, Options } from './command';
 export async function runCommand(config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
   if (config.databaseUrl) {
     // A mistyped DATABASE_URL must fail, not quietly create a new database the server never reads.
-    const orm = await openDatabase({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false });
-    try {
-      return await command.run(orm.em.fork(), options, positionals);
-    } finally {
-      await orm.close();
-    }
+    return runOn({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false }, command, options, positionals);
   }
   const claim = await claimDataDir(config.dataDir);
   if (claim.kind === 'server') {
     return runThroughServer({ adminPort: claim.holder.adminPort, token: claim.holder.token ?? '' }, command.name, options, positionals);
   }
   try {
-    const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pgdata') });
+    const starting = embeddedPostgres().startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pgdata') });
+    // Load the ORM while PGlite compiles its WebAssembly (on V8's background threads).
+    database();
+    const embedded = await starting;
     try {
-      const orm = await openDatabase({ clientUrl: embedded.url, pool: embedded.pool });
-      try {
-        return await command.run(orm.em.fork(), options, positionals);
-      } finally {
-        await orm.close();
-      }
+      return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, command, options, positionals);
     } finally {
       await embedded.close();
     }

@@ -3,13 +3,27 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 export type Options = Record<string, string | undefined>;
 
-/** One admin command: `name` is the words that select it (e.g. "key create"). */
+/** What the runner did before the command ran. */
+export interface CommandContext {
+  /** Migrations applied while opening the database (none when a running server owns it). */
+  readonly migrationsApplied: readonly string[];
+}
+
+/**
+ * One admin command: `name` is the words that select it (e.g. "key create"); `help` starts with
+ * `usage` (a test checks), so the top-level list and the command's own help agree.
+ *
+ * Command files require services (and so MikroORM) inside `run`, typed with `import type`
+ * (`const organizations = () => require('…') as typeof OrganizationModule`): `--help` and usage
+ * errors then never load the ORM, and start in a fraction of the time (a test checks which modules
+ * `--help` loads).
+ */
 export interface Command {
   readonly name: string;
   readonly usage: string;
   readonly help: string;
   parse(args: string[]): { options: Options; positionals: string[] };
-  run(em: EntityManager, options: Options, positionals: string[]): Promise<unknown>;
+  run(em: EntityManager, options: Options, positionals: string[], context: CommandContext): Promise<unknown>;
 }
 
 /** A bad command line (unknown option, missing value, wrong arguments): exit 2 with the usage. */

@@ -1,10 +1,14 @@
 import { AppError } from '../errors/app-error';
-import { normalizeAllowlist } from '../modules/organization/ip-allowlist';
-import { OrganizationPlan, RestrictionMode } from '../modules/organization/organization.entity';
-import { MAX_RATE_LIMIT_PER_MINUTE, OrganizationService, organizationView } from '../modules/organization/organization.service';
-import { isIanaTimeZone } from '../validation/rules';
-import { parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
+import type * as OrganizationModule from '../modules/organization/organization.service';
+import type * as AllowlistModule from '../modules/organization/ip-allowlist';
+import type * as EntityModule from '../modules/organization/organization.entity';
+import type * as RulesModule from '../validation/rules';
+import { invalid, parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
 import { type Command, parser } from './command';
+
+// Required when a command runs, not when the command list is built (see Command).
+const organizations = () => require('../modules/organization/organization.service') as typeof OrganizationModule;
+const entities = () => require('../modules/organization/organization.entity') as typeof EntityModule;
 
 export const ORGANIZATION_COMMANDS: Command[] = [
   {
@@ -15,20 +19,47 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   --rate-limit overrides RATE_LIMIT_PER_MINUTE for it.`,
     parse: parser({ name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' }, 'rate-limit': { type: 'string' } }),
     async run(em, options) {
+      const { OrganizationService, organizationView } = organizations();
       const organization = await new OrganizationService(em).create({
         name: required(options, 'name'),
         timezone: options.timezone,
-        plan: options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', OrganizationPlan),
+        plan: options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', entities().OrganizationPlan),
         rateLimitPerMinute: options['rate-limit'] === undefined ? undefined : parsePositiveInteger(options['rate-limit'], 'rate-limit'),
       });
       return organizationView(organization);
     },
   },
   {
+    name: 'org list',
+    usage: 'org list',
+    help: `org list
+  Lists every organization, newest first: id, name, timezone, plan, allowed IPs, restriction mode,
+  rate limit, createdAt, updatedAt.`,
+    parse: parser({}),
+    async run(em) {
+      const { OrganizationService, organizationView } = organizations();
+      const list = await new OrganizationService(em).list();
+      return { total: list.length, organizations: list.map(organizationView) };
+    },
+  },
+  {
+    name: 'org show',
+    usage: 'org show ORG_ID',
+    help: `org show ORG_ID
+  Shows one organization with how many members and usable keys (neither revoked nor expired) it has.`,
+    parse: parser({}, 1),
+    async run(em, _options, [organizationId]) {
+      const { OrganizationService, organizationView } = organizations();
+      const service = new OrganizationService(em);
+      const organization = await service.get(organizationId);
+      return { ...organizationView(organization), ...(await service.counts(organizationId)) };
+    },
+  },
+  {
     name: 'org update',
-    usage: 'org update ORG_ID [--timezone TZ] [--plan P] [--rate-limit N] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]',
-    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default]
-                  [--allowed-ips CSV] [--restriction-mode STRICT|OFF]
+    usage:
+      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]',
+    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]
   Changes an organization; options not given stay as they are. Running servers apply the change
   within a second.
   --rate-limit      requests a minute shared by all its keys; "default" = RATE_LIMIT_PER_MINUTE.
@@ -47,11 +78,15 @@ export const ORGANIZATION_COMMANDS: Command[] = [
       1,
     ),
     async run(em, options, [organizationId]) {
+      const { OrganizationService, organizationView, MAX_RATE_LIMIT_PER_MINUTE } = organizations();
+      const { OrganizationPlan, RestrictionMode } = entities();
+      const { isIanaTimeZone } = require('../validation/rules') as typeof RulesModule;
+      const { normalizeAllowlist } = require('../modules/organization/ip-allowlist') as typeof AllowlistModule;
       const rateLimit = options['rate-limit'];
       const input = parseAll({
         timezone: () => {
           if (options.timezone !== undefined && !isIanaTimeZone(options.timezone)) {
-            throw AppError.validation([{ field: 'timezone', message: 'timezone must be an IANA time zone name such as Europe/Paris' }]);
+            throw invalid('timezone', 'timezone must be an IANA time zone name such as Europe/Paris');
           }
           return options.timezone;
         },
@@ -60,9 +95,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
           if (rateLimit === undefined) return undefined;
           if (rateLimit.toLowerCase() === 'default') return null;
           const value = parsePositiveInteger(rateLimit, 'rate-limit');
-          if (value > MAX_RATE_LIMIT_PER_MINUTE) {
-            throw AppError.validation([{ field: 'rate-limit', message: `--rate-limit must be at most ${MAX_RATE_LIMIT_PER_MINUTE}` }]);
-          }
+          if (value > MAX_RATE_LIMIT_PER_MINUTE) throw invalid('rate-limit', `--rate-limit must be at most ${MAX_RATE_LIMIT_PER_MINUTE}`);
           return value;
         },
         allowedIps: () => {

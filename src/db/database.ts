@@ -1,35 +1,66 @@
+import { readdirSync } from 'node:fs';
+import type * as MigrationsModule from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { createOrmConfig, type OrmSettings } from './orm-config';
+import { createOrmConfig, MIGRATIONS_DIRECTORY, MIGRATIONS_EXTENSION, type OrmSettings } from './orm-config';
 
 // Arbitrary constant shared by every process of this service: serializes concurrent migrators.
 const MIGRATION_LOCK_ID = 7_020_261_122;
 
-async function migrate(orm: MikroORM, settings: OrmSettings): Promise<void> {
+/**
+ * Whether the database lacks one of our migrations: one statement against the migrations table, so
+ * that the migrator (and its modules) is loaded only when there is something to apply.
+ */
+async function hasPendingMigrations(orm: MikroORM): Promise<boolean> {
+  const files = readdirSync(MIGRATIONS_DIRECTORY)
+    .filter((file) => file.endsWith(MIGRATIONS_EXTENSION) && !file.endsWith(`.d${MIGRATIONS_EXTENSION}`))
+    .map((file) => file.slice(0, -MIGRATIONS_EXTENSION.length));
+  let applied: Set<string>;
+  try {
+    const rows = await orm.em.getConnection().execute<Array<{ name: string }>>('select name from mikro_orm_migrations');
+    applied = new Set(rows.map((row) => row.name));
+  } catch {
+    return true; // no migrations table yet
+  }
+  return files.some((name) => !applied.has(name));
+}
+
+/** Applies pending migrations; returns the names of those applied (none when there was nothing to do). */
+async function migrate(orm: MikroORM, settings: OrmSettings): Promise<string[]> {
+  if (!(await hasPendingMigrations(orm))) return [];
+  const up = async () => {
+    // Registered here, not in the ORM config: a process with nothing to migrate never loads it.
+    const { Migrator } = require('@mikro-orm/migrations') as typeof MigrationsModule;
+    Migrator.register(orm);
+    return (await orm.getMigrator().up()).map((migration) => migration.name);
+  };
   // A single-connection database (the embedded one) cannot spare a connection for the lock, and
   // only one process can reach it anyway.
-  if ((settings.pool?.max ?? 10) < 2) {
-    await orm.getMigrator().up();
-    return;
-  }
+  if ((settings.pool?.max ?? 10) < 2) return up();
   const lock = new Client({ connectionString: settings.clientUrl });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-    await orm.getMigrator().up();
+    return await up();
   } finally {
     await lock.end();
   }
 }
 
-/** Connects and applies every pending migration (start-up of the server, the CLI and tests). */
-export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
+/** Connects and applies every pending migration; says which it applied (the CLI's `db migrate`). */
+export type OpenSettings = OrmSettings;
+
+export async function openMigratedDatabase(settings: OrmSettings): Promise<{ orm: MikroORM; migrationsApplied: string[] }> {
   const orm = await MikroORM.init(createOrmConfig(settings));
   try {
-    await migrate(orm, settings);
+    return { orm, migrationsApplied: await migrate(orm, settings) };
   } catch (error) {
     await orm.close(true);
     throw error;
   }
-  return orm;
+}
+
+/** Connects and applies every pending migration (start-up of the server, the CLI and tests). */
+export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
+  return (await openMigratedDatabase(settings)).orm;
 }

@@ -1,6 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type * as DatabaseModule from './database';
 
 /**
  * PostgreSQL compiled to WebAssembly (PGlite), served on a loopback TCP port so MikroORM's pg driver
@@ -28,9 +31,34 @@ export interface EmbeddedPostgresOptions {
   maxConnections?: number;
 }
 
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-  const db = await PGlite.create(options.dataDir ?? 'memory://');
+/**
+ * PostgreSQL's default shared_buffers (128 MB) is sized for a server with RAM of its own; in PGlite it
+ * is WebAssembly memory of our process, touched as soon as pages are read. 16 MB holds the working set
+ * of a development database and takes ~120 MB off the resident size (see README, "Memory").
+ */
+export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
+ * Creating a database (initdb) runs a second WebAssembly PostgreSQL next to the first and leaves the
+ * process ~800 MB resident for good (V8 keeps the freed WebAssembly memory mapped). So a new data
+ * directory is created and migrated by a short-lived child process, whose memory goes with it; the
+ * server only ever opens an existing, migrated one.
+ */
+async function createInChildProcess(dataDir: string): Promise<void> {
+  const script = path.join(__dirname, 'embedded-create.js');
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`creating the embedded database in ${dataDir} failed: ${stderr.trim() || `exit ${code}`}`)),
+    );
+  });
+}
+
+/** Serves an open PGlite on a loopback port. */
+async function serve(db: PGlite, options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const server = new PGLiteSocketServer({
     db,
     host: '127.0.0.1',
@@ -55,4 +83,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
         await db.close();
       })()),
   };
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgres> {
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    // The compiled child script exists only in dist/ (this module never runs under jest).
+    if (!existsSync(path.join(options.dataDir, 'PG_VERSION')) && !__filename.endsWith('.ts')) await createInChildProcess(options.dataDir);
+  }
+  return serve(await PGlite.create(options.dataDir ?? 'memory://', { startParams: EMBEDDED_START_PARAMS }), options);
+}
+
+/**
+ * Creates the database in `dataDir` in this process and applies the migrations (they too grow the
+ * WebAssembly memory for good), then closes it: what the child process of a first start runs.
+ */
+export async function createEmbeddedDatabase(dataDir: string): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const embedded = await serve(await PGlite.create(dataDir, { startParams: EMBEDDED_START_PARAMS }), {});
+  try {
+    const { openDatabase } = require('./database') as typeof DatabaseModule;
+    await (await openDatabase({ clientUrl: embedded.url, pool: embedded.pool })).close();
+  } finally {
+    await embedded.close();
+  }
 }

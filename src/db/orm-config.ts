@@ -1,4 +1,3 @@
-import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import path from 'node:path';
 import { ENTITIES } from './entities';
@@ -15,12 +14,17 @@ export interface OrmSettings {
   driverLog?: (level: 'warn' | 'error', message: string) => void;
 }
 
+/** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
+export const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
+export const MIGRATIONS_EXTENSION = __filename.endsWith('.ts') ? '.ts' : '.js';
+
 export function createOrmConfig(settings: OrmSettings): Options {
   const compiled = !__filename.endsWith('.ts');
   return defineConfig({
     clientUrl: settings.clientUrl,
     entities: ENTITIES,
-    extensions: [Migrator],
+    // No `extensions: [Migrator]`: openDatabase registers it when a migration is pending, so a process
+    // with nothing to migrate (most admin commands) never loads it.
     allowGlobalContext: false,
     forceUtcTimezone: true,
     discovery: { disableDynamicFileAccess: true },
@@ -29,8 +33,8 @@ export function createOrmConfig(settings: OrmSettings): Options {
     ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',
-      path: path.join(__dirname, 'migrations'),
-      pathTs: path.join(__dirname, 'migrations'),
+      path: MIGRATIONS_DIRECTORY,
+      pathTs: MIGRATIONS_DIRECTORY,
       glob: compiled ? '!(*.d).js' : '*.ts',
       transactional: true,
       allOrNothing: true,

@@ -1,11 +1,12 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { getOperationAST, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Permission } from '../auth/permissions';
+import type { ExplorerKind } from '../config';
 import { AppError } from '../errors/app-error';
 import { assertValidArguments } from './check-arguments';
 import { CompiledOperations } from './compiled-operations';
+import { explorerPlugin } from './explorer';
 import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from './graphql-errors';
 import { NoNulCharactersRule } from './no-nul-characters';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
@@ -77,8 +78,8 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
 
 export interface ApolloOptions {
   readonly introspection: boolean;
-  /** The Apollo Sandbox page for browsers on GET /graphql (outside production). */
-  readonly landingPage: boolean;
+  /** What browsers get on GET /graphql (GRAPHQL_EXPLORER). */
+  readonly explorer: ExplorerKind;
   readonly limits: QueryLimits;
 }
 
@@ -101,10 +102,7 @@ export async function startApollo(
       graphqlErrorsPlugin,
       // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
       ApolloServerPluginCacheControlDisabled(),
-      // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.
-      options.landingPage
-        ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })
-        : ApolloServerPluginLandingPageDisabled(),
+      explorerPlugin(options.explorer),
     ],
     // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has
     // drained its requests and closed the database: src/server.ts owns shutdown.

@@ -40,6 +40,11 @@ export function appErrorOf(error: GraphQLError, requestId: string): AppError {
  */
 export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = originalErrorOf(error);
+  // Apollo refuses a mutation over GET itself (HTTP 405, Allow: POST) with its generic BAD_REQUEST;
+  // a wrong method is METHOD_NOT_ALLOWED in REST, so it is here too.
+  if (isGraphQLNativeError(original) && (original.extensions.http as { status?: number } | undefined)?.status === 405) {
+    return { message: formatted.message, extensions: graphqlExtensionsOf(new AppError('METHOD_NOT_ALLOWED', formatted.message, { allowed: ['POST'] })) };
+  }
   if (isGraphQLNativeError(original)) {
     return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: formatted.extensions?.code } };
   }

@@ -22,6 +22,17 @@ async function postgresUnavailable(): Promise<string | undefined> {
   }
 }
 
+/**
+ * Every temporary file of this run goes into one directory of its own: TMPDIR, which os.tmpdir() in
+ * the test workers and every process they start (servers, CLI, Chromium) inherit. Global teardown
+ * fails the run if a test left anything there, then removes it (see global-teardown.ts).
+ */
+function useRunTemporaryDirectory(): void {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-run-'));
+  process.env.EVENT_SERVICE_TEST_RUN_TMPDIR = directory;
+  process.env.TMPDIR = directory;
+}
+
 function location(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}`;
@@ -37,6 +48,7 @@ function location(url: string): string {
  * metadata loaded here would leak into an in-band test run (and PGlite cannot run in jest's sandbox).
  */
 export default async function globalSetup(): Promise<void> {
+  useRunTemporaryDirectory();
   const wanted = process.env.TEST_DATABASE;
   if (wanted !== undefined && wanted !== 'postgres' && wanted !== 'embedded') {
     throw new Error(`TEST_DATABASE must be "postgres" or "embedded", got "${wanted}"`);

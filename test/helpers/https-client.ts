@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { GraphQLClient } from 'graphql-request';
 
 export interface HttpResponse<T = any> {
   status: number;
@@ -56,9 +57,39 @@ export class HttpsClient {
     return this.request<T>(method, path, { headers: key ? { authorization: `Bearer ${key}` } : {}, json });
   }
 
-  /** GraphQL call with a key. */
-  graphql<T = any>(key: string | undefined, query: string, variables?: Record<string, unknown>): Promise<HttpResponse<T>> {
-    return this.request<T>('POST', '/graphql', { headers: key ? { authorization: `Bearer ${key}` } : {}, json: { query, variables } });
+  /** A `fetch` over this client (for graphql-request and other fetch-based clients); `seen` gets each raw response. */
+  fetchFor(seen: (response: HttpResponse) => void = () => undefined): typeof globalThis.fetch {
+    return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      const raw = await this.request(init?.method ?? 'GET', url.pathname + url.search, { headers, raw: init?.body as string | undefined });
+      seen(raw);
+      const responseHeaders = new Headers();
+      for (const [name, value] of Object.entries(raw.headers)) {
+        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+      }
+      return new Response(raw.text, { status: raw.status, headers: responseHeaders });
+    };
+  }
+
+  /**
+   * GraphQL call with a key, sent by graphql-request as a frontend sends it. graphql-request's fetch is
+   * this client (it trusts the test server's certificate), which also keeps the raw HTTP response:
+   * tests assert on statuses, headers and error bodies that graphql-request turns into exceptions.
+   */
+  async graphql<T = any>(key: string | undefined, query: string, variables?: Record<string, unknown>): Promise<HttpResponse<T>> {
+    let raw: HttpResponse<T> | undefined;
+    const fetch = this.fetchFor((response) => (raw = response as HttpResponse<T>));
+    const client = new GraphQLClient(new URL('/graphql', this.baseUrl).toString(), {
+      fetch,
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+    });
+    try {
+      await client.rawRequest(query, variables);
+    } catch (error) {
+      if (!raw) throw error; // nothing reached the server: a client-side failure
+    }
+    return raw!;
   }
 
   close(): void {

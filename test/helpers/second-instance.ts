@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -25,7 +25,14 @@ export async function startServiceOn(databaseUrl: string, env: Record<string, st
   const orm = await openDatabase({ clientUrl: databaseUrl });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-instance-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const service = await startService(config, orm, createLogger(config.logLevel, { write: () => undefined }));
+  let service: RunningService;
+  try {
+    service = await startService(config, orm, createLogger(config.logLevel, { write: () => undefined }));
+  } catch (error) {
+    await orm.close(true);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const ca = readFileSync(path.join(dataDir, 'tls', 'localhost.crt'), 'utf8');
   const client = new HttpsClient(`https://localhost:${service.port}`, ca);
   return {
@@ -36,6 +43,7 @@ export async function startServiceOn(databaseUrl: string, env: Record<string, st
       client.close();
       await service.close(1_000);
       await orm.close(true);
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

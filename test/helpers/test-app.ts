@@ -42,7 +42,15 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
-  const service = await startService(config, orm, logger);
+  let service: RunningService;
+  try {
+    service = await startService(config, orm, logger);
+  } catch (error) {
+    await orm.close(true);
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const ca = readFileSync(config.tlsCertFile ?? path.join(config.dataDir, 'tls', 'localhost.crt'), 'utf8');
   const client = new HttpsClient(`https://localhost:${service.port}`, ca);
   return {

@@ -3,7 +3,10 @@ import { AppError, type FieldError } from '../../errors/app-error';
 import { isPermission, PERMISSIONS, type Permission } from '../../auth/permissions';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { ApiKeyEntity, KeyEnvironment } from './api-key.entity';
+import { ROTATION_GRACE_HOURS } from './api-key.constants';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.format';
+
+export { ROTATION_GRACE_HOURS };
 
 export interface CreateApiKeyInput {
   organizationId: string;
@@ -29,8 +32,6 @@ export function apiKeyView(key: ApiKeyEntity) {
   };
 }
 
-/** How long a rotated key keeps working next to its replacement, so clients can be redeployed. */
-export const ROTATION_GRACE_HOURS = 24;
 const MAX_GRACE_HOURS = 30 * 24;
 const HOUR = 3_600_000;
 
@@ -72,6 +73,13 @@ export class ApiKeyService {
     });
     await this.em.flush();
     return { entity, key };
+  }
+
+  /** One key, by id (never its secret). */
+  async get(apiKeyId: string): Promise<ApiKeyEntity> {
+    const key = await this.em.findOne(ApiKeyEntity, { id: apiKeyId });
+    if (!key) throw new AppError('NOT_FOUND', `No API key with id "${apiKeyId}"`, { id: apiKeyId });
+    return key;
   }
 
   /** An organization's keys, newest first (never a secret: only the hash is stored). */

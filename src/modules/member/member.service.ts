@@ -76,4 +76,12 @@ export class MemberService {
     );
     return { members, total, page: query.page, limit: query.limit };
   }
+
+  /** Removes a member; an unknown id is NOT_FOUND. Returns the member as it was. */
+  async remove(memberId: string): Promise<MemberEntity> {
+    const member = await this.em.findOne(MemberEntity, { id: memberId });
+    if (!member) throw new AppError('NOT_FOUND', `No member with id "${memberId}"`, { id: memberId });
+    await this.em.remove(member).flush();
+    return member;
+  }
 }

@@ -2,6 +2,8 @@ import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../errors/app-error';
 import { isIanaTimeZone } from '../../validation/rules';
 import { canonicalTimeZone } from '../event/event.queries';
+import { ApiKeyEntity } from '../api-key/api-key.entity';
+import { MemberEntity } from '../member/member.entity';
 import { normalizeAllowlist } from './ip-allowlist';
 import { OrganizationEntity, OrganizationPlan, RestrictionMode } from './organization.entity';
 
@@ -61,6 +63,22 @@ export class OrganizationService {
     });
     await this.em.flush();
     return organization;
+  }
+
+  /** Every organization, newest first. */
+  async list(): Promise<OrganizationEntity[]> {
+    return this.em.find(OrganizationEntity, {}, { orderBy: { createdAt: 'desc', id: 'asc' } });
+  }
+
+  /** How many members and usable keys (neither revoked nor expired) an organization has. */
+  async counts(id: string): Promise<{ members: number; activeKeys: number }> {
+    const members = await this.em.count(MemberEntity, { organization: id });
+    const activeKeys = await this.em.count(ApiKeyEntity, {
+      organization: id,
+      revokedAt: null,
+      $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
+    });
+    return { members, activeKeys };
   }
 
   async get(id: string): Promise<OrganizationEntity> {

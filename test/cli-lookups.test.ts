@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import { runCli, type CliResult } from './helpers/admin-cli';
+import { ApiKeyService } from '../src/modules/api-key/api-key.service';
+import { MemberService } from '../src/modules/member/member.service';
+import { databaseUrl, describeOnPostgres, withAdminClient } from './helpers/database';
+import { createApiKey, createOrganization } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+// The admin CLI's lookups (org list/show, key show, member list/remove) and `db migrate`'s answer, as an
+// operator runs them: one JSON object on stdout and exit 0, or the error on stderr, nothing on stdout
+// and exit 1. (Through a running embedded server's admin channel: test/zero-config.test.ts.)
+jest.setTimeout(90_000);
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+const admin = (...args: string[]) => runCli(app.databaseUrl, args);
+
+function jsonOf(result: CliResult): Record<string, any> {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.json).toEqual(expect.any(Object));
+  expect(Array.isArray(result.json)).toBe(false);
+  return result.json;
+}
+
+function expectNotFound(result: CliResult, id: string): void {
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^error: NOT_FOUND\n/);
+  expect(result.stderr).toContain(id);
+}
+
+let organizationId: string;
+let otherOrganizationId: string;
+let keyId: string;
+let secret: string;
+const memberIds: string[] = [];
+
+// The data is made in-process (as the CLI's own services make it): only the lookups run the CLI.
+beforeAll(async () => {
+  organizationId = (await createOrganization(app.orm, { name: 'Lookup org', timezone: 'Europe/Paris' })).id;
+  otherOrganizationId = (await createOrganization(app.orm, { name: 'Other lookup org' })).id;
+  ({ id: keyId, key: secret } = await createApiKey(app.orm, organizationId, { name: 'ci', permissions: ['events:read'] }));
+  const revoked = await createApiKey(app.orm, organizationId, { name: 'old', permissions: ['events:read'] });
+  await new ApiKeyService(app.orm.em.fork()).revoke(revoked.id);
+  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
+    memberIds.push((await new MemberService(app.orm.em.fork()).add({ organizationId, email, name: email.split('@')[0] })).id);
+  }
+});
+
+describe('org list / org show', () => {
+  test('org list: every organization, newest first, with the total', async () => {
+    const list = jsonOf(await admin('org', 'list'));
+    expect(list.total).toBe(list.organizations.length);
+    const ids = list.organizations.map((organization: { id: string }) => organization.id);
+    expect(ids.indexOf(otherOrganizationId)).toBeLessThan(ids.indexOf(organizationId));
+    expect(list.organizations.find((organization: { id: string }) => organization.id === organizationId)).toMatchObject({
+      name: 'Lookup org',
+      timezone: 'Europe/Paris',
+      plan: 'STANDARD',
+    });
+  });
+
+  test('org show: the organization with its member and usable-key counts', async () => {
+    const [shown, other] = await Promise.all([admin('org', 'show', organizationId), admin('org', 'show', otherOrganizationId)]);
+    expect(jsonOf(shown)).toMatchObject({ id: organizationId, name: 'Lookup org', members: 3, activeKeys: 1 });
+    expect(jsonOf(other)).toMatchObject({ members: 0, activeKeys: 0 });
+  });
+
+  test('org show of an unknown id: NOT_FOUND on stderr, exit 1', async () => {
+    expectNotFound(await admin('org', 'show', 'org_doesnotexist'), 'org_doesnotexist');
+  });
+
+  test('org show without its argument is a usage error (exit 2)', async () => {
+    const result = await admin('org', 'show');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Usage: npm run --silent admin -- org show ORG_ID');
+  });
+});
+
+describe('key show', () => {
+  test('shows the key without its secret or hash', async () => {
+    const result = await admin('key', 'show', keyId);
+    const key = jsonOf(result);
+    expect(key).toMatchObject({ id: keyId, organizationId, name: 'ci', permissions: ['events:read'], revokedAt: null });
+    expect(Object.keys(key)).not.toContain('key');
+    expect(result.stdout).not.toContain(secret.slice(-20));
+    expect(result.stdout).not.toMatch(/hash/i);
+  });
+
+  test('an unknown key id: NOT_FOUND on stderr, exit 1', async () => {
+    expectNotFound(await admin('key', 'show', 'key_doesnotexist'), 'key_doesnotexist');
+  });
+});
+
+describe('member list / member remove', () => {
+  test('member list --org: newest first, paginated, with the total', async () => {
+    // Independent processes: started side by side.
+    const [allRun, secondRun, otherRun] = await Promise.all([
+      admin('member', 'list', '--org', organizationId),
+      admin('member', 'list', '--org', organizationId, '--page', '2', '--limit', '2'),
+      admin('member', 'list', '--org', otherOrganizationId),
+    ]);
+    const all = jsonOf(allRun);
+    expect(all).toMatchObject({ organizationId, total: 3, page: 1, limit: 20 });
+    expect(all.members.map((member: { email: string }) => member.email)).toEqual(['cy@example.com', 'bob@example.com', 'ada@example.com']);
+    const second = jsonOf(secondRun);
+    expect(second).toMatchObject({ total: 3, page: 2, limit: 2 });
+    expect(second.members.map((member: { email: string }) => member.email)).toEqual(['ada@example.com']);
+    expect(jsonOf(otherRun)).toMatchObject({ total: 0, members: [] });
+  });
+
+  test('member list: an unknown organization is NOT_FOUND; bad paging is a validation error naming every option', async () => {
+    const [unknown, bad] = await Promise.all([
+      admin('member', 'list', '--org', 'org_doesnotexist'),
+      admin('member', 'list', '--org', organizationId, '--limit', '500'),
+    ]);
+    expectNotFound(unknown, 'org_doesnotexist');
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toMatch(/^error: VALIDATION_ERROR\n {2}limit: /);
+  });
+
+  test('member remove: prints the member removed; it is gone; removing it again is NOT_FOUND', async () => {
+    const [removedId] = memberIds;
+    const removed = jsonOf(await admin('member', 'remove', removedId));
+    expect(removed).toEqual({ removed: expect.objectContaining({ id: removedId, organizationId, email: 'ada@example.com' }) });
+    const list = jsonOf(await admin('member', 'list', '--org', organizationId));
+    expect(list.total).toBe(2);
+    expect(list.members.map((member: { id: string }) => member.id)).not.toContain(removedId);
+    const [row] = await app.orm.em.fork().getConnection().execute('select count(*)::int as count from members where id = ?', [removedId]);
+    expect(row.count).toBe(0);
+    expectNotFound(await admin('member', 'remove', removedId), removedId);
+  });
+});
+
+describe('db migrate', () => {
+  test('on a migrated database: nothing to do, and the list of migrations', async () => {
+    const result = jsonOf(await admin('db', 'migrate'));
+    expect(result.status).toBe('up-to-date');
+    expect(result.applied).toEqual([]);
+    expect(result.migrations.length).toBeGreaterThan(0);
+  });
+});
+
+describeOnPostgres('creates an empty database on the PostgreSQL server')('db migrate on an empty database', () => {
+  const name = `event_service_migrate_${randomBytes(5).toString('hex')}`;
+  beforeAll(() => withAdminClient((client) => client.query(`create database "${name}"`)));
+  afterAll(() => withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`)));
+
+  test('applies every migration and says so; a second run finds nothing to do', async () => {
+    const first = jsonOf(await runCli(databaseUrl(name), ['db', 'migrate']));
+    expect(first.status).toBe('applied');
+    expect(first.applied.length).toBeGreaterThan(0);
+    expect(first.applied).toEqual(first.migrations);
+    const second = jsonOf(await runCli(databaseUrl(name), ['db', 'migrate']));
+    expect(second).toEqual({ status: 'up-to-date', applied: [], migrations: first.migrations });
+  });
+});
