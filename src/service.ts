@@ -15,6 +15,7 @@ import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
+import { startWebhooks } from './modules/webhook/webhooks';
 
 export interface RunningService {
   readonly port: number;
@@ -37,7 +38,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
+  const webhooks = await startWebhooks(config, orm, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
@@ -53,7 +55,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), webhooks.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -62,6 +64,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
       await drain(graceMs);
+      await webhooks.close();
       await apollo.stop();
       await authentication.close();
       await limits.close();

@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'EVENT_NOT_FOUND'
   | 'BOOKING_NOT_FOUND'
   | 'TICKET_TYPE_NOT_FOUND'
+  | 'WEBHOOK_ENDPOINT_NOT_FOUND'
+  | 'WEBHOOK_MESSAGE_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'VALIDATION_ERROR'
@@ -73,6 +75,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_NOT_FOUND':
     case 'BOOKING_NOT_FOUND':
     case 'TICKET_TYPE_NOT_FOUND':
+    case 'WEBHOOK_ENDPOINT_NOT_FOUND':
+    case 'WEBHOOK_MESSAGE_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':

@@ -12,6 +12,7 @@ import { bookingPageOf } from './booking-pages.loader';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import type { CreateBookingInput } from './booking.inputs';
 import type { BookingList } from './booking.types';
+import { bookingWebhookData, enqueueWebhook } from '../webhook/webhook-outbox';
 
 export interface BookingQuery {
   page: number;
@@ -66,7 +67,7 @@ export class BookingService {
       assertAvailable(event, ticketType, input.quantity);
       event.registrationCount += input.quantity;
       if (ticketType) ticketType.sold += input.quantity;
-      return em.create(BookingEntity, {
+      const booking = em.create(BookingEntity, {
         organization: em.getReference(OrganizationEntity, organizationId),
         event,
         ticketType,
@@ -74,6 +75,8 @@ export class BookingService {
         attendeeEmail: input.attendeeEmail,
         attendeeName: input.attendeeName.trim(),
       });
+      await enqueueWebhook(em, organizationId, 'booking.created', bookingWebhookData(booking, event));
+      return booking;
     });
   }
 
@@ -100,6 +103,7 @@ export class BookingService {
       booking.cancelledAt = new Date();
       event.registrationCount -= booking.quantity;
       if (ticketType) ticketType.sold -= booking.quantity;
+      await enqueueWebhook(em, organizationId, 'booking.cancelled', bookingWebhookData(booking, event));
       return booking;
     });
   }

@@ -13,6 +13,7 @@ import { eventView, type EventRow } from './event.read-model';
 import type { CreateEventInput, UpdateEventInput } from './event.inputs';
 import { assertMutableFields, statusChangeErrors } from './event.policy';
 import { EventStatus } from './event-status';
+import { enqueueEventWebhook, enqueueWebhook } from '../webhook/webhook-outbox';
 
 export interface EventPage {
   events: EventEntity[];
@@ -65,26 +66,30 @@ export class EventService {
     if (await this.slugTaken(organization.id, input.slug)) errors.push(duplicateSlug(input.slug));
     if (errors.length > 0) throw AppError.validation(errors);
 
-    const event = this.em.create(EventEntity, {
-      organization: this.em.getReference(OrganizationEntity, organization.id),
-      slug: input.slug,
-      title: input.title,
-      description: input.description ?? null,
-      startDate: input.startDate,
-      endDate: input.endDate,
-      timezone: canonicalTimeZone(input.timezone ?? organization.timezone),
-      venue: input.venue ?? null,
-      capacity: input.capacity ?? null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    (input.ticketTypes ?? []).forEach((ticketType, index) => {
-      // Distinct creation times keep the ticket types in the order they were given.
-      const createdAt = new Date(now.getTime() + index);
-      event.ticketTypes.add(this.em.create(TicketTypeEntity, { ...ticketType, event, createdAt }));
-    });
-    await this.flushGuardingSlug(input.slug);
-    return event;
+    return this.guardingSlug(input.slug, () =>
+      this.em.transactional(async (em) => {
+        const event = em.create(EventEntity, {
+          organization: em.getReference(OrganizationEntity, organization.id),
+          slug: input.slug,
+          title: input.title,
+          description: input.description ?? null,
+          startDate: input.startDate,
+          endDate: input.endDate,
+          timezone: canonicalTimeZone(input.timezone ?? organization.timezone),
+          venue: input.venue ?? null,
+          capacity: input.capacity ?? null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        (input.ticketTypes ?? []).forEach((ticketType, index) => {
+          // Distinct creation times keep the ticket types in the order they were given.
+          const createdAt = new Date(now.getTime() + index);
+          event.ticketTypes.add(em.create(TicketTypeEntity, { ...ticketType, event, createdAt }));
+        });
+        await enqueueEventWebhook(em, organization.id, event, true);
+        return event;
+      }),
+    );
   }
 
   async update(organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
@@ -128,6 +133,7 @@ export class EventService {
         ...(input.timezone != null ? { timezone: canonicalTimeZone(input.timezone) } : {}),
         ...(input.status != null ? { storedStatus: input.status } : {}),
       });
+      await enqueueEventWebhook(em, organizationId, event);
     }).catch((error: unknown) => {
       if (error instanceof UniqueConstraintViolationException && input.slug) throw AppError.validation([duplicateSlug(input.slug)]);
       throw error;
@@ -153,6 +159,7 @@ export class EventService {
       }
       // Ticket types and cancelled bookings go with it (ON DELETE CASCADE).
       await em.nativeDelete(EventEntity, { id: event.id });
+      await enqueueWebhook(em, organizationId, 'event.deleted', { id: event.id, slug: event.slug });
       return event;
     });
   }
@@ -162,9 +169,9 @@ export class EventService {
   }
 
   /** Two requests can both pass the pre-check: the unique index decides, and the loser gets the 400. */
-  private async flushGuardingSlug(slug: string): Promise<void> {
+  private async guardingSlug<T>(slug: string, write: () => Promise<T>): Promise<T> {
     try {
-      await this.em.flush();
+      return await write();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) throw AppError.validation([duplicateSlug(slug)]);
       throw error;
