@@ -178,35 +178,50 @@ export class WebhookWorker {
         `webhook attempt failed: ${outcome.error}`,
       );
     }
-    let disabled = false;
-    await this.options.orm.em.fork().transactional(async (em) => {
-      await em.execute(
-        `insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-         values (?, ?, ?, ?, ?, ?, ?)`,
-        [row.delivery_id, row.attempt_count, attemptedAt, outcome.statusCode, outcome.durationMs, outcome.error, outcome.responseBody],
-      );
-      // Only while the lease is still ours (the same attempt number): otherwise another worker owns it now.
-      const updated = await em.execute<Array<{ id: string }>>(
-        `update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
+    // One statement (atomic, one round trip): the attempt; the delivery, only while the lease is still
+    // ours (same attempt number, else another worker owns it now); the endpoint's failure clock.
+    const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
+      `with attempt as (
+         insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
+         values (?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+       delivery as (
+         update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
            next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
-         where id = ? and attempt_count = ? returning id`,
-        [status, outcome.ok ? 0 : 1, attemptedAt, retryIn ?? null, retryIn ?? null, row.delivery_id, row.attempt_count],
-      );
-      if (updated.length === 0) return;
-      if (outcome.ok) {
-        await em.execute(`update webhook_endpoints set failing_since = null where id = ? and failing_since is not null`, [row.endpoint_id]);
-        return;
-      }
-      const rows = await em.execute<Array<{ id: string }>>(
-        `update webhook_endpoints set failing_since = coalesce(failing_since, now()),
-           enabled = case when failing_since <= now() - ? * interval '1 millisecond' then false else enabled end,
-           disabled_reason = case when failing_since <= now() - ? * interval '1 millisecond'
-             then 'every message failed for 5 days' else disabled_reason end
-         where id = ? returning id, enabled`,
-        [DISABLE_AFTER_MS, DISABLE_AFTER_MS, row.endpoint_id],
-      );
-      disabled = (rows[0] as { enabled?: boolean } | undefined)?.enabled === false;
-    });
+         where id = ? and attempt_count = ? returning endpoint_id),
+       endpoint as (
+         update webhook_endpoints e set
+           failing_since = case when ?::boolean then null else coalesce(e.failing_since, now()) end,
+           enabled = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond' then false else e.enabled end,
+           disabled_reason = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond'
+             then 'every message failed for 5 days' else e.disabled_reason end
+         from delivery where e.id = delivery.endpoint_id and (not ?::boolean or e.failing_since is not null)
+         returning e.enabled)
+       select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
+      [
+        row.delivery_id,
+        row.attempt_count,
+        attemptedAt,
+        outcome.statusCode,
+        outcome.durationMs,
+        outcome.error,
+        outcome.responseBody,
+        status,
+        outcome.ok ? 0 : 1,
+        attemptedAt,
+        retryIn ?? null,
+        retryIn ?? null,
+        row.delivery_id,
+        row.attempt_count,
+        outcome.ok,
+        outcome.ok,
+        DISABLE_AFTER_MS,
+        outcome.ok,
+        DISABLE_AFTER_MS,
+        outcome.ok,
+      ],
+    );
+    if (result.updated === 0) return;
+    const disabled = result.disabled === true;
     if (status !== 'PENDING') metrics.deliveries.inc({ outcome: status === 'SUCCEEDED' ? 'succeeded' : 'failed' });
     if (disabled) logger.warn({ webhookEndpointId: row.endpoint_id }, 'webhook endpoint disabled: every message failed for 5 days');
   }
