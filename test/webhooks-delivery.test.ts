@@ -118,7 +118,7 @@ test('an endpoint gets only the types it asked for', async () => {
   await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { title: 'Changed' });
   await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
   const messages = await waitForTypes(organization.id, ['event.published']);
-  const ids = await app.orm.em.fork().execute(
+  const ids = await app.orm.em.fork().execute<Array<{ type: string }>>(
     `select m.type from webhook_messages m where m.organization_id = ? order by m.created_at`,
     [organization.id],
   );
@@ -163,6 +163,6 @@ test('an event that becomes COMPLETED by time sends nothing', async () => {
   // Its end passes (moved into the past in the database, as time would).
   await app.orm.em.fork().execute(`update events set start_date = now() - interval '2 hours', end_date = now() - interval '1 hour' where id = ?`, [event.id]);
   expect((await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.status).toBe('COMPLETED');
-  const rows = await app.orm.em.fork().execute(`select type from webhook_messages where organization_id = ?`, [organization.id]);
+  const rows = await app.orm.em.fork().execute<Array<{ type: string }>>(`select type from webhook_messages where organization_id = ?`, [organization.id]);
   expect(rows.map((row: { type: string }) => row.type).sort()).toEqual(['event.created', 'event.published']);
 });

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
+import { SecretBox } from '../src/modules/webhook/webhook-secret';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -210,4 +211,18 @@ test('/metrics counts attempts by result and deliveries by outcome, and shows th
   expect(response.text).toMatch(/webhook_deliveries_total\{outcome="failed"\} [1-9]/);
   expect(response.text).toMatch(/webhook_oldest_pending_seconds \d/);
   expect(response.text).toMatch(/webhook_attempt_duration_seconds_count [1-9]/);
+});
+
+test('a secret sealed with another server key is not sent: the attempt says why, and nothing reaches the receiver', async () => {
+  const target = await receiver();
+  const { key, endpoint } = await endpointFor(target.url);
+  const foreign = new SecretBox('another server key').seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
+  await app.orm.em.fork().execute(`update webhook_endpoints set secret_ciphertext = ? where id = ?`, [foreign, endpoint.id]);
+  await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+  const list = await waitForStatus(key, endpoint.id, 'FAILED');
+  expect(list.messages[0].attempts[0]).toMatchObject({
+    statusCode: null,
+    error: "not sent: the signing secret cannot be decrypted with this server's WEBHOOK_SECRET_KEY",
+  });
+  expect(target.received).toHaveLength(0);
 });

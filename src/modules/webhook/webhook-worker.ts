@@ -12,6 +12,15 @@ import type { Resolve } from './webhook-destination';
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const JITTER = 0.2;
 
+/** A message whose secret this server cannot decrypt is not sent: the attempt says why, and it is retried. */
+const UNSIGNABLE: AttemptOutcome = {
+  ok: false,
+  statusCode: null,
+  durationMs: 0,
+  error: "not sent: the signing secret cannot be decrypted with this server's WEBHOOK_SECRET_KEY",
+  responseBody: null,
+};
+
 interface ClaimedRow {
   delivery_id: string;
   attempt_count: number;
@@ -144,17 +153,27 @@ export class WebhookWorker {
   }
 
   private async attempt(row: ClaimedRow): Promise<void> {
-    const { secrets } = this.options;
-    const signing = [secrets.open(row.secret_ciphertext)];
-    if (row.previous_secret_ciphertext && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > new Date()) {
-      signing.push(secrets.open(row.previous_secret_ciphertext));
-    }
     if (row.interrupted) await this.recordInterrupted(row);
     const attemptedAt = new Date();
-    const outcome = await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing });
+    const signing = this.signingSecrets(row);
+    const outcome = signing
+      ? await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing })
+      : UNSIGNABLE;
     this.options.metrics.attempts.inc({ result: resultOf(outcome) });
     this.options.metrics.duration.observe(outcome.durationMs / 1000);
     await this.record(row, attemptedAt, outcome);
+  }
+
+  /** The current secret, and the previous one while its rotation overlap lasts; undefined when the key cannot open them. */
+  private signingSecrets(row: ClaimedRow): string[] | undefined {
+    try {
+      const secrets = [this.options.secrets.open(row.secret_ciphertext)];
+      const overlap = row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > new Date();
+      if (row.previous_secret_ciphertext && overlap) secrets.push(this.options.secrets.open(row.previous_secret_ciphertext));
+      return secrets;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The previous holder's lease ran out without a result: it died (or hung) during that attempt. */
@@ -174,7 +193,15 @@ export class WebhookWorker {
     if (!outcome.ok) {
       // Never the secret, the signature or the body: where, which message, and why.
       logger.warn(
-        { webhookEndpointId: row.endpoint_id, messageId: row.message_id, attempt: row.attempt_count, url: row.url, error: outcome.error, nextRetryInMs: retryIn ?? null },
+        {
+          webhookEndpointId: row.endpoint_id,
+          messageId: row.message_id,
+          attempt: row.attempt_count,
+          // Without the query string, which may hold the receiver's own token.
+          destination: destinationOf(row.url),
+          error: outcome.error,
+          nextRetryInMs: retryIn ?? null,
+        },
         `webhook attempt failed: ${outcome.error}`,
       );
     }
@@ -262,6 +289,15 @@ function resultOf(outcome: AttemptOutcome): AttemptResult {
   if (outcome.error?.startsWith('timeout')) return 'timeout';
   if (outcome.error?.startsWith('refused')) return 'refused';
   return 'network_error';
+}
+
+function destinationOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'invalid url';
+  }
 }
 
 function errorText(error: unknown): string {
