@@ -118,4 +118,5 @@ test('admin CLI: webhook create prints the id and the secret, list never shows i
   const again = await runCli(['webhook', 'delete', output.id], env);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('WEBHOOK_ENDPOINT_NOT_FOUND');
-});
+  // Each CLI run is a fresh Node process: seconds each on a busy machine.
+}, 120_000);
