@@ -15,6 +15,7 @@ import { errorHandler, notFound } from './http/error-handler';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
+import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
 import { assignRequestId } from './http/request-id';
 import { healthz, readyz } from './observability/health';
@@ -49,10 +50,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId as string,
-    auth: res.locals.auth,
+    requestId: res.locals.requestId,
+    auth: authOf(res),
     em: orm.em.fork(),
-    logger: res.locals.logger as Logger,
+    logger: res.locals.logger,
     operation: (res.locals.operation ??= {}),
     webhooks: webhooks.runtime,
   });

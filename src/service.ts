@@ -16,6 +16,8 @@ import { loadTlsCredentials } from './http/tls';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
 import { startWebhooks } from './modules/webhook/webhooks';
+import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
+import { eventPayloadRenderer } from './rest/event-payload';
 
 export interface RunningService {
   readonly port: number;
@@ -30,6 +32,7 @@ export interface RunningService {
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
+  setEventPayloadRenderer(eventPayloadRenderer(schema));
   const apollo = await startApollo(schema, {
     introspection: config.graphqlIntrospection,
     landingPage: !config.production,

@@ -62,7 +62,7 @@ test.concurrent.each([
   [['key', 'create', '--org', 'org_1'], /^error: missing required options --name, --permissions\n/],
   [['org', 'create', '--name', 'Acme', 'extra'], /^error: unexpected argument 'extra'/],
 ])('admin %j: a clear error on stderr, nothing on stdout, exit 2', async (args, message) => {
-  const result = await admin(...(args as string[]));
+  const result = await admin(...(args));
   expect(result.code).toBe(2);
   expect(result.stdout).toBe('');
   expect(result.stderr).toMatch(message);

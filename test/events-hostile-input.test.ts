@@ -94,6 +94,6 @@ test('a repeated status parameter is 400 naming status with the allowed values',
   const response = await app.client.rest('GET', '/v1/events?status=DRAFT&status=PUBLISHED', key);
   expect(response.status).toBe(400);
   expect(response.body.error.details.errors).toEqual([
-    { field: 'status', message: 'must be one of DRAFT, PUBLISHED, CANCELLED, COMPLETED' },
+    { field: 'status', message: 'status must be one of DRAFT, PUBLISHED, CANCELLED, COMPLETED' },
   ]);
 });

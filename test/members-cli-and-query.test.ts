@@ -108,7 +108,7 @@ test("Query.members lists the key's organization only, newest first, paginated; 
   expect(bad.body.errors[0].extensions.details.errors.map((error: { field: string }) => error.field)).toEqual(['page', 'limit']);
   const badType = await app.client.graphql(key, MEMBERS, { page: 'first' });
   expect(badType.status).toBe(400);
-  expect(badType.body.errors[0].extensions.details.errors).toEqual([{ field: 'page', message: 'must be an integer' }]);
+  expect(badType.body.errors[0].extensions.details.errors).toEqual([{ field: 'page', message: 'page must be an integer' }]);
 
   const eventsOnly = (await createApiKey(app.orm, organization.id, { permissions: ['events:read'] })).key;
   const forbidden = await app.client.graphql(eventsOnly, MEMBERS);

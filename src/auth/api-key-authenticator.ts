@@ -41,19 +41,19 @@ export class ApiKeyAuthenticator {
 
   async authenticate(authorization: string | undefined): Promise<AuthContext> {
     if (authorization === undefined || authorization.trim() === '') {
-      throw new AppError('UNAUTHORIZED', 'Missing API key: send it in the Authorization header as "Bearer <API_KEY>"');
+      throw AppError.unauthorized();
     }
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined || !isWellFormedApiKey(token)) {
-      throw new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+      throw AppError.invalidApiKey();
     }
     const hash = hashApiKey(token);
     const key = await this.lookup(hash);
     if (key === null || key.revokedAt !== null) {
-      throw new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+      throw AppError.invalidApiKey();
     }
     if (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()) {
-      throw new AppError('API_KEY_EXPIRED', 'The API key has expired; create a new one');
+      throw AppError.apiKeyExpired();
     }
     this.options.onAuthenticated?.(key.auth.apiKeyId);
     return key.auth;

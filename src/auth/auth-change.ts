@@ -12,7 +12,7 @@ export function parseAuthChange(payload: string | undefined): AuthChange | undef
   try {
     const value = JSON.parse(payload ?? '') as Record<string, unknown>;
     if (Array.isArray(value.apiKeyIds) && value.apiKeyIds.every((id) => typeof id === 'string')) {
-      return { apiKeyIds: value.apiKeyIds as string[] };
+      return { apiKeyIds: value.apiKeyIds };
     }
     if (typeof value.organizationId === 'string') return { organizationId: value.organizationId };
   } catch {

@@ -21,8 +21,5 @@ export interface AuthContext {
 /** Deny unless the key holds `permission`: 403 FORBIDDEN with what was needed and what it has. */
 export function requirePermission(auth: AuthContext, permission: Permission): void {
   if (auth.permissions.includes(permission)) return;
-  throw new AppError('FORBIDDEN', `This API key lacks the "${permission}" permission`, {
-    requiredPermission: permission,
-    currentPermissions: [...auth.permissions],
-  });
+  throw AppError.forbidden(permission, auth.permissions);
 }

@@ -27,7 +27,7 @@ export async function startAuthentication(orm: MikroORM, logger: Logger): Promis
   });
   // A database that accepts a single connection cannot spare one for LISTEN (it would starve the pool).
   if ((orm.config.get('pool')?.max ?? 10) >= 2) {
-    listener = new AuthChangeListener(orm.config.get('clientUrl') as string, (change) => authenticator.applyChange(change), logger);
+    listener = new AuthChangeListener(String(orm.config.get('clientUrl')), (change) => authenticator.applyChange(change), logger);
     await listener.start();
   } else {
     logger.info(`single-connection database: cached API keys are re-read every ${FALLBACK_CACHE_TTL_MS} ms instead of listening for changes`);

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     req.on('end', () => {
       const at = Date.now();
       const id = String(req.headers['webhook-id']);
-      if (!received.has(id)) received.set(id, at - Date.parse(JSON.parse(Buffer.concat(chunks).toString('utf8')).timestamp));
+      if (!received.has(id)) received.set(id, at - Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp));
       res.writeHead(204).end();
       onReceive();
     });
@@ -82,21 +82,21 @@ async function main(): Promise<void> {
   });
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
-    server.stdout!.on('data', (chunk: Buffer) => {
+    server.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
       const match = /"url":"https:\/\/localhost:(\d+)"/.exec(buffer);
       if (match) resolve(Number(match[1]));
     });
     server.once('exit', () => reject(new Error('the server did not start')));
   });
-  server.stdout!.resume();
+  server.stdout.resume();
 
   try {
     const organization = await new OrganizationService(orm.em.fork()).create({ name: 'Webhook bench' });
     const { key } = await new ApiKeyService(orm.em.fork()).create({ organizationId: organization.id, name: 'bench', permissions: [...PERMISSIONS] });
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CLIENTS });
     const call = (method: string, route: string, body: unknown) =>
-      new Promise<any>((resolve, reject) => {
+      new Promise<unknown>((resolve, reject) => {
         const payload = JSON.stringify(body);
         const req = https.request(
           { host: 'localhost', port, path: route, method, agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { AppError, type ErrorCode, type ErrorDetails } from '../errors/app-error';
+import { AppError, type AppErrorArguments, type ErrorCode, type ErrorDetails } from '../errors/app-error';
 import type { Options } from './command';
 import { COMMANDS } from './commands';
 
@@ -120,7 +120,8 @@ export function runThroughServer(
       }
       if (response.ok) return resolve(response.result);
       const { code, message, details } = response.error;
-      reject(code ? new AppError(code, message, details) : new Error(message));
+      // The server's error, passed through as it was raised there.
+      reject(code ? new AppError(...([code, message, details] as unknown as AppErrorArguments)) : new Error(message));
     });
   });
 }

@@ -1,64 +1,213 @@
-/** The closed catalogue of error codes a client can see, in REST and in GraphQL alike. */
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'INVALID_API_KEY'
-  | 'API_KEY_EXPIRED'
-  | 'FORBIDDEN'
-  | 'IP_NOT_ALLOWED'
-  | 'HTTPS_REQUIRED'
-  | 'EVENT_NOT_FOUND'
-  | 'BOOKING_NOT_FOUND'
-  | 'TICKET_TYPE_NOT_FOUND'
-  | 'WEBHOOK_ENDPOINT_NOT_FOUND'
-  | 'WEBHOOK_MESSAGE_NOT_FOUND'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'VALIDATION_ERROR'
-  | 'QUERY_TOO_COMPLEX'
-  | 'EVENT_ALREADY_PUBLISHED'
-  | 'EVENT_HAS_BOOKINGS'
-  | 'SOLD_OUT'
-  | 'EVENT_NOT_PUBLISHED'
-  | 'BOOKING_ALREADY_CANCELLED'
-  | 'TICKET_TYPE_HAS_SALES'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+/**
+ * Every error a client can see: one code from a closed catalogue, a message safe to show, and
+ * details typed per code. Services throw these (never HTTP exceptions); each transport maps them in
+ * one file of its own (src/http/rest-errors.ts, src/graphql/graphql-errors.ts). See docs/decisions.md
+ * (D13) for the catalogue as clients see it.
+ */
 
 export interface FieldError {
   field: string;
   message: string;
 }
 
+/** The `details` each code carries (`undefined`: none). */
+export interface ErrorDetailsByCode {
+  UNAUTHORIZED: undefined;
+  INVALID_API_KEY: undefined;
+  API_KEY_EXPIRED: undefined;
+  FORBIDDEN: { requiredPermission: string; currentPermissions: string[] };
+  IP_NOT_ALLOWED: { ip: string | undefined };
+  HTTPS_REQUIRED: undefined;
+  EVENT_NOT_FOUND: { slug: string };
+  BOOKING_NOT_FOUND: { id: string };
+  TICKET_TYPE_NOT_FOUND: { id: string };
+  WEBHOOK_ENDPOINT_NOT_FOUND: { id: string };
+  WEBHOOK_MESSAGE_NOT_FOUND: { id: string };
+  NOT_FOUND: { id: string } | undefined;
+  METHOD_NOT_ALLOWED: { allowed: string[] };
+  VALIDATION_ERROR: { errors: FieldError[] };
+  QUERY_TOO_COMPLEX: { limit: 'depth' | 'cost'; maximum: number; cost?: number };
+  EVENT_ALREADY_PUBLISHED: { immutableFields: string[] };
+  EVENT_HAS_BOOKINGS: { bookingCount: number };
+  SOLD_OUT: { limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string };
+  EVENT_NOT_PUBLISHED: { slug: string; status: string };
+  BOOKING_ALREADY_CANCELLED: { id: string; cancelledAt: string | null };
+  TICKET_TYPE_HAS_SALES: { id: string; sold: number };
+  PAYLOAD_TOO_LARGE: { limitBytes: number };
+  RATE_LIMITED: { retryAfterSeconds: number; limit?: number };
+  SERVICE_UNAVAILABLE: { requestId?: string; checks?: Record<string, string> };
+  INTERNAL_ERROR: { requestId: string };
+}
+
+/** The closed catalogue of error codes a client can see, in REST and in GraphQL alike. */
+export type ErrorCode = keyof ErrorDetailsByCode;
+
 export type ErrorDetails = Record<string, unknown>;
 
-/** A domain error: services throw these, the transports map them (never HTTP exceptions). */
+/** A code with its message and the details that code carries (optional only where a code may have none). */
+export type AppErrorArguments = {
+  [C in ErrorCode]: undefined extends ErrorDetailsByCode[C]
+    ? [code: C, message: string, details?: ErrorDetailsByCode[C]]
+    : [code: C, message: string, details: ErrorDetailsByCode[C]];
+}[ErrorCode];
+
+/** A domain error. Prefer the named constructors below: one per code, with that code's details. */
 export class AppError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetails,
-  ) {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetails;
+
+  constructor(...[code, message, details]: AppErrorArguments) {
     super(message);
     this.name = 'AppError';
+    this.code = code;
+    if (details !== undefined) this.details = details;
   }
 
+  // Authentication and access (D2, D9, D10, D11)
+  static unauthorized(message = 'Missing API key: send it in the Authorization header as "Bearer <API_KEY>"'): AppError {
+    return new AppError('UNAUTHORIZED', message);
+  }
+
+  static invalidApiKey(): AppError {
+    return new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+  }
+
+  static apiKeyExpired(): AppError {
+    return new AppError('API_KEY_EXPIRED', 'The API key has expired; create a new one');
+  }
+
+  static forbidden(requiredPermission: string, currentPermissions: readonly string[]): AppError {
+    return new AppError('FORBIDDEN', `This API key lacks the "${requiredPermission}" permission`, {
+      requiredPermission,
+      currentPermissions: [...currentPermissions],
+    });
+  }
+
+  static ipNotAllowed(ip: string | undefined): AppError {
+    return new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+  }
+
+  static httpsRequired(): AppError {
+    return new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
+  }
+
+  // Missing things (D1: another organization's row answers exactly like a missing one)
+  static eventNotFound(slug: string): AppError {
+    return new AppError('EVENT_NOT_FOUND', `No event with slug "${slug}"`, { slug });
+  }
+
+  static bookingNotFound(id: string): AppError {
+    return new AppError('BOOKING_NOT_FOUND', `No booking with id "${id}"`, { id });
+  }
+
+  static ticketTypeNotFound(id: string): AppError {
+    return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
+  }
+
+  static webhookEndpointNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
+  }
+
+  static webhookMessageNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
+  }
+
+  /** An admin-side lookup (organization, key) or a route that does not exist. */
+  static notFound(message: string, id?: string): AppError {
+    return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
+  }
+
+  static methodNotAllowed(method: string, allowed: readonly string[]): AppError {
+    return new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
+  }
+
+  // Bad input (D4)
   static validation(errors: FieldError[]): AppError {
     const summary = errors.map((error) => `${error.field}: ${error.message}`).join('; ');
     return new AppError('VALIDATION_ERROR', `Validation failed: ${summary}`, { errors });
   }
 
-  static eventNotFound(slug: string): AppError {
-    return new AppError('EVENT_NOT_FOUND', `No event with slug "${slug}"`, { slug });
+  static queryTooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): AppError {
+    return new AppError('QUERY_TOO_COMPLEX', message, details);
   }
+
+  static payloadTooLarge(limitBytes: number): AppError {
+    return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes`, { limitBytes });
+  }
+
+  // State rules (D3, D6, D7): raised by the module policies
+  static eventAlreadyPublished(status: string, immutableFields: string[]): AppError {
+    return new AppError(
+      'EVENT_ALREADY_PUBLISHED',
+      `The event is ${status.toLowerCase()}: ${immutableFields.join(' and ')} can no longer change`,
+      { immutableFields },
+    );
+  }
+
+  static eventHasBookings(bookingCount: number): AppError {
+    return new AppError(
+      'EVENT_HAS_BOOKINGS',
+      `The event has ${bookingCount} confirmed booking${bookingCount === 1 ? '' : 's'}; cancel the event instead, or cancel the bookings first`,
+      { bookingCount },
+    );
+  }
+
+  static eventNotPublished(slug: string, status: string): AppError {
+    return new AppError('EVENT_NOT_PUBLISHED', `Only a PUBLISHED event can be booked; this one is ${status}`, { slug, status });
+  }
+
+  static soldOut(details: ErrorDetailsByCode['SOLD_OUT']): AppError {
+    const what = details.limitedBy === 'capacity' ? "the event's capacity" : 'this ticket type';
+    const message =
+      details.available === 0
+        ? `Sold out: ${what} has no seats left`
+        : `Only ${details.available} left for ${what}; ${details.requested} requested`;
+    return new AppError('SOLD_OUT', message, details);
+  }
+
+  static bookingAlreadyCancelled(id: string, cancelledAt: Date | null): AppError {
+    return new AppError('BOOKING_ALREADY_CANCELLED', 'This booking is already cancelled', {
+      id,
+      cancelledAt: cancelledAt?.toISOString() ?? null,
+    });
+  }
+
+  static ticketTypeHasSales(id: string, sold: number): AppError {
+    return new AppError(
+      'TICKET_TYPE_HAS_SALES',
+      `${sold} ticket${sold === 1 ? ' is' : 's are'} sold of this type; cancel those bookings first, or set its quantity to the number sold to stop sales`,
+      { id, sold },
+    );
+  }
+
+  // Limits (D12)
+  static rateLimited(message: string, details: ErrorDetailsByCode['RATE_LIMITED']): AppError {
+    return new AppError('RATE_LIMITED', message, details);
+  }
+
+  // Server failures (D13): never the cause's text, only the request id
+  static serviceUnavailable(
+    message = 'The service is temporarily unavailable; try again shortly',
+    details: ErrorDetailsByCode['SERVICE_UNAVAILABLE'] = {},
+  ): AppError {
+    return new AppError('SERVICE_UNAVAILABLE', message, details);
+  }
+
+  static internal(requestId: string): AppError {
+    return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
+  }
+}
+
+/** The one place that says which codes are the server's fault (logged, 5xx, never stored for replay). */
+export function isServerFailure(code: string | undefined): code is 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE' {
+  return code === 'INTERNAL_ERROR' || code === 'SERVICE_UNAVAILABLE';
 }
 
 function assertNever(value: never): never {
   throw new Error(`Unmapped error code: ${String(value)}`);
 }
 
-/** HTTP status for every code; adding a code without a status fails to compile. */
+/** HTTP status for every code, used by both doors; adding a code without a status fails to compile. */
 export function httpStatusOf(code: ErrorCode): number {
   switch (code) {
     case 'VALIDATION_ERROR':
@@ -99,20 +248,4 @@ export function httpStatusOf(code: ErrorCode): number {
     default:
       return assertNever(code);
   }
-}
-
-/** The REST error envelope: {"error": {"code", "message", "details"}}. */
-export function errorEnvelope(error: AppError): { error: { code: ErrorCode; message: string; details?: ErrorDetails } } {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      ...(error.details === undefined ? {} : { details: error.details }),
-    },
-  };
-}
-
-/** The GraphQL `extensions` of an error: the same code and details as the REST envelope. */
-export function graphqlExtensionsOf(error: AppError): { code: ErrorCode; details?: ErrorDetails } {
-  return { code: error.code, ...(error.details === undefined ? {} : { details: error.details }) };
 }

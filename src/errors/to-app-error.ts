@@ -36,7 +36,7 @@ function isDatabaseUnavailable(error: unknown): boolean {
 export function toAppError(error: unknown, requestId: string): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', { requestId });
+    return AppError.serviceUnavailable(undefined, { requestId });
   }
-  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
+  return AppError.internal(requestId);
 }

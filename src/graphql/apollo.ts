@@ -1,10 +1,10 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
-import { AppError, httpStatusOf } from '../errors/app-error';
-import { assertValidVariables } from './coerce-variables';
-import { formatGraphQLError, isGraphQLNativeError, originalErrorOf } from './graphql-errors';
+import { getOperationAST, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { AppError } from '../errors/app-error';
+import { assertValidArguments } from './check-arguments';
+import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from './graphql-errors';
 import { NoNulCharactersRule } from './no-nul-characters';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from './request-context';
@@ -21,56 +21,44 @@ const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
   },
 };
 
+/** The messages of graphql's ValuesOfCorrectTypeRule: a value written inline that its argument's type refuses. */
+const VALUE_ERROR = /cannot represent|does not exist in ".*" enum|^Expected value of type|^Field ".*" of required type .* was not provided|^Field ".*" is not defined by type/;
+
 /**
  * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
- * variables, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
+ * arguments, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
  */
 const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
+      /**
+       * A value written inline that its type refuses fails document validation, before the operation
+       * is resolved. Answered like the same value sent as a variable: one VALIDATION_ERROR naming the
+       * field (all of the arguments' failures), instead of graphql's GRAPHQL_VALIDATION_FAILED.
+       */
+      async validationDidStart({ document, request, schema }) {
+        // Apollo does not await this hook: all of it runs before Apollo answers.
+        return async (validationErrors) => {
+          if (!validationErrors?.length || !validationErrors.every((error) => VALUE_ERROR.test(error.message))) return;
+          const operation = getOperationAST(document, request.operationName);
+          if (!operation) return;
+          try {
+            assertValidArguments(schema, document, operation, request.variables ?? {});
+          } catch (error) {
+            if (!(error instanceof AppError)) return;
+            // Apollo sends exactly this array: our one error stands for graphql's.
+            (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(error));
+          }
+        };
+      },
       async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
           assertOperationAllowed(contextValue.auth, operationPermissions(schema, document, operation));
-          assertValidVariables(schema, operation, request.variables ?? {});
+          assertValidArguments(schema, document, operation, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
-          throw new GraphQLError(error.message, { originalError: error, extensions: { http: { status: httpStatusOf(error.code) } } });
-        }
-      },
-    };
-  },
-};
-
-const SERVER_FAILURES = new Set(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']);
-
-/**
- * Logs unexpected failures with the request's logger and puts the request id into their details. When
- * nothing could be resolved because of a server failure, the HTTP status says so too (500 / 503), as
- * in REST, so load balancers, monitors and retrying clients see it.
- */
-const unexpectedErrorsPlugin: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) {
-          const original = originalErrorOf(error);
-          if (!(original instanceof AppError) && !isGraphQLNativeError(original)) {
-            contextValue.logger.error({ err: original, path: error.path }, 'GraphQL resolver failed');
-          }
-        }
-      },
-      async willSendResponse({ response, contextValue }) {
-        if (response.body.kind !== 'single') return;
-        const { data, errors = [] } = response.body.singleResult;
-        for (const error of errors) {
-          const details = error.extensions?.details as { requestId?: string } | undefined;
-          if (details && details.requestId === '') details.requestId = contextValue.requestId;
-        }
-        const codes = new Set(errors.map((error) => error.extensions?.code));
-        const [code] = codes;
-        if (data == null && codes.size === 1 && typeof code === 'string' && SERVER_FAILURES.has(code)) {
-          response.http.status = httpStatusOf(code as 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE');
+          throw toGraphQLError(error);
         }
       },
     };
@@ -95,7 +83,7 @@ export async function startApollo(schema: GraphQLSchema, options: ApolloOptions)
       operationNamePlugin,
       operationChecksPlugin,
       queryLimitsPlugin(options.limits),
-      unexpectedErrorsPlugin,
+      graphqlErrorsPlugin,
       // Explicit either way: Apollo's own default follows NODE_ENV, which tests and configs may not set.
       options.landingPage
         ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false })

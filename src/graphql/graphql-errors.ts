@@ -1,6 +1,19 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, graphqlExtensionsOf } from '../errors/app-error';
+import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails } from '../errors/app-error';
 import { toAppError } from '../errors/to-app-error';
+import type { RequestContext } from './request-context';
+
+/*
+ * The GraphQL side of error mapping, in one file: AppError → `extensions` (the same code and details
+ * as the REST envelope, src/http/error-handler.ts), the HTTP status of a GraphQL answer, and the
+ * logging of unexpected failures.
+ */
+
+/** The GraphQL `extensions` of an error: the same code and details as the REST envelope. */
+export function graphqlExtensionsOf(error: AppError): { code: ErrorCode; details?: ErrorDetails } {
+  return { code: error.code, ...(error.details === undefined ? {} : { details: error.details }) };
+}
 
 /** The innermost cause behind GraphQL's wrapping of a thrown value. */
 export function originalErrorOf(error: unknown): unknown {
@@ -38,3 +51,41 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     extensions: graphqlExtensionsOf(appError),
   };
 }
+
+/** An AppError raised before execution (permissions, variables, limits), with its HTTP status. */
+export function toGraphQLError(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, { originalError: error, extensions: { http: { status: httpStatusOf(error.code) } } });
+}
+
+/**
+ * Logs unexpected failures with the request's logger and puts the request id into their details. When
+ * nothing could be resolved because of a server failure, the HTTP status says so too (500 / 503), as
+ * in REST, so load balancers, monitors and retrying clients see it.
+ */
+export const graphqlErrorsPlugin: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) {
+          const original = originalErrorOf(error);
+          if (!(original instanceof AppError) && !isGraphQLNativeError(original)) {
+            contextValue.logger.error({ err: original, path: error.path }, 'GraphQL resolver failed');
+          }
+        }
+      },
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single') return;
+        const { data, errors = [] } = response.body.singleResult;
+        for (const error of errors) {
+          const details = error.extensions?.details as { requestId?: string } | undefined;
+          if (details && details.requestId === '') details.requestId = contextValue.requestId;
+        }
+        const codes = new Set(errors.map((error) => error.extensions?.code));
+        const [code] = codes;
+        if (data == null && codes.size === 1 && typeof code === 'string' && isServerFailure(code)) {
+          response.http.status = httpStatusOf(code);
+        }
+      },
+    };
+  },
+};

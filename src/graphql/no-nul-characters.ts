@@ -3,7 +3,7 @@ import { GraphQLError, type ASTVisitor, type ValidationContext } from 'graphql';
 /**
  * String literals written into a GraphQL document may not hold a NUL character: PostgreSQL cannot
  * store or compare one, and the driver would fail with a 500. (Variables get the same check, with
- * the field named, in coerce-variables.)
+ * the field named, in check-arguments.ts.)
  */
 export function NoNulCharactersRule(context: ValidationContext): ASTVisitor {
   return {

@@ -1,9 +1,10 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, validate, type OperationDefinitionNode } from 'graphql';
+import { type GraphQLError, Kind, validate, type OperationDefinitionNode } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { AppError } from '../errors/app-error';
-import { MAX_PAGE_SIZE } from '../modules/event/event.service';
+import { AppError, type ErrorDetailsByCode } from '../errors/app-error';
+import { MAX_LIMIT } from '../validation/arguments';
+import { toGraphQLError } from './graphql-errors';
 import type { RequestContext } from './request-context';
 
 export interface QueryLimits {
@@ -20,16 +21,15 @@ export interface QueryLimits {
  * is costed as the maximum, not reported as a complexity problem.
  */
 const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) =>
-  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_PAGE_SIZE) : undefined;
+  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_LIMIT) : undefined;
 
 /** Operations that only ask for the schema (Sandbox, codegen) are not limited: they read no data. */
 function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
   return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
 }
 
-function tooComplex(message: string, details: Record<string, unknown>): GraphQLError {
-  const error = new AppError('QUERY_TOO_COMPLEX', message, details);
-  return new GraphQLError(message, { originalError: error, extensions: { http: { status: 400 } } });
+function tooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): GraphQLError {
+  return toGraphQLError(AppError.queryTooComplex(message, details));
 }
 
 /**

@@ -18,7 +18,7 @@ export function accessLog(logger: Logger): RequestHandler {
           method: req.method,
           url: redactUrl(req.originalUrl),
           route: routeLabelOf(res),
-          operation: (res.locals.operation as { name?: string } | undefined)?.name,
+          operation: res.locals.operation?.name,
           status: res.statusCode,
           durationMs: Number(process.hrtime.bigint() - started) / 1e6,
           organizationId: res.locals.auth?.organization.id,

@@ -25,9 +25,8 @@ export function authenticate(authenticator: ApiKeyAuthenticator, failures?: Auth
     await failures?.assertNotBlocked(clientIp);
     try {
       const header = req.headers.authorization;
-      if ((header === undefined || header.trim() === '') && queryCarriesKey(req.query as Record<string, unknown>)) {
-        throw new AppError(
-          'UNAUTHORIZED',
+      if ((header === undefined || header.trim() === '') && queryCarriesKey(req.query)) {
+        throw AppError.unauthorized(
           'API keys are accepted only in the Authorization header ("Authorization: Bearer <API_KEY>"), never in the URL',
         );
       }

@@ -1,7 +1,8 @@
 import { STATUS_CODES, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { AppError, errorEnvelope, httpStatusOf } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../errors/app-error';
+import { errorEnvelope } from './error-handler';
 import { requestIdOf } from './request-id';
 
 /** What a request too malformed for Express to see gets, in the envelope like every other error. */

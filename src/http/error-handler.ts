@@ -1,14 +1,32 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../errors/app-error';
+import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails } from '../errors/app-error';
 import { toAppError } from '../errors/to-app-error';
+import { graphqlExtensionsOf } from '../graphql/graphql-errors';
 import { MAX_BODY_BYTES } from './json-body';
-import { sendError } from './send-error';
+
+/**
+ * The HTTP side of error mapping, in one file: what Express and body-parser raise before our code
+ * runs, the REST envelope, and the answer written for any error that reaches Express (in the shape
+ * of the door that was asked: GraphQL errors before Apollo runs, e.g. a missing key, answer as
+ * GraphQL does). GraphQL execution errors are mapped in src/graphql/graphql-errors.ts.
+ */
 
 interface HttpError {
   type?: string;
   status?: number;
   expose?: boolean;
+}
+
+/** The REST error envelope: {"error": {"code", "message", "details"}}. */
+export function errorEnvelope(error: AppError): { error: { code: ErrorCode; message: string; details?: ErrorDetails } } {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
 }
 
 /** Errors raised by Express and body-parser before our code runs, as AppErrors. */
@@ -22,15 +40,11 @@ function transportError(error: unknown): AppError | undefined {
     case 'entity.parse.failed':
       return AppError.validation([{ field: 'body', message: 'the request body is not valid JSON' }]);
     case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes`, { limitBytes: MAX_BODY_BYTES });
+      return AppError.payloadTooLarge(MAX_BODY_BYTES);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return AppError.validation([{ field: 'body', message: 'the request body must be UTF-8 JSON' }]);
     default:
-      // The router's percent-decoding of a path parameter (`/v1/events/%`): the client's mistake.
-      if (error instanceof URIError && status === 400) {
-        return AppError.validation([{ field: 'path', message: 'the URL path is not valid percent-encoding' }]);
-      }
       if (typeof status === 'number' && status >= 400 && status < 500 && expose) {
         return AppError.validation([{ field: 'request', message: 'the request could not be read' }]);
       }
@@ -38,16 +52,28 @@ function transportError(error: unknown): AppError | undefined {
   }
 }
 
+/** Writes an error in the caller's door's shape: the REST envelope, or a GraphQL `errors` array. */
+export function sendError(res: Response, error: AppError): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(httpStatusOf(error.code));
+  if (error.code === 'RATE_LIMITED' && typeof error.details?.retryAfterSeconds === 'number') {
+    res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
+  }
+  if (res.locals.door === 'graphql') res.json({ errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] });
+  else res.json(errorEnvelope(error));
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, _next) => {
-    const appError = transportError(error) ?? toAppError(error, res.locals.requestId as string);
-    if (appError.code === 'INTERNAL_ERROR' || appError.code === 'SERVICE_UNAVAILABLE') {
-      logger.error({ err: error, requestId: res.locals.requestId }, 'request failed');
-    }
+    const appError = transportError(error) ?? toAppError(error, res.locals.requestId);
+    if (isServerFailure(appError.code)) logger.error({ err: error, requestId: res.locals.requestId }, 'request failed');
     sendError(res, appError);
   };
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {
-  next(new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+  next(AppError.notFound(`No route for ${req.method} ${req.path}`));
 };

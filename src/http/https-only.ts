@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { RequestHandler } from 'express';
-import { AppError, errorEnvelope } from '../errors/app-error';
+import { AppError } from '../errors/app-error';
+import { errorEnvelope } from './error-handler';
 import { answerClientErrors } from './client-error';
 import { requestIdOf } from './request-id';
 
-const httpsRequired = () => new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
+const httpsRequired = () => AppError.httpsRequired();
 
 /**
  * Answers every plain-HTTP request that reached the TLS port: 403 HTTPS_REQUIRED, never a redirect

@@ -1,8 +1,9 @@
 import type { RequestHandler } from 'express';
-import type { AuthContext, OrganizationSnapshot } from '../auth/auth-context';
+import type { OrganizationSnapshot } from '../auth/auth-context';
 import { AppError } from '../errors/app-error';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { RestrictionMode } from '../modules/organization/organization.entity';
+import { authOf } from './locals';
 
 // Snapshots are cached with their key and replaced when the organization changes, so each list is
 // parsed once per snapshot rather than once per request.
@@ -22,14 +23,14 @@ function allowlistOf(organization: OrganizationSnapshot): IpAllowlist {
  * `req.ip` is the socket address, or the X-Forwarded-For client when TRUST_PROXY is set.
  */
 export const ipAllowlist: RequestHandler = (req, res, next) => {
-  const { organization } = res.locals.auth as AuthContext;
-  if (organization.restrictionMode !== RestrictionMode.STRICT || organization.allowedIps.length === 0) {
+  const { organization } = authOf(res);
+  if (organization.restrictionMode !== String(RestrictionMode.STRICT) || organization.allowedIps.length === 0) {
     next();
     return;
   }
   if (!allowlistOf(organization).allows(req.ip)) {
-    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip ?? null;
-    throw new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip;
+    throw AppError.ipNotAllowed(ip);
   }
   next();
 };

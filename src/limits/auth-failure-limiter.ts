@@ -12,7 +12,7 @@ export class AuthFailureLimiter {
     const { consumed, msBeforeReset } = await this.counter.peek(`auth-failure:${clientIp}`);
     if (consumed < this.failuresPerMinute) return;
     const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeReset / 1000));
-    throw new AppError('RATE_LIMITED', `Too many failed authentications from this address; retry in ${retryAfterSeconds} s`, {
+    throw AppError.rateLimited(`Too many failed authentications from this address; retry in ${retryAfterSeconds} s`, {
       retryAfterSeconds,
     });
   }

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
-import { sendError } from '../http/send-error';
+import { sendError } from '../http/error-handler';
 
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -27,7 +27,7 @@ export function readyz(orm: MikroORM, logger: Logger): RequestHandler {
     } catch (error) {
       // Answered here, not by the error handler: a probe every few seconds should not log errors twice.
       logger.warn({ err: error }, 'readiness check failed: database unreachable');
-      sendError(res, new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable', { checks: { database: 'down' } }));
+      sendError(res, AppError.serviceUnavailable('The database is unreachable', { checks: { database: 'down' } }));
       return;
     } finally {
       clearTimeout(timer);

@@ -46,7 +46,7 @@ export function createMetrics(options: { token?: string; extra?: readonly Metric
   const handler: RequestHandler = async (req, res) => {
     res.locals.route = '/metrics';
     if (options.token && !tokenMatches(req.headers.authorization, options.token)) {
-      throw new AppError('UNAUTHORIZED', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
+      throw AppError.unauthorized('GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
     }
     res.setHeader('Content-Type', registry.contentType);
     res.send(await registry.metrics());

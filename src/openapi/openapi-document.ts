@@ -2,6 +2,7 @@ import {
   GraphQLNonNull,
   isNonNullType,
   Kind,
+  OperationTypeNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -12,7 +13,7 @@ import { permissionOf } from '../graphql/requires-permission';
 import { MAX_BODY_BYTES } from '../http/json-body';
 import type { CompiledRoute } from '../rest/rest-executor';
 import { ERROR_CATALOGUE, errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
-import { ref, SchemaConverter, type JsonSchema } from './json-schema';
+import { ref, SchemaConverter } from './json-schema';
 
 type Json = Record<string, unknown>;
 
@@ -70,7 +71,7 @@ const camelCase = (name: string): string => name[0].toLowerCase() + name.slice(1
 
 function rootFieldOf(schema: GraphQLSchema, route: CompiledRoute): { node: FieldNode; field: GraphQLField<unknown, unknown> } {
   const node = route.operationNode.selectionSet.selections.find((selection): selection is FieldNode => selection.kind === Kind.FIELD);
-  const root = route.operationNode.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const root = route.operationNode.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
   const field = node && root?.getFields()[node.name.value];
   if (!node || !field) throw new Error(`Operation ${route.operation} selects no root field`);
   return { node, field };

@@ -13,8 +13,8 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { AppError } from '../errors/app-error';
-import { assertValidVariables } from '../graphql/coerce-variables';
+import { AppError, isServerFailure } from '../errors/app-error';
+import { assertValidArguments } from '../graphql/check-arguments';
 import { appErrorOf, originalErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../graphql/requires-permission';
@@ -107,7 +107,7 @@ export async function runRoute(
 ): Promise<unknown> {
   assertOperationAllowed(context.auth, route.permissions);
   const variableValues = variablesOf(route, request);
-  assertValidVariables(schema, route.operationNode, variableValues);
+  assertValidArguments(schema, route.document, route.operationNode, variableValues);
   const result = await execute({
     schema,
     document: route.document,
@@ -119,7 +119,7 @@ export async function runRoute(
     // A REST operation has one root field, so its first error is the answer.
     const [error] = result.errors;
     const appError = appErrorOf(error, context.requestId);
-    if (appError.code === 'INTERNAL_ERROR' || appError.code === 'SERVICE_UNAVAILABLE') {
+    if (isServerFailure(appError.code)) {
       // As it is, so the error handler logs it once, with its stack and the request id, and maps it.
       throw originalErrorOf(error);
     }

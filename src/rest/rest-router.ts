@@ -28,7 +28,7 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
       const result = await runRoute(
         schema,
         route,
-        { params: req.params as Record<string, string>, query: req.query as Record<string, unknown>, body: req.body },
+        { params: req.params as Record<string, string>, query: req.query, body: req.body },
         contextFor(res),
       );
       if (route.status === 204) {
@@ -51,7 +51,7 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
     router.all(path, (req, res) => {
       res.locals.route = path;
       res.setHeader('Allow', allow);
-      throw new AppError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, { allowed: allow.split(', ') });
+      throw AppError.methodNotAllowed(req.method, allow.split(', '));
     });
   }
   return router;

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors/app-error';
-import { MAX_PAGE_SIZE } from '../modules/event/event.service';
+import { MAX_LIMIT } from '../validation/arguments';
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -33,7 +33,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     query: ['page', 'limit', 'status'],
     status: 200,
     result: 'events',
-    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_PAGE_SIZE } },
+    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_LIMIT } },
   },
   {
     method: 'POST',

@@ -5,12 +5,27 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 const MAX_PAGE = 1_000_000;
 
+/** Bounds of the arguments every list takes, by argument name (D4). */
+const ARGUMENT_BOUNDS: Readonly<Record<string, { min: number; max: number }>> = {
+  page: { min: 1, max: MAX_PAGE },
+  limit: { min: 1, max: MAX_LIMIT },
+};
+
+/**
+ * The rules of a root field's argument whose value has the right type, by argument name: checked with
+ * the types, before anything runs, for both doors (the resolvers check them again for callers that
+ * bypass the doors).
+ */
+export function argumentRuleErrors(name: string, value: unknown): FieldError[] {
+  if (name === 'eventSlug' && typeof value === 'string') return slugErrors(name, value);
+  const bounds = Object.hasOwn(ARGUMENT_BOUNDS, name) ? ARGUMENT_BOUNDS[name] : undefined;
+  if (!bounds || typeof value !== 'number' || (value >= bounds.min && value <= bounds.max)) return [];
+  return [{ field: name, message: `${name} must be between ${bounds.min} and ${bounds.max}` }];
+}
+
 /** `page` 1 to 1,000,000 and `limit` 1 to 100, as for the event list (D4). */
 export function paginationErrors(page: number, limit: number): FieldError[] {
-  const errors: FieldError[] = [];
-  if (page < 1 || page > MAX_PAGE) errors.push({ field: 'page', message: `page must be between 1 and ${MAX_PAGE}` });
-  if (limit < 1 || limit > MAX_LIMIT) errors.push({ field: 'limit', message: `limit must be between 1 and ${MAX_LIMIT}` });
-  return errors;
+  return [...argumentRuleErrors('page', page), ...argumentRuleErrors('limit', limit)];
 }
 
 /** A slug argument that can never name an event is bad input, not a missing event. */

@@ -48,39 +48,6 @@ export function IsCurrencyCode(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** A date after the moment of validation. */
-export function IsInFuture(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isInFuture',
-      validator: {
-        validate: (value: unknown) => value instanceof Date && value.getTime() > Date.now(),
-        defaultMessage: () => '$property must be in the future',
-      },
-    },
-    options,
-  );
-}
-
-/** A date after another date property of the same input (left alone when that one is absent or invalid). */
-export function IsAfterProperty(property: string, options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isAfterProperty',
-      constraints: [property],
-      validator: {
-        validate: (value: unknown, args) => {
-          const other = (args?.object as Record<string, unknown> | undefined)?.[property];
-          if (!(other instanceof Date) || !(value instanceof Date)) return true;
-          return value.getTime() > other.getTime();
-        },
-        defaultMessage: () => `$property must be after ${property}`,
-      },
-    },
-    options,
-  );
-}
-
 /**
  * At most `max` characters counted as PostgreSQL counts them (code points). class-validator's
  * MaxLength counts a character plus its variation selector as one, so `a\uFE0F` x 200 passed a
@@ -94,6 +61,65 @@ export function MaxCharacters(max: number, options?: ValidationOptions): Propert
       validator: {
         validate: (value: unknown) => typeof value === 'string' && [...value].length <= max,
         defaultMessage: () => `$property must be at most ${max} characters`,
+      },
+    },
+    options,
+  );
+}
+
+const notNullFields = new WeakMap<object, string[]>();
+
+/**
+ * The field may be absent but never null (on update: a required field cannot be cleared). Checked by
+ * validateInput with the other rules of the input.
+ */
+export function NotNull(): PropertyDecorator {
+  return (target, property) => {
+    notNullFields.set(target, [...(notNullFields.get(target) ?? []), String(property)]);
+  };
+}
+
+export function notNullFieldsOf(input: object): string[] {
+  return notNullFields.get(Object.getPrototypeOf(input) as object) ?? [];
+}
+
+/** An absolute https URL (D16). */
+export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isHttpsUrl',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || /\s/.test(value)) return false;
+          try {
+            const url = new URL(value);
+            return url.protocol === 'https:' && url.hostname !== '';
+          } catch {
+            return false;
+          }
+        },
+        defaultMessage: () => '$property must be an absolute https URL, such as https://example.com/cover.jpg',
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * A finite number with at most `places` decimal places, in any notation JSON allows (`1e-7` has seven).
+ * class-validator's IsNumber({ maxDecimalPlaces }) reads the places from the decimal string and throws
+ * on exponent forms, which turned `1e-7` into a 500.
+ */
+export function IsDecimal(places: number, options?: ValidationOptions): PropertyDecorator {
+  const scale = 10 ** places;
+  return ValidateBy(
+    {
+      name: 'isDecimal',
+      constraints: [places],
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'number' && Number.isFinite(value) && Math.abs(Math.round(value * scale) - value * scale) < 1e-6,
+        defaultMessage: () => `$property must be a number with at most ${places} decimal places`,
       },
     },
     options,

@@ -38,11 +38,11 @@ export async function spawnServer(env: Record<string, string> & { DATA_DIR: stri
   const logs: string[] = [];
   let stderr = '';
   const waiters: Array<() => void> = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     logs.push(line);
     for (const waiter of waiters) waiter();
   });
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
     for (const waiter of waiters) waiter();
   });

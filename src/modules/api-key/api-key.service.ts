@@ -56,7 +56,7 @@ export class ApiKeyService {
     if (errors.length > 0) throw AppError.validation(errors);
 
     const organization = await this.em.findOne(OrganizationEntity, { id: input.organizationId });
-    if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${input.organizationId}"`);
+    if (!organization) throw AppError.notFound(`No organization with id "${input.organizationId}"`);
 
     const environment = input.environment ?? KeyEnvironment.LIVE;
     const key = generateApiKey(environment);
@@ -77,7 +77,7 @@ export class ApiKeyService {
   /** An organization's keys, newest first (never a secret: only the hash is stored). */
   async list(organizationId: string): Promise<ApiKeyEntity[]> {
     const organization = await this.em.findOne(OrganizationEntity, { id: organizationId });
-    if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${organizationId}"`, { id: organizationId });
+    if (!organization) throw AppError.notFound(`No organization with id "${organizationId}"`, organizationId);
     return this.em.find(ApiKeyEntity, { organization }, { orderBy: { createdAt: 'desc', id: 'asc' } });
   }
 
@@ -125,7 +125,7 @@ export class ApiKeyService {
 
   private async lockedKey(em: EntityManager, apiKeyId: string): Promise<ApiKeyEntity> {
     const key = await em.findOne(ApiKeyEntity, { id: apiKeyId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!key) throw new AppError('NOT_FOUND', `No API key with id "${apiKeyId}"`, { id: apiKeyId });
+    if (!key) throw AppError.notFound(`No API key with id "${apiKeyId}"`, apiKeyId);
     return key;
   }
 }

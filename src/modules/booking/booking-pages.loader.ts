@@ -2,9 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { AppError } from '../../errors/app-error';
 import { paginationErrors } from '../../validation/arguments';
-import { BookingEntity } from './booking.entity';
-import type { BookingQuery } from './booking.service';
+import { BookingEntity, type BookingStatus } from './booking.entity';
 import type { BookingList } from './booking.types';
+
+export interface BookingQuery {
+  page: number;
+  limit: number;
+  status?: BookingStatus | null;
+}
 
 /**
  * One page of bookings for each of many events (Event.bookings on a list of events), in a constant

@@ -7,6 +7,8 @@ import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import { CreateBookingInput } from './booking.inputs';
 import { BookingService } from './booking.service';
+import { cancelBooking } from './commands/cancel-booking';
+import { createBooking } from './commands/create-booking';
 import { BookingList } from './booking.types';
 
 @Resolver(() => BookingEntity)
@@ -28,13 +30,13 @@ export class BookingResolver {
   })
   @RequiresPermission('bookings:write')
   createBooking(@Ctx() context: RequestContext, @Arg('input') input: CreateBookingInput): Promise<BookingEntity> {
-    return new BookingService(context.em).create(context.auth.organization.id, input);
+    return createBooking(context.em, context.auth.organization.id, input);
   }
 
   @Mutation(() => BookingEntity, { description: 'Cancels a CONFIRMED booking and frees its seats.' })
   @RequiresPermission('bookings:write')
   cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return new BookingService(context.em).cancel(context.auth.organization.id, id);
+    return cancelBooking(context.em, context.auth.organization.id, id);
   }
 
   @FieldResolver(() => String, { description: 'The booked event, evt_….' })

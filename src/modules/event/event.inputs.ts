@@ -1,12 +1,14 @@
 import { ArrayMaxSize, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
-import { IsAfterProperty, IsIanaTimeZone, IsInFuture, IsNotBlank, MaxCharacters, SLUG_PATTERN } from '../../validation/rules';
+import type { FieldError } from '../../errors/app-error';
+import { IsHttpsUrl, IsIanaTimeZone, IsNotBlank, MaxCharacters, NotNull, SLUG_PATTERN } from '../../validation/rules';
+import { MAX_TICKET_TYPES } from '../ticket-type/ticket-type.policy';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
+import { scheduleErrors } from './event.policy';
 import { EventStatus } from './event-status';
 
 export const MAX_CAPACITY = 1_000_000;
-export const MAX_TICKET_TYPES = 50;
 const SLUG_MESSAGE = 'slug must be lower-case letters and digits in groups joined by single hyphens, e.g. launch-2027';
 
 @InputType('CreateEventInput')
@@ -25,13 +27,10 @@ export class CreateEventInput {
   @MaxCharacters(10_000)
   description?: string | null;
 
-  // Declared here rather than in the service so they are reported alongside type errors of other fields.
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; must be in the future.' })
-  @IsInFuture()
   startDate!: Date;
 
   @Field(() => GraphQLDateTimeISO, { description: 'ISO 8601 with a timezone; after startDate.' })
-  @IsAfterProperty('startDate')
   endDate!: Date;
 
   @Field(() => String, { nullable: true, description: "IANA name; defaults to the organization's timezone." })
@@ -42,6 +41,15 @@ export class CreateEventInput {
   @MaxCharacters(300)
   venue?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'Street address of the venue, at most 500 characters (D16).' })
+  @MaxCharacters(500)
+  venueAddress?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'An absolute https URL of a cover image, at most 2,048 characters (D16).' })
+  @IsHttpsUrl()
+  @MaxCharacters(2048)
+  coverImage?: string | null;
+
   @Field(() => Int, { nullable: true, description: 'Maximum number of attendees, 1 to 1,000,000.' })
   @Min(1)
   @Max(MAX_CAPACITY)
@@ -51,6 +59,11 @@ export class CreateEventInput {
   @ArrayMaxSize(MAX_TICKET_TYPES)
   @ValidateNested({ each: true })
   ticketTypes?: TicketTypeInput[] | null;
+
+  /** D4, the same rule as on update: the start in the future, the end after it (see event.policy). */
+  static crossFieldErrors(input: CreateEventInput): FieldError[] {
+    return scheduleErrors(input, undefined, new Date());
+  }
 }
 
 @InputType('UpdateEventInput', {
@@ -61,11 +74,13 @@ export class UpdateEventInput {
   @Field(() => String, { nullable: true })
   @IsNotBlank()
   @MaxCharacters(200)
+  @NotNull()
   title?: string | null;
 
   @Field(() => String, { nullable: true })
   @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
   @MaxCharacters(100)
+  @NotNull()
   slug?: string | null;
 
   @Field(() => String, { nullable: true, description: 'null clears it.' })
@@ -73,18 +88,30 @@ export class UpdateEventInput {
   description?: string | null;
 
   @Field(() => GraphQLDateTimeISO, { nullable: true })
+  @NotNull()
   startDate?: Date | null;
 
   @Field(() => GraphQLDateTimeISO, { nullable: true })
+  @NotNull()
   endDate?: Date | null;
 
   @Field(() => String, { nullable: true })
   @IsIanaTimeZone()
+  @NotNull()
   timezone?: string | null;
 
   @Field(() => String, { nullable: true, description: 'null clears it.' })
   @MaxCharacters(300)
   venue?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters; null clears it.' })
+  @MaxCharacters(500)
+  venueAddress?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'An absolute https URL, at most 2,048 characters; null clears it.' })
+  @IsHttpsUrl()
+  @MaxCharacters(2048)
+  coverImage?: string | null;
 
   @Field(() => Int, { nullable: true, description: 'null removes the limit; never below registrationCount.' })
   @Min(1)
@@ -92,5 +119,6 @@ export class UpdateEventInput {
   capacity?: number | null;
 
   @Field(() => EventStatus, { nullable: true, description: 'DRAFT, PUBLISHED or CANCELLED.' })
+  @NotNull()
   status?: EventStatus | null;
 }

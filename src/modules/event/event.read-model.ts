@@ -24,8 +24,8 @@ export function eventView(row: EventRow): EventEntity {
 function shadowSetters(prototype: object): object {
   const slots = Object.entries(Object.getOwnPropertyDescriptors(prototype))
     .filter(([, descriptor]) => descriptor.set !== undefined)
-    .map(([name]) => [name, { value: undefined, writable: true, enumerable: false, configurable: true }]);
-  return Object.create(prototype, Object.fromEntries(slots));
+    .map(([name]): [string, PropertyDescriptor] => [name, { value: undefined, writable: true, enumerable: false, configurable: true }]);
+  return Object.create(prototype, Object.fromEntries(slots)) as object;
 }
 
 let viewPrototype: object | undefined;

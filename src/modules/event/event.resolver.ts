@@ -5,7 +5,11 @@ import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { ticketTypesOf } from './event.read-model';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
-import { DEFAULT_PAGE_SIZE, EventService } from './event.service';
+import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { createEvent } from './commands/create-event';
+import { deleteEvent } from './commands/delete-event';
+import { updateEvent } from './commands/update-event';
+import { EventService } from './event.service';
 import { EventStatus } from './event-status';
 import { DeletedEvent, EventList } from './event.types';
 
@@ -16,7 +20,7 @@ export class EventResolver {
   events(
     @Ctx() context: RequestContext,
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
-    @Arg('limit', () => Int, { defaultValue: DEFAULT_PAGE_SIZE, description: 'Page size, 1 to 100.' }) limit: number,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => EventStatus, { nullable: true }) status?: EventStatus | null,
   ): Promise<EventList> {
     return new EventService(context.em).list(context.auth.organization.id, { page, limit, status });
@@ -31,7 +35,7 @@ export class EventResolver {
   @Mutation(() => EventEntity, { description: 'Creates an event in DRAFT.' })
   @RequiresPermission('events:write')
   createEvent(@Ctx() context: RequestContext, @Arg('input') input: CreateEventInput): Promise<EventEntity> {
-    return new EventService(context.em).create(context.auth.organization, input);
+    return createEvent(context.em, context.auth.organization, input);
   }
 
   @Mutation(() => EventEntity, { description: 'Changes the given fields and/or the status of an event.' })
@@ -41,14 +45,13 @@ export class EventResolver {
     @Arg('slug') slug: string,
     @Arg('input') input: UpdateEventInput,
   ): Promise<EventEntity> {
-    return new EventService(context.em).update(context.auth.organization.id, slug, input);
+    return updateEvent(context.em, context.auth.organization.id, slug, input);
   }
 
   @Mutation(() => DeletedEvent, { description: 'Deletes an event without confirmed bookings.' })
   @RequiresPermission('events:write')
-  async deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
-    const event = await new EventService(context.em).delete(context.auth.organization.id, slug);
-    return { id: event.id, slug: event.slug };
+  deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
+    return deleteEvent(context.em, context.auth.organization.id, slug);
   }
 
   @FieldResolver(() => [TicketTypeEntity])

@@ -52,7 +52,7 @@ export class MemberService {
     if (errors.length > 0 || role === undefined) throw AppError.validation(errors);
 
     const organization = await this.em.findOne(OrganizationEntity, { id: input.organizationId });
-    if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${input.organizationId}"`, { id: input.organizationId });
+    if (!organization) throw AppError.notFound(`No organization with id "${input.organizationId}"`, input.organizationId);
     if ((await this.em.count(MemberEntity, { organization, email })) > 0) throw AppError.validation([duplicateEmail(email)]);
 
     const member = this.em.create(MemberEntity, { organization, email, name, role });

@@ -65,7 +65,7 @@ export class OrganizationService {
 
   async get(id: string): Promise<OrganizationEntity> {
     const organization = await this.em.findOne(OrganizationEntity, { id });
-    if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${id}"`, { id });
+    if (!organization) throw AppError.notFound(`No organization with id "${id}"`, id);
     return organization;
   }
 
@@ -87,7 +87,7 @@ export class OrganizationService {
 
     return this.em.transactional(async (em) => {
       const organization = await em.findOne(OrganizationEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!organization) throw new AppError('NOT_FOUND', `No organization with id "${id}"`, { id });
+      if (!organization) throw AppError.notFound(`No organization with id "${id}"`, id);
       const plan = input.plan ?? organization.plan;
       const allowedIps = allowlist?.list ?? organization.allowedIps;
       const restrictionMode = input.restrictionMode ?? organization.restrictionMode;

@@ -1,6 +1,6 @@
-import { IsNumber, Max, Min } from 'class-validator';
+import { Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsCurrencyCode, IsNotBlank, MaxCharacters } from '../../validation/rules';
+import { IsCurrencyCode, IsDecimal, IsNotBlank, MaxCharacters, NotNull } from '../../validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;
@@ -13,7 +13,7 @@ export class TicketTypeInput {
   name!: string;
 
   @Field(() => Float, { description: 'Decimal, at least 0, at most two decimal places.' })
-  @IsNumber({ maxDecimalPlaces: 2 }, { message: 'price must be a number with at most two decimal places' })
+  @IsDecimal(2, { message: 'price must be a number with at most two decimal places' })
   @Min(0)
   @Max(MAX_TICKET_PRICE)
   price!: number;
@@ -33,20 +33,24 @@ export class TicketTypeUpdateInput {
   @Field({ nullable: true })
   @IsNotBlank()
   @MaxCharacters(100)
+  @NotNull()
   name?: string;
 
   @Field(() => Float, { nullable: true })
-  @IsNumber({ maxDecimalPlaces: 2 }, { message: 'price must be a number with at most two decimal places' })
+  @IsDecimal(2, { message: 'price must be a number with at most two decimal places' })
   @Min(0)
   @Max(MAX_TICKET_PRICE)
+  @NotNull()
   price?: number;
 
   @Field({ nullable: true })
   @IsCurrencyCode()
+  @NotNull()
   currency?: string;
 
   @Field(() => Int, { nullable: true, description: 'Never below the number already sold.' })
   @Min(0)
   @Max(MAX_TICKET_QUANTITY)
+  @NotNull()
   quantity?: number;
 }

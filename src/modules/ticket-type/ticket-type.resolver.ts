@@ -3,7 +3,9 @@ import type { RequestContext } from '../../graphql/request-context';
 import { RequiresPermission } from '../../graphql/requires-permission';
 import { TicketTypeEntity } from './ticket-type.entity';
 import { TicketTypeInput, TicketTypeUpdateInput } from './ticket-type.inputs';
-import { TicketTypeService } from './ticket-type.service';
+import { addTicketType } from './commands/add-ticket-type';
+import { removeTicketType } from './commands/remove-ticket-type';
+import { updateTicketType } from './commands/update-ticket-type';
 
 @Resolver(() => TicketTypeEntity)
 export class TicketTypeResolver {
@@ -14,7 +16,7 @@ export class TicketTypeResolver {
     @Arg('eventSlug') eventSlug: string,
     @Arg('input') input: TicketTypeInput,
   ): Promise<TicketTypeEntity> {
-    return new TicketTypeService(context.em).add(context.auth.organization.id, eventSlug, input);
+    return addTicketType(context.em, context.auth.organization.id, eventSlug, input);
   }
 
   @Mutation(() => TicketTypeEntity, { description: 'Changes the given fields; quantity never goes below sold.' })
@@ -24,12 +26,12 @@ export class TicketTypeResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input') input: TicketTypeUpdateInput,
   ): Promise<TicketTypeEntity> {
-    return new TicketTypeService(context.em).update(context.auth.organization.id, id, input);
+    return updateTicketType(context.em, context.auth.organization.id, id, input);
   }
 
   @Mutation(() => TicketTypeEntity, { description: 'Removes a ticket type nothing is sold of; returns it as it was.' })
   @RequiresPermission('events:write')
   removeTicketType(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<TicketTypeEntity> {
-    return new TicketTypeService(context.em).remove(context.auth.organization.id, id);
+    return removeTicketType(context.em, context.auth.organization.id, id);
   }
 }

@@ -1,10 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { execute, parse, type GraphQLSchema } from 'graphql';
-import pino from 'pino';
-import { buildAppSchema } from '../../graphql/schema';
-import type { RequestContext } from '../../graphql/request-context';
 import { newId } from '../../ids';
-import { REST_OPERATIONS } from '../../rest/operations';
 import type { BookingEntity } from '../booking/booking.entity';
 import type { EventEntity } from '../event/event.entity';
 import { EventStatus } from '../event/event-status';
@@ -98,29 +93,20 @@ export function bookingWebhookData(booking: BookingEntity, event: EventEntity): 
   };
 }
 
-let renderer: { schema: GraphQLSchema; document: ReturnType<typeof parse> } | undefined;
-const silent = pino({ enabled: false });
+/** Renders an event exactly as `GET /v1/events/{slug}` returns it, inside the given transaction. */
+export type EventPayloadRenderer = (em: EntityManager, organizationId: string, slug: string) => Promise<WebhookData>;
 
-/** Runs the REST route's own GetEvent operation in this transaction: the payload is what GET returns. */
-async function eventAsRest(em: EntityManager, organizationId: string, slug: string): Promise<WebhookData> {
-  renderer ??= { schema: buildAppSchema(), document: parse(REST_OPERATIONS) };
-  const context: RequestContext = {
-    requestId: 'webhook-outbox',
-    auth: {
-      apiKeyId: 'webhook-outbox',
-      organization: { id: organizationId, timezone: 'UTC', plan: 'STANDARD', allowedIps: [], restrictionMode: 'OFF', rateLimitPerMinute: null },
-      permissions: ['events:read'],
-    },
-    em,
-    logger: silent,
-  };
-  const result = await execute({
-    schema: renderer.schema,
-    document: renderer.document,
-    operationName: 'GetEvent',
-    variableValues: { slug },
-    contextValue: context,
-  });
-  if (result.errors?.length) throw result.errors[0];
-  return result.data?.event as WebhookData;
+let eventRenderer: EventPayloadRenderer | undefined;
+
+/**
+ * Set once at start by the transport layer (src/rest/event-payload.ts runs the REST route's own
+ * operation): modules do not depend on the transports, and the payload cannot drift from the GET answer.
+ */
+export function setEventPayloadRenderer(renderer: EventPayloadRenderer): void {
+  eventRenderer = renderer;
+}
+
+function eventAsRest(em: EntityManager, organizationId: string, slug: string): Promise<WebhookData> {
+  if (!eventRenderer) throw new Error('webhook outbox: no event payload renderer (the service sets it at start)');
+  return eventRenderer(em, organizationId, slug);
 }

@@ -20,13 +20,6 @@ import {
 /** How long a rotated-out secret keeps signing beside the new one (D18). */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-export function webhookEndpointNotFound(id: string): AppError {
-  return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
-}
-
-function messageNotFound(id: string): AppError {
-  return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
-}
 
 /** Endpoints and their messages, always within the caller's organization (D1, D18). */
 export class WebhookService {
@@ -40,9 +33,9 @@ export class WebhookService {
   }
 
   async get(organizationId: string, id: string): Promise<WebhookEndpointEntity> {
-    if (idErrors('id', id, 'whe').length > 0) throw webhookEndpointNotFound(id);
+    if (idErrors('id', id, 'whe').length > 0) throw AppError.webhookEndpointNotFound(id);
     const endpoint = await this.em.findOne(WebhookEndpointEntity, { id, organization: organizationId });
-    if (!endpoint) throw webhookEndpointNotFound(id);
+    if (!endpoint) throw AppError.webhookEndpointNotFound(id);
     return endpoint;
   }
 
@@ -130,7 +123,7 @@ export class WebhookService {
        where endpoint_id = ? and message_id = ? and (status <> 'PENDING' or locked_until is null) returning id`,
       [endpoint.id, messageId],
     );
-    if (updated.length === 0 && !(await this.delivery(endpoint.id, messageId))) throw messageNotFound(messageId);
+    if (updated.length === 0 && !(await this.delivery(endpoint.id, messageId))) throw AppError.webhookMessageNotFound(messageId);
     await this.em.execute(`select pg_notify('${WEBHOOK_CHANNEL}', '')`);
     this.runtime.wake();
     return (await this.delivery(endpoint.id, messageId)) as WebhookMessage;

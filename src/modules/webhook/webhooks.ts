@@ -20,7 +20,7 @@ export async function startWebhooks(config: Config, orm: MikroORM, logger: Logge
   const runtime = webhookRuntime(settings, config.dataDir, () => worker?.wake());
   if (settings.worker) {
     // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
-    const listenUrl = (orm.config.get('pool')?.max ?? 10) >= 2 ? (orm.config.get('clientUrl') as string) : undefined;
+    const listenUrl = (orm.config.get('pool')?.max ?? 10) >= 2 ? orm.config.get('clientUrl') : undefined;
     worker = new WebhookWorker({ orm, settings, secrets: runtime.secrets, metrics, logger, listenUrl });
     await worker.start();
   }

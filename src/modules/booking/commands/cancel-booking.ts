@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { idErrors } from '../../../validation/arguments';
+import { lockById as lockEvent } from '../../event/event.repository';
+import { lockById as lockTicketType } from '../../ticket-type/ticket-type.repository';
+import type { BookingEntity } from '../booking.entity';
+import { BookingStatus } from '../booking.entity';
+import { assertCancellable } from '../booking.policy';
+import { eventIdOfBooking, lockById } from '../booking.repository';
+import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+
+/** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
+export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+  const errors = idErrors('id', id, 'bk');
+  if (errors.length > 0) throw AppError.validation(errors);
+
+  return em.transactional(async (tx) => {
+    const event = await lockEvent(tx, await eventIdOfBooking(tx, organizationId, id));
+    if (!event) throw AppError.bookingNotFound(id);
+    const booking = await lockById(tx, id);
+    assertCancellable(booking);
+    const ticketType = booking.ticketType ? await lockTicketType(tx, booking.ticketType.id) : null;
+
+    booking.status = BookingStatus.CANCELLED;
+    booking.cancelledAt = new Date();
+    event.registrationCount -= booking.quantity;
+    if (ticketType) ticketType.sold -= booking.quantity;
+    await enqueueWebhook(tx, organizationId, 'booking.cancelled', bookingWebhookData(booking, event));
+    return booking;
+  });
+}

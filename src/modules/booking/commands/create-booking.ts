@@ -1,0 +1,45 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { idErrors, slugErrors } from '../../../validation/arguments';
+import { validateInput } from '../../../validation/validate-input';
+import { assertBookable } from '../../event/event.policy';
+import { lockBySlug } from '../../event/event.repository';
+import { lockOfEvent } from '../../ticket-type/ticket-type.repository';
+import type { BookingEntity } from '../booking.entity';
+import type { CreateBookingInput } from '../booking.inputs';
+import { assertAvailable } from '../booking.policy';
+import { addBooking } from '../booking.repository';
+import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+
+/**
+ * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
+ * concurrent bookings of one event queue on that lock in every process, so the capacity checked is
+ * the one written. The counts change in the same transaction; CHECK constraints are the backstop.
+ */
+export async function createBooking(em: EntityManager, organizationId: string, input: CreateBookingInput): Promise<BookingEntity> {
+  const errors = [
+    ...slugErrors('eventSlug', input.eventSlug),
+    ...(input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt')),
+    ...validateInput(input),
+  ];
+  if (errors.length > 0) throw AppError.validation(errors);
+
+  return em.transactional(async (tx) => {
+    const event = await lockBySlug(tx, organizationId, input.eventSlug);
+    assertBookable(event);
+    const ticketType = input.ticketTypeId == null ? null : await lockOfEvent(tx, event, input.ticketTypeId);
+    assertAvailable(event, ticketType, input.quantity);
+
+    event.registrationCount += input.quantity;
+    if (ticketType) ticketType.sold += input.quantity;
+    const booking = addBooking(tx, organizationId, {
+      event,
+      ticketType,
+      quantity: input.quantity,
+      attendeeEmail: input.attendeeEmail,
+      attendeeName: input.attendeeName.trim(),
+    });
+    await enqueueWebhook(tx, organizationId, 'booking.created', bookingWebhookData(booking, event));
+    return booking;
+  });
+}

@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { validateInput } from '../../../validation/validate-input';
+import { canonicalTimeZone } from '../event.queries';
+import type { EventEntity } from '../event.entity';
+import type { UpdateEventInput } from '../event.inputs';
+import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
+import { findBySlug, guardingSlug, lockBySlug, slugTaken } from '../event.repository';
+import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
+
+const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate', 'venue', 'venueAddress', 'coverImage', 'capacity'] as const;
+
+/**
+ * Mutation.updateEvent and PUT /v1/events/{slug} (D3, D4, D16): the input against its schema, the event
+ * locked, the policy (immutable fields while published → 409; status change, schedule, capacity and
+ * slug → 400 together), then only the given fields applied; `null` clears an optional field.
+ */
+export async function updateEvent(em: EntityManager, organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
+  const inputErrors = validateInput(input);
+  if (inputErrors.length > 0) throw AppError.validation(inputErrors);
+
+  await guardingSlug(input.slug, () =>
+    em.transactional(async (tx) => {
+      const event = await lockBySlug(tx, organizationId, slug);
+      assertMutableFields(event, input);
+      const errors = [
+        ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
+        ...scheduleErrors(input, event, new Date()),
+        ...capacityErrors(input.capacity, event.registrationCount),
+      ];
+      if (input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug))) {
+        errors.push(duplicateSlugError(input.slug));
+      }
+      if (errors.length > 0) throw AppError.validation(errors);
+
+      for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(event, { [field]: input[field] });
+      if (input.timezone != null) event.timezone = canonicalTimeZone(input.timezone);
+      if (input.status != null) event.storedStatus = input.status;
+      await enqueueEventWebhook(tx, organizationId, event);
+    }),
+  );
+  return findBySlug(em, organizationId, input.slug ?? slug);
+}

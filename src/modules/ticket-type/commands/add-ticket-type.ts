@@ -1,0 +1,28 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { slugErrors } from '../../../validation/arguments';
+import { validateInput } from '../../../validation/validate-input';
+import { lockBySlug } from '../../event/event.repository';
+import type { TicketTypeEntity } from '../ticket-type.entity';
+import type { TicketTypeInput } from '../ticket-type.inputs';
+import { ticketTypeCountErrors } from '../ticket-type.policy';
+import { addTicketType as addRow, countOfEvent } from '../ticket-type.repository';
+
+/** Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. */
+export async function addTicketType(
+  em: EntityManager,
+  organizationId: string,
+  eventSlug: string,
+  input: TicketTypeInput,
+): Promise<TicketTypeEntity> {
+  const errors = [...slugErrors('eventSlug', eventSlug), ...validateInput(input)];
+  if (errors.length > 0) throw AppError.validation(errors);
+  return em.transactional(async (tx) => {
+    const event = await lockBySlug(tx, organizationId, eventSlug);
+    const countErrors = ticketTypeCountErrors(await countOfEvent(tx, event));
+    if (countErrors.length > 0) throw AppError.validation(countErrors);
+    const { name, price, currency, quantity } = input;
+    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    return addRow(tx, event, { name, price, currency, quantity });
+  });
+}

@@ -1,0 +1,20 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { idErrors } from '../../../validation/arguments';
+import type { TicketTypeEntity } from '../ticket-type.entity';
+import { assertRemovable } from '../ticket-type.policy';
+import { removeTicketType as removeRow } from '../ticket-type.repository';
+import { lockTicketTypeWithEvent } from './lock-ticket-type';
+
+/** Mutation.removeTicketType (D6): only a type nothing is sold of; its cancelled bookings stay, without a type. */
+export async function removeTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity> {
+  const errors = idErrors('id', id, 'tt');
+  if (errors.length > 0) throw AppError.validation(errors);
+  return em.transactional(async (tx) => {
+    const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
+    assertRemovable(ticketType);
+    removeRow(tx, ticketType);
+    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    return ticketType;
+  });
+}

@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { idErrors } from '../../../validation/arguments';
+import { validateInput } from '../../../validation/validate-input';
+import type { TicketTypeEntity } from '../ticket-type.entity';
+import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
+import { quantityErrors } from '../ticket-type.policy';
+import { lockTicketTypeWithEvent } from './lock-ticket-type';
+
+const SETTABLE_FIELDS = ['name', 'price', 'currency', 'quantity'] as const;
+
+/** Mutation.updateTicketType (D6): the given fields change; quantity never below sold. */
+export async function updateTicketType(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  input: TicketTypeUpdateInput,
+): Promise<TicketTypeEntity> {
+  const errors = [...idErrors('id', id, 'tt'), ...validateInput(input)];
+  // A malformed id can name no ticket type: answered before looking; other errors wait for the
+  // stored state, so one answer names every failing field.
+  if (errors.some((error) => error.field === 'id')) throw AppError.validation(errors);
+  return em.transactional(async (tx) => {
+    const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
+    if (!errors.some((error) => error.field === 'quantity')) errors.push(...quantityErrors(input.quantity, ticketType.sold));
+    if (errors.length > 0) throw AppError.validation(errors);
+    for (const field of SETTABLE_FIELDS) if (input[field] != null) Object.assign(ticketType, { [field]: input[field] });
+    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    return ticketType;
+  });
+}

@@ -1,0 +1,132 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { OrganizationSnapshot } from '../../src/auth/auth-context';
+import { AppError } from '../../src/errors/app-error';
+import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
+import { cancelBooking } from '../../src/modules/booking/commands/cancel-booking';
+import { createBooking } from '../../src/modules/booking/commands/create-booking';
+import { createEvent } from '../../src/modules/event/commands/create-event';
+import { updateEvent } from '../../src/modules/event/commands/update-event';
+import { CreateEventInput, UpdateEventInput } from '../../src/modules/event/event.inputs';
+import { EventEntity } from '../../src/modules/event/event.entity';
+import { EventStatus } from '../../src/modules/event/event-status';
+import { addTicketType } from '../../src/modules/ticket-type/commands/add-ticket-type';
+import { removeTicketType } from '../../src/modules/ticket-type/commands/remove-ticket-type';
+import { updateTicketType } from '../../src/modules/ticket-type/commands/update-ticket-type';
+import { TicketTypeInput, TicketTypeUpdateInput } from '../../src/modules/ticket-type/ticket-type.inputs';
+import { MAX_TICKET_TYPES } from '../../src/modules/ticket-type/ticket-type.policy';
+import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { uniqueSlug } from '../helpers/factories';
+
+// Booking and ticket type commands on real PostgreSQL, without HTTP (D6, D7): counts, locks, rules.
+let database: CommandDatabase;
+let orm: MikroORM;
+let organization: OrganizationSnapshot;
+beforeAll(async () => {
+  database = await openCommandDatabase();
+  orm = database.orm;
+  organization = await organizationSnapshot(orm);
+});
+afterAll(() => database.close());
+
+const em = () => orm.em.fork();
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the command to fail');
+}
+
+async function publishedEvent(capacity: number | null, ticketTypes: Array<Record<string, unknown>> = []) {
+  const event = await createEvent(
+    em(),
+    organization,
+    inputOf(CreateEventInput, {
+      title: 'Show',
+      slug: uniqueSlug(),
+      startDate: new Date('2031-05-01T18:00:00Z'),
+      endDate: new Date('2031-05-01T22:00:00Z'),
+      capacity,
+      ticketTypes: ticketTypes.map((fields) => inputOf(TicketTypeInput, fields)),
+    }),
+  );
+  await updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
+  return event;
+}
+
+const book = (eventSlug: string, quantity: number, ticketTypeId?: string) =>
+  createBooking(em(), organization.id, inputOf(CreateBookingInput, { eventSlug, ticketTypeId, quantity, attendeeEmail: 'a@example.com', attendeeName: ' Ada ' }));
+
+async function counts(eventId: string) {
+  return em().findOneOrFail(EventEntity, { id: eventId }, { populate: ['ticketTypes'] });
+}
+
+test('bookings count against the capacity and the ticket type; SOLD_OUT names the tighter limit', async () => {
+  const event = await publishedEvent(5, [{ name: 'VIP', price: 10, currency: 'EUR', quantity: 3 }]);
+  const [vip] = event.ticketTypes.getItems();
+  const booking = await book(event.slug, 2, vip.id);
+  expect(booking).toMatchObject({ quantity: 2, attendeeName: 'Ada', status: 'CONFIRMED' });
+  expect(await failure(book(event.slug, 2, vip.id))).toMatchObject({ code: 'SOLD_OUT', details: { limitedBy: 'ticketType', available: 1, requested: 2 } });
+  await book(event.slug, 3);
+  expect(await failure(book(event.slug, 1))).toMatchObject({ code: 'SOLD_OUT', details: { limitedBy: 'capacity', available: 0 } });
+  const stored = await counts(event.id);
+  expect(stored.registrationCount).toBe(5);
+  expect(stored.ticketTypes.getItems()[0].sold).toBe(2);
+});
+
+test('concurrent bookings never oversell (row locks), and every count matches', async () => {
+  const event = await publishedEvent(7);
+  const results = await Promise.allSettled(Array.from({ length: 10 }, () => book(event.slug, 1)));
+  expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(7);
+  expect((await counts(event.id)).registrationCount).toBe(7);
+});
+
+test('cancel gives the seats back once', async () => {
+  const event = await publishedEvent(2, [{ name: 'A', price: 0, currency: 'EUR', quantity: 2 }]);
+  const [type] = event.ticketTypes.getItems();
+  const booking = await book(event.slug, 2, type.id);
+  const cancelled = await cancelBooking(em(), organization.id, booking.id);
+  expect(cancelled).toMatchObject({ status: 'CANCELLED', cancelledAt: expect.any(Date) });
+  expect(await failure(cancelBooking(em(), organization.id, booking.id))).toMatchObject({ code: 'BOOKING_ALREADY_CANCELLED', details: { id: booking.id } });
+  const stored = await counts(event.id);
+  expect([stored.registrationCount, stored.ticketTypes.getItems()[0].sold]).toEqual([0, 0]);
+});
+
+test('only a PUBLISHED event takes bookings; another organization\'s booking and event are not found', async () => {
+  const draft = await createEvent(
+    em(),
+    organization,
+    inputOf(CreateEventInput, { title: 'D', slug: uniqueSlug(), startDate: new Date('2031-05-01T18:00:00Z'), endDate: new Date('2031-05-01T22:00:00Z') }),
+  );
+  expect(await failure(book(draft.slug, 1))).toMatchObject({ code: 'EVENT_NOT_PUBLISHED', details: { status: 'DRAFT' } });
+  const event = await publishedEvent(null);
+  const booking = await book(event.slug, 1);
+  const other = await organizationSnapshot(orm);
+  expect(await failure(cancelBooking(em(), other.id, booking.id))).toMatchObject({ code: 'BOOKING_NOT_FOUND' });
+  expect(await failure(createBooking(em(), other.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+});
+
+test('ticket types: quantity never below sold, a type with sales is not removed, at most MAX_TICKET_TYPES', async () => {
+  const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
+  const [type] = event.ticketTypes.getItems();
+  await book(event.slug, 4, type.id);
+  expect(await failure(updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 3, name: '' })))).toMatchObject({
+    code: 'VALIDATION_ERROR',
+    details: { errors: [{ field: 'name', message: expect.any(String) }, { field: 'quantity', message: 'quantity cannot be below the 4 tickets already sold' }] },
+  });
+  expect(await updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 4, price: 6.5 }))).toMatchObject({ quantity: 4, price: 6.5 });
+  expect(await failure(removeTicketType(em(), organization.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { sold: 4 } });
+
+  for (let index = 1; index < MAX_TICKET_TYPES; index += 1) {
+    await addTicketType(em(), organization.id, event.slug, inputOf(TicketTypeInput, { name: `T${index}`, price: 1, currency: 'EUR', quantity: 1 }));
+  }
+  const extra = inputOf(TicketTypeInput, { name: 'One too many', price: 1, currency: 'EUR', quantity: 1 });
+  expect(await failure(addTicketType(em(), organization.id, event.slug, extra))).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'eventSlug' }] } });
+  const removable = await addTicketType(em(), organization.id, (await publishedEvent(null)).slug, extra);
+  expect(await removeTicketType(em(), organization.id, removable.id)).toMatchObject({ id: removable.id });
+  const other = await organizationSnapshot(orm);
+  expect(await failure(removeTicketType(em(), other.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_NOT_FOUND' });
+});

@@ -1,0 +1,192 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { OrganizationSnapshot } from '../../src/auth/auth-context';
+import { AppError } from '../../src/errors/app-error';
+import { cancelBooking } from '../../src/modules/booking/commands/cancel-booking';
+import { createBooking } from '../../src/modules/booking/commands/create-booking';
+import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
+import { createEvent } from '../../src/modules/event/commands/create-event';
+import { deleteEvent } from '../../src/modules/event/commands/delete-event';
+import { updateEvent } from '../../src/modules/event/commands/update-event';
+import { CreateEventInput, UpdateEventInput } from '../../src/modules/event/event.inputs';
+import { BookingEntity } from '../../src/modules/booking/booking.entity';
+import { EventEntity } from '../../src/modules/event/event.entity';
+import { EventStatus } from '../../src/modules/event/event-status';
+import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { uniqueSlug } from '../helpers/factories';
+
+// The event commands on real PostgreSQL, without HTTP: the case matrices of D3, D4 and D16. The
+// both-doors suites (events-*.test.ts) prove the wiring with a few of these cases each.
+let database: CommandDatabase;
+let orm: MikroORM;
+let organization: OrganizationSnapshot;
+beforeAll(async () => {
+  database = await openCommandDatabase();
+  orm = database.orm;
+  organization = await organizationSnapshot(orm);
+});
+afterAll(() => database.close());
+
+const em = () => orm.em.fork();
+const future = (days: number, hour = 9) => new Date(Date.UTC(2031, 0, days, hour));
+
+function createInput(overrides: Record<string, unknown> = {}): CreateEventInput {
+  return inputOf(CreateEventInput, { title: 'Launch', slug: uniqueSlug(), startDate: future(1), endDate: future(1, 17), ...overrides });
+}
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the command to fail');
+}
+
+async function failingFields(promise: Promise<unknown>): Promise<string[]> {
+  const error = await failure(promise);
+  expect(error.code).toBe('VALIDATION_ERROR');
+  const errors = (error.details as { errors: Array<{ field: string; message: string }> }).errors;
+  for (const item of errors) expect(item.message).toMatch(new RegExp(`^${item.field.replace(/.*\./, '').replace(/\[\d+\]$/, '')} `));
+  return [...new Set(errors.map((item) => item.field))].sort();
+}
+
+describe('createEvent: every field rule (D4, D16), every failing field at once, nothing stored', () => {
+  test.each<[string, Record<string, unknown>, string[]]>([
+    ['blank title', { title: '   ' }, ['title']],
+    ['title over 200', { title: 'x'.repeat(201) }, ['title']],
+    ['title over 200 code points (a character and its variation selector count twice)', { title: 'a\uFE0F'.repeat(101) }, ['title']],
+    ['slug with capitals and spaces', { slug: 'Bad Slug' }, ['slug']],
+    ['slug with a double hyphen', { slug: 'a--b' }, ['slug']],
+    ['slug with a leading hyphen', { slug: '-launch' }, ['slug']],
+    ['slug over 100', { slug: 'a'.repeat(101) }, ['slug']],
+    ['description over 10,000', { description: 'x'.repeat(10_001) }, ['description']],
+    ['startDate in the past', { startDate: new Date('2020-01-01T09:00:00Z') }, ['startDate']],
+    ['endDate before startDate', { endDate: future(1, 8) }, ['endDate']],
+    ['endDate equal to startDate', { endDate: future(1) }, ['endDate']],
+    ['unknown timezone', { timezone: 'Mars/Olympus_Mons' }, ['timezone']],
+    ['timezone that is an offset', { timezone: '+02:00' }, ['timezone']],
+    ['venue over 300', { venue: 'v'.repeat(301) }, ['venue']],
+    ['venueAddress over 500', { venueAddress: 'a'.repeat(501) }, ['venueAddress']],
+    ['coverImage over http', { coverImage: 'http://example.com/a.jpg' }, ['coverImage']],
+    ['coverImage relative', { coverImage: '/a.jpg' }, ['coverImage']],
+    ['coverImage over 2,048', { coverImage: `https://x.example/${'p'.repeat(2048)}` }, ['coverImage']],
+    ['capacity 0', { capacity: 0 }, ['capacity']],
+    ['capacity over 1,000,000', { capacity: 1_000_001 }, ['capacity']],
+    [
+      'several at once',
+      { title: '', slug: 'No', venue: 'v'.repeat(301), capacity: 0, timezone: 'Nowhere/City', startDate: new Date('2020-01-01T00:00:00Z') },
+      ['capacity', 'slug', 'startDate', 'timezone', 'title', 'venue'],
+    ],
+  ])('%s', async (_name, overrides, fields) => {
+    const input = createInput(overrides);
+    expect(await failingFields(createEvent(em(), organization, input))).toEqual(fields);
+    expect(await em().count(EventEntity, { slug: input.slug })).toBe(0);
+  });
+
+  test('the limits themselves are accepted; the timezone defaults to the organization and is stored canonically', async () => {
+    const event = await createEvent(
+      em(),
+      organization,
+      createInput({ title: 't'.repeat(200), slug: `a${'-b'.repeat(49)}c`, venue: 'v'.repeat(300), capacity: 1_000_000, venueAddress: 'a'.repeat(500) }),
+    );
+    expect(event).toMatchObject({ timezone: 'Europe/Paris', capacity: 1_000_000, status: EventStatus.DRAFT, registrationCount: 0 });
+    expect((await createEvent(em(), organization, createInput({ timezone: 'utc' }))).timezone).toBe('UTC');
+  });
+
+  test('a duplicate slug is 400 on slug, also in another organization it is free (D1)', async () => {
+    const input = createInput();
+    await createEvent(em(), organization, input);
+    expect(await failingFields(createEvent(em(), organization, createInput({ slug: input.slug })))).toEqual(['slug']);
+    const other = await organizationSnapshot(orm);
+    expect((await createEvent(em(), other, createInput({ slug: input.slug }))).slug).toBe(input.slug);
+  });
+
+  test('two creates of one slug racing: one event, the other 400 on slug (never a 500)', async () => {
+    const slug = uniqueSlug();
+    const results = await Promise.allSettled([0, 1, 2].map(() => createEvent(em(), organization, createInput({ slug }))));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'slug' }] } });
+    }
+  });
+});
+
+describe('updateEvent (D3, D4, D16)', () => {
+  async function created(overrides: Record<string, unknown> = {}) {
+    return createEvent(em(), organization, createInput(overrides));
+  }
+  const update = (slug: string, fields: Record<string, unknown>, organizationId = organization.id) =>
+    updateEvent(em(), organizationId, slug, inputOf(UpdateEventInput, fields));
+
+  test('required fields cannot be cleared; optional ones can', async () => {
+    const event = await created({ description: 'd', venue: 'v', venueAddress: 'a', coverImage: 'https://x.example/c.jpg', capacity: 5 });
+    expect(await failingFields(update(event.slug, { title: null, slug: null, startDate: null, endDate: null, timezone: null, status: null }))).toEqual(
+      ['endDate', 'slug', 'startDate', 'status', 'timezone', 'title'],
+    );
+    const cleared = await update(event.slug, { description: null, venue: null, venueAddress: null, coverImage: null, capacity: null });
+    expect(cleared).toMatchObject({ description: null, venue: null, venueAddress: null, coverImage: null, capacity: null });
+  });
+
+  test('the schedule: end after the stored or given start, a moved start in the future', async () => {
+    const event = await created();
+    expect(await failingFields(update(event.slug, { endDate: future(1, 8) }))).toEqual(['endDate']);
+    expect(await failingFields(update(event.slug, { startDate: future(2) }))).toEqual(['endDate']);
+    expect(await failingFields(update(event.slug, { startDate: new Date('2021-03-01T09:00:00Z') }))).toEqual(['startDate']);
+    expect(await update(event.slug, { startDate: future(2), endDate: future(2, 17) })).toMatchObject({ startDate: future(2), endDate: future(2, 17) });
+  });
+
+  test.each<[EventStatus, EventStatus, boolean]>([
+    [EventStatus.DRAFT, EventStatus.PUBLISHED, true],
+    [EventStatus.PUBLISHED, EventStatus.CANCELLED, true],
+    [EventStatus.CANCELLED, EventStatus.PUBLISHED, false],
+    [EventStatus.CANCELLED, EventStatus.DRAFT, true],
+    [EventStatus.DRAFT, EventStatus.COMPLETED, false],
+  ])('status %s → %s allowed: %s', async (from, to, allowed) => {
+    const event = await created();
+    if (from === EventStatus.CANCELLED) await update(event.slug, { status: EventStatus.CANCELLED });
+    if (from === EventStatus.PUBLISHED) await update(event.slug, { status: EventStatus.PUBLISHED });
+    if (allowed) expect((await update(event.slug, { status: to })).status).toBe(to);
+    else expect(await failingFields(update(event.slug, { status: to }))).toEqual(['status']);
+  });
+
+  test('published: slug and startDate changes are 409 and nothing of the request applies', async () => {
+    const event = await created({ title: 'Before' });
+    await update(event.slug, { status: EventStatus.PUBLISHED });
+    const error = await failure(update(event.slug, { title: 'After', slug: uniqueSlug(), startDate: future(3), endDate: future(3, 17) }));
+    expect(error).toMatchObject({ code: 'EVENT_ALREADY_PUBLISHED', details: { immutableFields: ['slug', 'startDate'] } });
+    expect(await em().findOne(EventEntity, { slug: event.slug })).toMatchObject({ title: 'Before' });
+    expect((await update(event.slug, { slug: event.slug, startDate: event.startDate, title: 'After' })).title).toBe('After');
+  });
+
+  test('capacity never below the registrations (made by real bookings)', async () => {
+    const event = await created({ capacity: 10 });
+    await update(event.slug, { status: EventStatus.PUBLISHED });
+    await createBooking(em(), organization.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 5, attendeeEmail: 'a@example.com', attendeeName: 'A' }));
+    expect(await failingFields(update(event.slug, { capacity: 4 }))).toEqual(['capacity']);
+    expect(await update(event.slug, { capacity: 5 })).toMatchObject({ capacity: 5, registrationCount: 5 });
+  });
+
+  test('another organization\'s event is not found (D1)', async () => {
+    const event = await created();
+    const other = await organizationSnapshot(orm);
+    expect(await failure(update(event.slug, { title: 'x' }, other.id))).toMatchObject({ code: 'EVENT_NOT_FOUND', details: { slug: event.slug } });
+    expect(await failure(deleteEvent(em(), other.id, event.slug))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  });
+});
+
+describe('deleteEvent (D3)', () => {
+  test('only without confirmed bookings; cancelled ones go with the event', async () => {
+    const event = await createEvent(em(), organization, createInput());
+    await updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
+    const booking = await createBooking(
+      em(),
+      organization.id,
+      inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'A' }),
+    );
+    expect(await failure(deleteEvent(em(), organization.id, event.slug))).toMatchObject({ code: 'EVENT_HAS_BOOKINGS', details: { bookingCount: 1 } });
+    await cancelBooking(em(), organization.id, booking.id);
+    expect(await deleteEvent(em(), organization.id, event.slug)).toEqual({ id: event.id, slug: event.slug });
+    expect(await em().count(BookingEntity, { id: booking.id })).toBe(0);
+  });
+});

@@ -1,0 +1,44 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openDatabase } from '../../src/db/database';
+import type { OrganizationSnapshot } from '../../src/auth/auth-context';
+import { createOrganization } from './factories';
+import { createTestDatabase, type TestDatabase } from './database';
+
+/**
+ * A migrated database of its own for a test file that calls commands directly, without HTTP
+ * (Immich's "medium" tests): real PostgreSQL, real transactions and locks, no server.
+ */
+export interface CommandDatabase {
+  readonly orm: MikroORM;
+  close(): Promise<void>;
+}
+
+export async function openCommandDatabase(): Promise<CommandDatabase> {
+  const database: TestDatabase = await createTestDatabase();
+  const orm = await openDatabase({ clientUrl: database.url, pool: database.pool });
+  return {
+    orm,
+    async close() {
+      await orm.close(true);
+      await database.drop();
+    },
+  };
+}
+
+/** An organization made as the CLI makes one, as the snapshot a request carries. */
+export async function organizationSnapshot(orm: MikroORM, timezone = 'Europe/Paris'): Promise<OrganizationSnapshot> {
+  const organization = await createOrganization(orm, { timezone });
+  return {
+    id: organization.id,
+    timezone: organization.timezone,
+    plan: organization.plan,
+    allowedIps: organization.allowedIps,
+    restrictionMode: organization.restrictionMode,
+    rateLimitPerMinute: organization.rateLimitPerMinute ?? null,
+  };
+}
+
+/** An input object as type-graphql hands it to a resolver: an instance of its input class. */
+export function inputOf<T extends object>(InputClass: new () => T, fields: Record<string, unknown>): T {
+  return Object.assign(new InputClass(), fields);
+}

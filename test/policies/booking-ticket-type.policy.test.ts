@@ -1,0 +1,84 @@
+import { AppError } from '../../src/errors/app-error';
+import { BookingStatus } from '../../src/modules/booking/booking.entity';
+import { assertAvailable, assertCancellable } from '../../src/modules/booking/booking.policy';
+import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
+import { validateInput } from '../../src/validation/validate-input';
+import { assertRemovable, MAX_TICKET_TYPES, quantityErrors, ticketTypeCountErrors } from '../../src/modules/ticket-type/ticket-type.policy';
+
+// Pure rules (docs/decisions.md D6, D7): no database, no HTTP.
+function thrown(fn: () => void): AppError | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('availability (D7)', () => {
+  const type = { id: 'tt_1', quantity: 10, sold: 8 };
+
+  test('within every limit: no error', () => {
+    expect(thrown(() => assertAvailable({ capacity: 100, registrationCount: 10 }, type, 2))).toBeUndefined();
+    expect(thrown(() => assertAvailable({ capacity: null, registrationCount: 10 }, null, 1000))).toBeUndefined();
+  });
+
+  test('the ticket type is the tighter limit', () => {
+    expect(thrown(() => assertAvailable({ capacity: 100, registrationCount: 10 }, type, 3))).toMatchObject({
+      code: 'SOLD_OUT',
+      message: 'Only 2 left for this ticket type; 3 requested',
+      details: { limitedBy: 'ticketType', available: 2, requested: 3, ticketTypeId: 'tt_1' },
+    });
+  });
+
+  test('the capacity is the tighter limit, and none left says sold out', () => {
+    expect(thrown(() => assertAvailable({ capacity: 10, registrationCount: 10 }, type, 1))).toMatchObject({
+      code: 'SOLD_OUT',
+      message: "Sold out: the event's capacity has no seats left",
+      details: { limitedBy: 'capacity', available: 0, requested: 1 },
+    });
+  });
+});
+
+describe('cancellation (D7)', () => {
+  test('a confirmed booking can be cancelled once', () => {
+    expect(thrown(() => assertCancellable({ id: 'bk_1', status: BookingStatus.CONFIRMED, cancelledAt: null }))).toBeUndefined();
+    const cancelledAt = new Date('2030-01-01T00:00:00Z');
+    expect(thrown(() => assertCancellable({ id: 'bk_1', status: BookingStatus.CANCELLED, cancelledAt }))).toMatchObject({
+      code: 'BOOKING_ALREADY_CANCELLED',
+      details: { id: 'bk_1', cancelledAt: '2030-01-01T00:00:00.000Z' },
+    });
+  });
+});
+
+describe('ticket types (D6)', () => {
+  test('quantity never below sold', () => {
+    expect(quantityErrors(7, 8).map((e) => e.field)).toEqual(['quantity']);
+    expect(quantityErrors(8, 8)).toEqual([]);
+    expect(quantityErrors(undefined, 8)).toEqual([]);
+  });
+
+  test('a type with sales cannot be removed', () => {
+    expect(thrown(() => assertRemovable({ id: 'tt_1', sold: 1 }))).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { id: 'tt_1', sold: 1 } });
+    expect(thrown(() => assertRemovable({ id: 'tt_1', sold: 0 }))).toBeUndefined();
+  });
+
+  test(`at most ${MAX_TICKET_TYPES} per event`, () => {
+    expect(ticketTypeCountErrors(MAX_TICKET_TYPES - 1)).toEqual([]);
+    expect(ticketTypeCountErrors(MAX_TICKET_TYPES).map((e) => e.field)).toEqual(['eventSlug']);
+  });
+});
+
+describe('ticket type input (D6): prices in any JSON notation', () => {
+  const priceErrors = (price: number) =>
+    validateInput(Object.assign(new TicketTypeInput(), { name: 'A', price, currency: 'EUR', quantity: 1 })).map((error) => error.field);
+
+  test.each([0, 19.99, 49, 1e2, 0.1 + 0.2, 9_999_999.99])('%p is accepted', (price) => {
+    expect(priceErrors(price)).toEqual([]);
+  });
+
+  test.each([1e-7, 1.5e-7, 12.345, -1, 1e21])('%p is 400 on price, never a crash', (price) => {
+    expect(priceErrors(price)).toContain('price');
+  });
+});
