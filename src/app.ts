@@ -26,6 +26,7 @@ import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
+import type { Webhooks } from './modules/webhook/webhooks';
 
 export interface AppDeps {
   config: Config;
@@ -36,11 +37,12 @@ export interface AppDeps {
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
+  webhooks: Webhooks;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks } = deps;
   const app = express();
   app.disable('x-powered-by');
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
@@ -54,6 +56,7 @@ export function createApp(deps: AppDeps): express.Express {
     em: orm.em.fork(),
     logger: res.locals.logger,
     operation: (res.locals.operation ??= {}),
+    webhooks: webhooks.runtime,
   });
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const guards: RequestHandler[] = [
@@ -62,7 +65,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit(limits.organization),
   ];
 
-  const metrics = createMetrics({ token: config.metricsToken });
+  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);

@@ -7,6 +7,7 @@ import { EventBookingsResolver } from '../modules/booking/event-bookings.resolve
 import { EventResolver } from '../modules/event/event.resolver';
 import { MemberResolver } from '../modules/member/member.resolver';
 import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver';
+import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 import { enforcePermissions, requiresPermissionDirective } from './requires-permission';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -16,6 +17,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   BookingResolver,
   EventBookingsResolver,
   MemberResolver,
+  WebhookResolver,
 ];
 
 /** The one schema both doors execute against, with every permission enforced. Built once at start. */
