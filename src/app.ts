@@ -27,6 +27,8 @@ import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
+import type { Webhooks } from './modules/webhook/webhooks';
+import type { WebhookRuntime } from './modules/webhook/webhook-runtime';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +39,7 @@ export interface AppDeps {
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
+  webhooks: Webhooks;
 }
 
 /**
@@ -55,6 +58,7 @@ class HttpRequestContext implements RequestContext {
     private readonly orm: MikroORM,
     private readonly res: Response,
     readonly reads: PreparedReads,
+    readonly webhooks: WebhookRuntime,
   ) {
     this.requestId = res.locals.requestId;
     this.auth = authOf(res);
@@ -73,7 +77,7 @@ class HttpRequestContext implements RequestContext {
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks } = deps;
   const app = express();
   app.disable('x-powered-by');
   // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
@@ -84,7 +88,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
 
   const reads = preparedReads(orm.em);
-  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads);
+  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads, webhooks.runtime);
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const guards: RequestHandler[] = [
     authenticate(authenticator, limits.authFailures),
@@ -92,7 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit(limits.organization),
   ];
 
-  const metrics = createMetrics({ token: config.metricsToken });
+  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);

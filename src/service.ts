@@ -15,6 +15,9 @@ import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
+import { startWebhooks } from './modules/webhook/webhooks';
+import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
+import { eventPayloadRenderer } from './rest/event-payload';
 
 export interface RunningService {
   readonly port: number;
@@ -29,6 +32,7 @@ export interface RunningService {
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
+  setEventPayloadRenderer(eventPayloadRenderer(schema));
   const apollo = await startApollo(schema, {
     introspection: config.graphqlIntrospection,
     explorer: config.graphqlExplorer,
@@ -37,7 +41,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger });
+  const webhooks = await startWebhooks(config, orm, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
@@ -53,7 +58,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), webhooks.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -62,6 +67,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
       await drain(graceMs);
+      await webhooks.close();
       await apollo.stop();
       await authentication.close();
       await limits.close();

@@ -17,8 +17,14 @@ export interface PreparedReads {
 
 const readsOf = new WeakMap<object, PreparedReads>();
 
-/** The prepared-read runner of an entity manager's database (one per connection pool, made on first use). */
+/**
+ * The prepared-read runner of an entity manager's database (one per connection pool, made on first use).
+ * Inside a transaction the reads go through the transaction's own connection, so they see its changes
+ * (a webhook payload rendered in the transaction that created the event, D18).
+ */
 export function preparedReads(em: EntityManager): PreparedReads {
+  const transaction = em.getTransactionContext<{ client: KnexClient }>();
+  if (transaction) return createPreparedReads(em, transaction.client);
   const connection = em.getConnection();
   let reads = readsOf.get(connection);
   if (!reads) {
@@ -28,11 +34,13 @@ export function preparedReads(em: EntityManager): PreparedReads {
   return reads;
 }
 
-function createPreparedReads(em: EntityManager): PreparedReads {
-  const knexClient = em.getConnection().getKnex().client as {
-    acquireConnection(): Promise<PooledClient>;
-    releaseConnection(connection: PooledClient): Promise<unknown>;
-  };
+/** knex's client: its pool's, or a transaction's (which hands out the transaction's connection). */
+interface KnexClient {
+  acquireConnection(): Promise<PooledClient>;
+  releaseConnection(connection: PooledClient): Promise<unknown>;
+}
+
+function createPreparedReads(em: EntityManager, knexClient = em.getConnection().getKnex().client as KnexClient): PreparedReads {
   const driver = em.getDriver();
   // The ORM's query log (tests count statements with it) sees these statements too.
   const logger = em.config.getLogger();

@@ -11,6 +11,7 @@ import { MemberResolver } from '../modules/member/member.resolver';
 import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver';
 import { DateTimeISO } from './date-time';
 import { anyKeyDirective, enforcePermissions, requiresPermissionDirective } from './requires-permission';
+import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -20,6 +21,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   EventBookingsResolver,
   MemberResolver,
   ViewerResolver,
+  WebhookResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */
