@@ -1,6 +1,6 @@
 import { expressMiddleware } from '@as-integrations/express5';
 import type { ApolloServer } from '@apollo/server';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import type { Config } from './config';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
 import type { RequestContext } from './graphql/request-context';
+import { preparedReads, type PreparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
@@ -29,6 +30,8 @@ import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
+import type { Webhooks } from './modules/webhook/webhooks';
+import type { WebhookRuntime } from './modules/webhook/webhook-runtime';
 
 export interface AppDeps {
   config: Config;
@@ -40,25 +43,56 @@ export interface AppDeps {
   limits: Limits;
   logger: Logger;
   idempotency: IdempotencyMiddleware;
+  webhooks: Webhooks;
+}
+
+/**
+ * A request's context. The entity manager and the request logger are made when first used (the hot
+ * reads need neither); they are getters on the prototype, so Apollo's per-operation copy of the
+ * context (Object.assign of own fields) keeps them lazy instead of calling them.
+ */
+class HttpRequestContext implements RequestContext {
+  readonly requestId: string;
+  readonly auth: RequestContext['auth'];
+  readonly operation: { name?: string };
+  readonly rateLimit: RequestContext['rateLimit'];
+  private forked: EntityManager | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly res: Response,
+    readonly reads: PreparedReads,
+    readonly webhooks: WebhookRuntime,
+  ) {
+    this.requestId = res.locals.requestId;
+    this.auth = authOf(res);
+    this.operation = res.locals.operation ??= {};
+    this.rateLimit = res.locals.rateLimit;
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.orm.em.fork());
+  }
+
+  get logger(): Logger {
+    return this.res.locals.logger;
+  }
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger, idempotency } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks, idempotency } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
+  app.set('etag', false);
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
   // from the client and could be forged (which would defeat IP allowlists and per-address limits).
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
-  const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId,
-    auth: authOf(res),
-    em: orm.em.fork(),
-    logger: res.locals.logger,
-    operation: (res.locals.operation ??= {}),
-  });
+  const reads = preparedReads(orm.em);
+  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads, webhooks.runtime);
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const guards: RequestHandler[] = [
     authenticate(authenticator, limits.authFailures),
@@ -66,7 +100,7 @@ export function createApp(deps: AppDeps): express.Express {
     rateLimit(limits.organization),
   ];
 
-  const metrics = createMetrics({ token: config.metricsToken });
+  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);

@@ -17,6 +17,9 @@ import { IdempotencyKeyStore } from './idempotency/idempotency-key.store';
 import { idempotentRequests } from './idempotency/idempotent-requests';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
+import { startWebhooks } from './modules/webhook/webhooks';
+import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
+import { eventPayloadRenderer } from './rest/event-payload';
 
 export interface RunningService {
   readonly port: number;
@@ -46,6 +49,7 @@ function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Ti
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
+  setEventPayloadRenderer(eventPayloadRenderer(schema));
   const apollo = await startApollo(schema, {
     introspection: config.graphqlIntrospection,
     explorer: config.graphqlExplorer,
@@ -57,7 +61,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotencyKeys = new IdempotencyKeyStore(orm, config.idempotencyKeyTtlHours);
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, idempotency });
+  const webhooks = await startWebhooks(config, orm, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, webhooks, idempotency });
 
   const tls = await loadTlsCredentials(config, logger);
   const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, app);
@@ -74,7 +79,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     clearInterval(sweeper);
-    await Promise.all([authentication.close(), limits.close(), apollo.stop()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), webhooks.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -84,6 +89,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     closing ??= (async () => {
       clearInterval(sweeper);
       await drain(graceMs);
+      await webhooks.close();
       await apollo.stop();
       await authentication.close();
       await limits.close();

@@ -75,6 +75,10 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } }),
     expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     expect.objectContaining({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/EventStatus' } }),
+    expect.objectContaining({ name: 'startsAfter', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
+    expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
+    expect.objectContaining({ name: 'search', in: 'query', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+    expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
   const idempotencyKey = expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false });

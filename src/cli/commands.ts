@@ -3,8 +3,9 @@ import type { Command } from './command';
 import { DB_COMMANDS } from './db.commands';
 import { MEMBER_COMMANDS } from './member.commands';
 import { ORGANIZATION_COMMANDS } from './organization.commands';
+import { WEBHOOK_COMMANDS } from './webhook.commands';
 
 export type { Command } from './command';
 
 /** Every admin command, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [...DB_COMMANDS, ...ORGANIZATION_COMMANDS, ...API_KEY_COMMANDS, ...MEMBER_COMMANDS];
+export const COMMANDS: Command[] = [...DB_COMMANDS, ...ORGANIZATION_COMMANDS, ...API_KEY_COMMANDS, ...MEMBER_COMMANDS, ...WEBHOOK_COMMANDS];

@@ -21,6 +21,8 @@ export interface ErrorDetailsByCode {
   EVENT_NOT_FOUND: { slug: string };
   BOOKING_NOT_FOUND: { id: string };
   TICKET_TYPE_NOT_FOUND: { id: string };
+  WEBHOOK_ENDPOINT_NOT_FOUND: { id: string };
+  WEBHOOK_MESSAGE_NOT_FOUND: { id: string };
   NOT_FOUND: { id: string } | undefined;
   METHOD_NOT_ALLOWED: { allowed: string[] };
   VALIDATION_ERROR: { errors: FieldError[] };
@@ -102,6 +104,14 @@ export class AppError extends Error {
 
   static ticketTypeNotFound(id: string): AppError {
     return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
+  }
+
+  static webhookEndpointNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
+  }
+
+  static webhookMessageNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
   }
 
   /** An admin-side lookup (organization, key) or a route that does not exist. */
@@ -233,6 +243,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_NOT_FOUND':
     case 'BOOKING_NOT_FOUND':
     case 'TICKET_TYPE_NOT_FOUND':
+    case 'WEBHOOK_ENDPOINT_NOT_FOUND':
+    case 'WEBHOOK_MESSAGE_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':

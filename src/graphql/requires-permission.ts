@@ -31,6 +31,27 @@ export function RequiresPermission(permission: Permission): MethodDecorator & Pr
   return Directive(`@${DIRECTIVE_NAME}(permission: "${permission}")`);
 }
 
+const ANY_KEY = 'anyKey';
+
+export const anyKeyDirective = new GraphQLDirective({
+  name: ANY_KEY,
+  description: 'Any valid API key may resolve this field: it needs no permission (who-am-I fields such as viewer).',
+  locations: [DirectiveLocation.FIELD_DEFINITION],
+});
+
+/**
+ * Declares a root field every authenticated key may call, such as `viewer`: root fields declare
+ * either a permission or this, visibly in schema.graphql.
+ */
+export function AnyKey(): MethodDecorator {
+  return Directive(`@${ANY_KEY}`);
+}
+
+/** Whether a field declares @anyKey. */
+export function isOpenToAnyKey(schema: GraphQLSchema, field: Parameters<typeof getDirective>[1]): boolean {
+  return getDirective(schema, field, ANY_KEY) !== undefined;
+}
+
 export function permissionOf(schema: GraphQLSchema, field: Parameters<typeof getDirective>[1]): Permission | undefined {
   const permission = getDirective(schema, field, DIRECTIVE_NAME)?.[0]?.permission as string | undefined;
   if (permission === undefined) return undefined;
@@ -48,6 +69,7 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
     [MapperKind.OBJECT_FIELD]: (field, fieldName, typeName) => {
       const permission = permissionOf(schema, field);
       if (permission === undefined) {
+        if (rootTypes.has(typeName) && isOpenToAnyKey(schema, field)) return field;
         if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME}`);
         return field;
       }

@@ -41,6 +41,14 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
   },
   BOOKING_NOT_FOUND: { when: "No booking with this id in the key's organization.", details: { type: 'object' } },
   NOT_FOUND: { when: 'No route has this path.' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: {
+    when: "GraphQL only: no webhook endpoint with this id in the key's organization.",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
+  WEBHOOK_MESSAGE_NOT_FOUND: {
+    when: 'GraphQL only: no webhook message with this id for this endpoint.',
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
   TICKET_TYPE_NOT_FOUND: {
     when: "GraphQL only: no ticket type with this id in the key's organization.",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/app-error';
 import type { RequestContext } from '../graphql/request-context';
 import { jsonBody } from '../http/json-body';
+import { sendJson } from '../http/send-json';
 import { runRoute, type CompiledRoute } from './rest-executor';
 
 export interface RestRouterDeps {
@@ -39,7 +40,7 @@ export function createRestRouter({ schema, routes, guards, contextFor, beforeWri
         return;
       }
       if (route.location) res.setHeader('Location', route.location(result as { slug: string }));
-      res.status(route.status).json(result);
+      sendJson(res, route.status, result);
     });
   }
   const methodsByPath = new Map<string, string[]>();
