@@ -1,6 +1,6 @@
 import { expressMiddleware } from '@as-integrations/express5';
 import type { ApolloServer } from '@apollo/server';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -11,17 +11,21 @@ import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
 import type { UsageRecorder } from './dashboard/usage-recorder';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
 import type { RequestContext } from './graphql/request-context';
+import { preparedReads, type PreparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate } from './http/authenticate';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
+import { graphqlRequestBounds } from './http/graphql-bounds';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
 import { jsonBody } from './http/json-body';
 import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
+import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
+import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
 import { healthz, readyz } from './observability/health';
 import { createMetrics } from './observability/metrics';
 import { packageVersion } from './openapi/api-version';
@@ -29,6 +33,8 @@ import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
+import type { Webhooks } from './modules/webhook/webhooks';
+import type { WebhookRuntime } from './modules/webhook/webhook-runtime';
 
 export interface AppDeps {
   config: Config;
@@ -41,25 +47,57 @@ export interface AppDeps {
   logger: Logger;
   dashboard: DashboardSettings;
   usage: UsageRecorder;
+  idempotency: IdempotencyMiddleware;
+  webhooks: Webhooks;
+}
+
+/**
+ * A request's context. The entity manager and the request logger are made when first used (the hot
+ * reads need neither); they are getters on the prototype, so Apollo's per-operation copy of the
+ * context (Object.assign of own fields) keeps them lazy instead of calling them.
+ */
+class HttpRequestContext implements RequestContext {
+  readonly requestId: string;
+  readonly auth: RequestContext['auth'];
+  readonly operation: { name?: string };
+  readonly rateLimit: RequestContext['rateLimit'];
+  private forked: EntityManager | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly res: Response,
+    readonly reads: PreparedReads,
+    readonly webhooks: WebhookRuntime,
+  ) {
+    this.requestId = res.locals.requestId;
+    this.auth = authOf(res);
+    this.operation = res.locals.operation ??= {};
+    this.rateLimit = res.locals.rateLimit;
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.orm.em.fork());
+  }
+
+  get logger(): Logger {
+    return this.res.locals.logger;
+  }
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
 export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage, webhooks, idempotency } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
+  app.set('etag', false);
   // One hop: the proxy in front appends the real peer to X-Forwarded-For; anything left of it came
   // from the client and could be forged (which would defeat IP allowlists and per-address limits).
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
-  const contextFor = (res: Response): RequestContext => ({
-    requestId: res.locals.requestId,
-    auth: authOf(res),
-    em: orm.em.fork(),
-    logger: res.locals.logger,
-    operation: (res.locals.operation ??= {}),
-  });
+  const reads = preparedReads(orm.em);
+  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads, webhooks.runtime);
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const keyAuthentication = authenticate(authenticator, limits.authFailures);
   const organizationRateLimit = rateLimit(limits.organization);
@@ -72,12 +110,13 @@ export function createApp(deps: AppDeps): express.Express {
     forKeysOnly(organizationRateLimit),
   ];
 
-  const metrics = createMetrics({ token: config.metricsToken });
+  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);
   app.use(accessLog(logger));
   app.use(metrics.record);
+  app.use(requestHygiene);
   // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
   // X-Forwarded-Proto; these endpoints hold no organization's data and need no key.
   app.get('/healthz', healthz);
@@ -89,7 +128,7 @@ export function createApp(deps: AppDeps): express.Express {
   // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
 
-  app.use(createRestRouter({ schema, routes, guards, contextFor }));
+  app.use(createRestRouter({ schema, routes, guards, contextFor, beforeWrite: idempotency.rest }));
   app.use(createDashboardRouter(orm, dashboard));
 
   // GraphiQL's scripts and styles, for the explorer page GET /graphql shows browsers.
@@ -109,7 +148,7 @@ export function createApp(deps: AppDeps): express.Express {
     req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html' && req.query.query === undefined
       ? apolloHandler(req, res, next)
       : next();
-  graphql.use(isLandingPage, ...graphqlGuards, jsonBody, apolloHandler);
+  graphql.use(isLandingPage, ...graphqlGuards, jsonBody, graphqlRequestBounds, idempotency.graphql, apolloHandler);
   app.use('/graphql', graphql);
 
   app.use(notFound);

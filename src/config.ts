@@ -31,7 +31,46 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** PUBLIC_URL, dashboard session timeouts, usage flush interval. */
   readonly dashboard: DashboardSettings;
+  /** Bounds on every piece of database work, so a stopped or frozen database is a quick 503. */
+  readonly databaseTimeouts: DatabaseTimeouts;
+  /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
+  readonly idempotencyKeyTtlHours: number;
+  readonly webhooks: WebhookSettings;
 }
+
+export interface DatabaseTimeouts {
+  /** Opening a connection to PostgreSQL (DB_CONNECT_TIMEOUT_MS). */
+  readonly connectMs: number;
+  /** Waiting for a free connection in the pool, which under a burst is longer than connecting (DB_ACQUIRE_TIMEOUT_MS). */
+  readonly acquireMs: number;
+  /** One statement, enforced by PostgreSQL and, for a database that stops answering, by the driver (DB_STATEMENT_TIMEOUT_MS). */
+  readonly statementMs: number;
+  /** A transaction left idle by its client is ended by PostgreSQL (DB_TRANSACTION_TIMEOUT_MS). */
+  readonly idleInTransactionMs: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
+
+/** Webhook delivery (D18); see docs/webhooks.md. */
+export interface WebhookSettings {
+  /** WEBHOOK_WORKER=false: this instance serves only and delivers nothing (others deliver). */
+  readonly worker: boolean;
+  /** Development and tests only: lets endpoints use http and private, loopback or link-local addresses. */
+  readonly allowPrivateNetworks: boolean;
+  /** Encrypts signing secrets at rest; unset = a key file created in DATA_DIR. */
+  readonly secretKey: string | undefined;
+  readonly timeoutMs: number;
+  /** Delay before each retry; after the last one fails, the message is failed. */
+  readonly retryScheduleMs: readonly number[];
+  /** How often the worker looks for due messages without a notification (retries, missed notifications). */
+  readonly pollIntervalMs: number;
+  /** How long a claimed delivery stays with its worker; a worker that died releases it this late. */
+  readonly leaseMs: number;
+  readonly concurrency: number;
+}
+
+/** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (D18), each with ±20 % jitter. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 export class ConfigError extends Error {}
 
@@ -96,6 +135,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
     metricsToken: optional(env, 'METRICS_TOKEN'),
     dashboard: loadDashboardSettings(env),
+    databaseTimeouts: {
+      connectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 600_000),
+      acquireMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs, 100, 600_000),
+      statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
+      idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
+    },
+    idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
+    webhooks: webhookSettings(env),
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const timeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000);
+  const schedule = optional(env, 'WEBHOOK_RETRY_SCHEDULE_MS');
+  if (schedule !== undefined && !/^\d+(,\d+)*$/.test(schedule.replace(/\s/g, ''))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated milliseconds, got "${schedule}"`);
+  }
+  const leaseMs = integer(env, 'WEBHOOK_LEASE_MS', timeoutMs + 20_000, 1, 3_600_000);
+  if (leaseMs <= timeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS (${leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${timeoutMs})`);
+  return {
+    worker: optional(env, 'WEBHOOK_WORKER') === undefined ? true : flag(env, 'WEBHOOK_WORKER'),
+    allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    secretKey: optional(env, 'WEBHOOK_SECRET_KEY'),
+    timeoutMs,
+    retryScheduleMs: schedule === undefined ? DEFAULT_RETRY_SCHEDULE_MS : schedule.replace(/\s/g, '').split(',').map(Number),
+    pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
+    leaseMs,
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
   };
 }
 

@@ -14,8 +14,13 @@ import { connectionDrainer } from './http/connection-drain';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
+import { IdempotencyKeyStore } from './idempotency/idempotency-key.store';
+import { idempotentRequests } from './idempotency/idempotent-requests';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
+import { startWebhooks } from './modules/webhook/webhooks';
+import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
+import { eventPayloadRenderer } from './rest/event-payload';
 
 export interface RunningService {
   readonly port: number;
@@ -27,10 +32,26 @@ export interface RunningService {
   close(graceMs?: number): Promise<void>;
 }
 
+/** How often each instance deletes Idempotency-Key records past their lifetime. */
+const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Timeout {
+  const sweep = () =>
+    store.deleteExpired().then(
+      (deleted) => deleted > 0 && logger.info({ deleted }, 'deleted expired Idempotency-Key records'),
+      (error: unknown) => logger.warn({ err: error }, 'could not delete expired Idempotency-Key records'),
+    );
+  const timer = setInterval(sweep, IDEMPOTENCY_SWEEP_INTERVAL_MS);
+  timer.unref();
+  setImmediate(sweep);
+  return timer;
+}
+
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
+  setEventPayloadRenderer(eventPayloadRenderer(schema));
   const apollo = await startApollo(schema, {
     introspection: config.graphqlIntrospection,
     explorer: config.graphqlExplorer,
@@ -41,10 +62,14 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const limits = await createLimits(config, logger);
   const dashboard = config.dashboard;
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage });
+  const idempotencyKeys = new IdempotencyKeyStore(orm, config.idempotencyKeyTtlHours);
+  const idempotency = idempotentRequests(idempotencyKeys, logger);
+  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
+  const webhooks = await startWebhooks(config, orm, logger);
+  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage, webhooks, idempotency });
 
   const tls = await loadTlsCredentials(config, logger);
-  const secure = https.createServer({ key: tls.key, cert: tls.cert }, app);
+  const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, app);
   secure.keepAliveTimeout = 5_000;
   secure.headersTimeout = 30_000;
   secure.requestTimeout = 60_000;
@@ -57,7 +82,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close()]);
+    clearInterval(sweeper);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -65,7 +91,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(sweeper);
       await drain(graceMs);
+      await webhooks.close();
       await apollo.stop();
       await authentication.close();
       await limits.close();

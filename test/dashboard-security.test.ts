@@ -133,7 +133,7 @@ describe('sign-in limits', () => {
 describe('admin-only fields', () => {
   const ADMIN_OPERATIONS = [
     '{ apiKeys { id } }',
-    '{ viewer { member { id } } }',
+    '{ organization { allowedIPs } }',
     '{ usage { days } }',
     'mutation { createApiKey(input: {name: "x", permissions: ["events:read"]}) { key } }',
     'mutation { revokeApiKey(id: "key_x") { id } }',
@@ -166,8 +166,21 @@ describe('admin-only fields', () => {
     const organization = await createOrganization(app.orm);
     const member = await createMemberWithPassword(app.orm, organization.id, 'member');
     const session = await signIn(app.client, member.email);
-    const viewer = await sessionGraphql(app.client, session, '{ viewer { permissions member { role } } members { total } }');
-    expect(viewer.body.data.viewer).toEqual({ permissions: permissionsOfRole('MEMBER'), member: { role: 'MEMBER' } });
+    // Query.viewer is the keys' who-am-I too: for a session it names the member, no key and no budget.
+    const viewer = await sessionGraphql(
+      app.client,
+      session,
+      '{ viewer { keyId name environment permissions member { id role } organization { id } rateLimit { limit } } members { total } }',
+    );
+    expect(viewer.body.data.viewer).toEqual({
+      keyId: null,
+      name: member.name,
+      environment: null,
+      permissions: permissionsOfRole('MEMBER'),
+      member: { id: member.id, role: 'MEMBER' },
+      organization: { id: organization.id },
+      rateLimit: null,
+    });
     expect(permissionsOfRole('MEMBER')).toEqual(expect.arrayContaining(['events:read', 'bookings:read', 'members:read']));
     expect(permissionsOfRole('MEMBER').every((permission) => permission.endsWith(':read'))).toBe(true);
     const create = await sessionGraphql(app.client, session, CREATE_KEY, { input: { name: 'nope', permissions: ['events:read'] } });
@@ -270,6 +283,36 @@ describe('settings and usage through the session', () => {
     expect(standard.body.errors[0].extensions.details.errors.map((error: { field: string }) => error.field).sort()).toEqual(['allowedIPs', 'restrictionMode']);
     const badZone = await update({ timezone: 'Mars/Olympus' });
     expect(badZone.body.errors[0].extensions.details.errors).toEqual([expect.objectContaining({ field: 'timezone' })]);
+  });
+
+  test('Idempotency-Key on a session mutation (D17): replayed once, scoped to the organization like a key', async () => {
+    const { organization, session } = await adminSession();
+    const query = 'mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { timezone } }';
+    const send = (timezone: string) =>
+      app.client.request('POST', '/graphql', {
+        headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, origin: app.client.baseUrl, 'idempotency-key': 'settings-1' },
+        json: { query, variables: { input: { timezone } } },
+      });
+    const first = await send('Asia/Tokyo');
+    expect(first.body.data.updateOrganizationSettings).toEqual({ timezone: 'Asia/Tokyo' });
+    const replay = await send('Asia/Tokyo');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    // Another request under the same key in the same organization, from the session or a key: 422.
+    expect((await send('UTC')).body.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const { key } = await createApiKey(app.orm, organization.id, { permissions: ['events:write'] });
+    const fromKey = await app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'settings-1' },
+      json: { query: 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', variables: { input: eventInput() } },
+    });
+    expect(fromKey.body.errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // The same key in another organization is another key.
+    const other = await adminSession();
+    const elsewhere = await app.client.request('POST', '/graphql', {
+      headers: { cookie: other.session.cookie, 'x-csrf-token': other.session.csrfToken, origin: app.client.baseUrl, 'idempotency-key': 'settings-1' },
+      json: { query, variables: { input: { timezone: 'UTC' } } },
+    });
+    expect(elsewhere.body.data.updateOrganizationSettings).toEqual({ timezone: 'UTC' });
   });
 
   test('requests and rate-limited requests a day are counted per key and reported for 14 days', async () => {

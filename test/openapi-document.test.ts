@@ -75,11 +75,21 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } }),
     expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     expect.objectContaining({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/EventStatus' } }),
+    expect.objectContaining({ name: 'startsAfter', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
+    expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
+    expect.objectContaining({ name: 'search', in: 'query', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+    expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
+  const idempotencyKey = expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false });
   for (const method of ['GET', 'PUT', 'DELETE']) {
-    expect(operation(method, '/v1/events/{slug}').parameters).toEqual([{ name: 'slug', in: 'path', required: true, schema: { type: 'string' } }]);
+    expect(operation(method, '/v1/events/{slug}').parameters).toEqual([
+      { name: 'slug', in: 'path', required: true, schema: { type: 'string' } },
+      ...(method === 'GET' ? [] : [idempotencyKey]),
+    ]);
   }
+  expect(operation('POST', '/v1/events').parameters).toEqual([idempotencyKey]);
+  expect(operation('POST', '/v1/events').responses['201'].headers['Idempotent-Replayed']).toBeDefined();
   const create = operation('POST', '/v1/events').requestBody;
   expect(create.required).toBe(true);
   expect(create.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateEventInput' });
@@ -106,8 +116,10 @@ test('every error response carries the envelope of its codes with their details'
     if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
     if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
   }
-  expect(codesOf(operation('PUT', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_ALREADY_PUBLISHED']);
-  expect(codesOf(operation('DELETE', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_HAS_BOOKINGS']);
+  expect(codesOf(operation('PUT', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_ALREADY_PUBLISHED', 'IDEMPOTENCY_KEY_IN_USE']);
+  expect(codesOf(operation('DELETE', '/v1/events/{slug}').responses['409'].content['application/json'].schema)).toEqual(['EVENT_HAS_BOOKINGS', 'IDEMPOTENCY_KEY_IN_USE']);
+  expect(codesOf(operation('POST', '/v1/events').responses['422'].content['application/json'].schema)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
+  expect(operation('POST', '/v1/events').responses['409'].headers['Retry-After']).toBeDefined();
 
   const details = (name: string) => doc.components.schemas[name].properties.error.properties.details;
   expect(details('ValidationError').properties.errors.items).toMatchObject({ required: ['field', 'message'] });

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { exchange, parseRawResponse as parse } from './helpers/raw-http';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // Requests too malformed for Express to see still get the envelope and an X-Request-Id (not Node's
@@ -10,27 +11,6 @@ beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(() => app.close());
-
-/** Writes raw bytes and returns everything the server sent back before closing. */
-function exchange(connect: () => net.Socket, payload: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect();
-    let received = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('utf8');
-    });
-    socket.on('close', () => resolve(received));
-    socket.on('error', reject);
-    socket.write(payload);
-  });
-}
-
-function parse(raw: string): { status: number; headers: Record<string, string>; body: any } {
-  const [head, body] = raw.split('\r\n\r\n');
-  const [statusLine, ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) };
-}
 
 const overTls = () => tls.connect({ host: '127.0.0.1', port: app.service.port, servername: 'localhost', rejectUnauthorized: false });
 const inClear = () => net.connect(app.service.port, '127.0.0.1');

@@ -4,8 +4,16 @@ import { DB_COMMANDS } from './db.commands';
 import { MEMBER_INVITE_COMMAND } from './member-invite.command';
 import { MEMBER_COMMANDS } from './member.commands';
 import { ORGANIZATION_COMMANDS } from './organization.commands';
+import { WEBHOOK_COMMANDS } from './webhook.commands';
 
 export type { Command } from './command';
 
 /** Every admin command, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [...DB_COMMANDS, ...ORGANIZATION_COMMANDS, ...API_KEY_COMMANDS, ...MEMBER_COMMANDS, MEMBER_INVITE_COMMAND];
+export const COMMANDS: Command[] = [
+  ...DB_COMMANDS,
+  ...ORGANIZATION_COMMANDS,
+  ...API_KEY_COMMANDS,
+  ...MEMBER_COMMANDS,
+  MEMBER_INVITE_COMMAND,
+  ...WEBHOOK_COMMANDS,
+];

@@ -1,5 +1,6 @@
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import path from 'node:path';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config';
 import { ENTITIES } from './entities';
 
 export interface OrmSettings {
@@ -12,14 +13,19 @@ export interface OrmSettings {
   onQuery?: (sql: string) => void;
   /** Where the query builder's own warnings go (e.g. a dropped connection); dropped when unset. */
   driverLog?: (level: 'warn' | 'error', message: string) => void;
+  /** Bounds on connecting, waiting for a connection, statements and idle transactions. */
+  timeouts?: DatabaseTimeouts;
 }
 
+/** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
+const DRIVER_TIMEOUT_SLACK_MS = 500;
 /** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
 export const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
 export const MIGRATIONS_EXTENSION = __filename.endsWith('.ts') ? '.ts' : '.js';
 
 export function createOrmConfig(settings: OrmSettings): Options {
   const compiled = !__filename.endsWith('.ts');
+  const timeouts = settings.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   return defineConfig({
     clientUrl: settings.clientUrl,
     entities: ENTITIES,
@@ -45,6 +51,16 @@ export function createOrmConfig(settings: OrmSettings): Options {
     colors: false,
     // knex writes its warnings with console.log; they belong in the structured log, or nowhere.
     driverOptions: {
+      // knex's wait for a pooled connection (its default is 60 s: a frozen database held requests that long).
+      acquireConnectionTimeout: timeouts.acquireMs,
+      connection: {
+        connectionTimeoutMillis: timeouts.connectMs,
+        statement_timeout: timeouts.statementMs,
+        // PostgreSQL cancels slow statements itself; this bounds the wait for one that stopped answering.
+        query_timeout: timeouts.statementMs + DRIVER_TIMEOUT_SLACK_MS,
+        idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+        keepAlive: true,
+      },
       log: {
         warn: (message: unknown) => settings.driverLog?.('warn', String(message)),
         error: (message: unknown) => settings.driverLog?.('error', String(message)),

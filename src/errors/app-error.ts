@@ -24,16 +24,20 @@ export interface ErrorDetailsByCode {
   EVENT_NOT_FOUND: { slug: string };
   BOOKING_NOT_FOUND: { id: string };
   TICKET_TYPE_NOT_FOUND: { id: string };
+  WEBHOOK_ENDPOINT_NOT_FOUND: { id: string };
+  WEBHOOK_MESSAGE_NOT_FOUND: { id: string };
   NOT_FOUND: { id: string } | undefined;
   METHOD_NOT_ALLOWED: { allowed: string[] };
   VALIDATION_ERROR: { errors: FieldError[] };
-  QUERY_TOO_COMPLEX: { limit: 'depth' | 'cost'; maximum: number; cost?: number };
+  QUERY_TOO_COMPLEX: { limit: 'depth' | 'cost' | 'size' | 'tokens'; maximum: number; cost?: number };
   EVENT_ALREADY_PUBLISHED: { immutableFields: string[] };
   EVENT_HAS_BOOKINGS: { bookingCount: number };
   SOLD_OUT: { limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string };
   EVENT_NOT_PUBLISHED: { slug: string; status: string };
   BOOKING_ALREADY_CANCELLED: { id: string; cancelledAt: string | null };
   TICKET_TYPE_HAS_SALES: { id: string; sold: number };
+  IDEMPOTENCY_KEY_IN_USE: { idempotencyKey: string; retryAfterSeconds: number };
+  IDEMPOTENCY_KEY_REUSED: { idempotencyKey: string };
   PAYLOAD_TOO_LARGE: { limitBytes: number };
   RATE_LIMITED: { retryAfterSeconds: number; limit?: number };
   SERVICE_UNAVAILABLE: { requestId?: string; checks?: Record<string, string> };
@@ -115,6 +119,14 @@ export class AppError extends Error {
     return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
   }
 
+  static webhookEndpointNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
+  }
+
+  static webhookMessageNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
+  }
+
   /** An admin-side lookup (organization, key) or a route that does not exist. */
   static notFound(message: string, id?: string): AppError {
     return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
@@ -183,6 +195,20 @@ export class AppError extends Error {
     );
   }
 
+  // Idempotent retries (D17)
+  static idempotencyKeyInUse(idempotencyKey: string, retryAfterSeconds: number): AppError {
+    return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry shortly', {
+      idempotencyKey,
+      retryAfterSeconds,
+    });
+  }
+
+  static idempotencyKeyReused(idempotencyKey: string): AppError {
+    return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request; use a new key for a new request', {
+      idempotencyKey,
+    });
+  }
+
   // Limits (D12)
   static rateLimited(message: string, details: ErrorDetailsByCode['RATE_LIMITED']): AppError {
     return new AppError('RATE_LIMITED', message, details);
@@ -200,6 +226,9 @@ export class AppError extends Error {
     return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
   }
 }
+
+/** What a 503 tells clients to wait before retrying: the database is usually back within seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 /** The one place that says which codes are the server's fault (logged, 5xx, never stored for replay). */
 export function isServerFailure(code: string | undefined): code is 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE' {
@@ -227,6 +256,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_NOT_FOUND':
     case 'BOOKING_NOT_FOUND':
     case 'TICKET_TYPE_NOT_FOUND':
+    case 'WEBHOOK_ENDPOINT_NOT_FOUND':
+    case 'WEBHOOK_MESSAGE_NOT_FOUND':
     case 'NOT_FOUND':
       return 404;
     case 'METHOD_NOT_ALLOWED':
@@ -237,9 +268,12 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EVENT_NOT_PUBLISHED':
     case 'BOOKING_ALREADY_CANCELLED':
     case 'TICKET_TYPE_HAS_SALES':
+    case 'IDEMPOTENCY_KEY_IN_USE':
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return 422;
     case 'RATE_LIMITED':
       return 429;
     case 'INTERNAL_ERROR':

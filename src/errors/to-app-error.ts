@@ -12,16 +12,23 @@ const CONNECTION_ERROR_CODES = new Set([
   '08001',
   '08003',
   '08006',
+  '57014', // query_canceled: statement_timeout
+  '25P03', // idle_in_transaction_session_timeout
+  '53300', // too_many_connections
 ]);
+
+/** What the driver and pool say when the database went away or stopped answering in time. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Timeout acquiring a connection|Query read timeout|Client has encountered a connection error|Transaction query already complete|Connection terminated due to connection timeout|the database system is (starting up|shutting down)/i;
 
 function isDatabaseUnavailable(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
     // `previous`: MikroORM's wrapper; `cause`: standard; `thrownValue`: graphql's wrapper of a thrown non-Error
     // (the pg pool rejects a refused connection with a plain object).
     const candidate = current as { name?: string; code?: string; message?: string; cause?: unknown; previous?: unknown; thrownValue?: unknown };
-    if (candidate.name === 'ConnectionException') return true;
+    if (candidate.name === 'ConnectionException' || candidate.name === 'KnexTimeoutError') return true;
     if (candidate.code && CONNECTION_ERROR_CODES.has(candidate.code)) return true;
-    if (candidate.message && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(candidate.message)) {
+    if (candidate.message && UNAVAILABLE_MESSAGES.test(candidate.message)) {
       return true;
     }
     current = candidate.previous ?? candidate.cause ?? candidate.thrownValue;

@@ -1,10 +1,14 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { getOperationAST, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { getOperationAST, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { Permission } from '../auth/permissions';
 import type { ExplorerKind } from '../config';
 import { AppError } from '../errors/app-error';
 import { assertValidArguments } from './check-arguments';
+import { CompiledOperations } from './compiled-operations';
 import { explorerPlugin } from './explorer';
 import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from './graphql-errors';
+import { MAX_DOCUMENT_TOKENS } from '../validation/input-bounds';
 import { NoNulCharactersRule } from './no-nul-characters';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from './request-context';
@@ -28,6 +32,8 @@ const VALUE_ERROR = /cannot represent|does not exist in ".*" enum|^Expected valu
  * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
  * arguments, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
  */
+const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Permission[]>();
+
 const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
@@ -54,7 +60,13 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
       async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
-          assertOperationAllowed(contextValue.auth, operationPermissions(schema, document, operation));
+          // Apollo reuses the parsed document of a repeated query: its permissions are found once.
+          let permissions = permissionsByOperation.get(operation);
+          if (!permissions) {
+            permissions = operationPermissions(schema, document, operation);
+            permissionsByOperation.set(operation, permissions);
+          }
+          assertOperationAllowed(contextValue.auth, permissions);
           assertValidArguments(schema, document, operation, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
@@ -72,18 +84,27 @@ export interface ApolloOptions {
   readonly limits: QueryLimits;
 }
 
-export async function startApollo(schema: GraphQLSchema, options: ApolloOptions): Promise<ApolloServer<RequestContext>> {
+export async function startApollo(
+  schema: GraphQLSchema,
+  options: ApolloOptions,
+  operations: CompiledOperations = new CompiledOperations(schema),
+): Promise<ApolloServer<RequestContext>> {
   const server = new ApolloServer<RequestContext>({
-    schema,
+    // Apollo parses, validates and caches documents; repeated ones run compiled (graphql-jit).
+    gateway: operations.gateway(),
     formatError: formatGraphQLError,
     includeStacktraceInErrorResponses: false,
     introspection: options.introspection,
     validationRules: [NoNulCharactersRule],
+    // A backstop: the transport edge (graphqlRequestBounds) refuses longer documents first.
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
       operationNamePlugin,
       operationChecksPlugin,
       queryLimitsPlugin(options.limits),
       graphqlErrorsPlugin,
+      // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
+      ApolloServerPluginCacheControlDisabled(),
       explorerPlugin(options.explorer),
     ],
     // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails } from '../errors/app-error';
+import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors/app-error';
 import { toAppError } from '../errors/to-app-error';
 import type { RequestContext } from './request-context';
 
@@ -46,7 +46,10 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     return { message: formatted.message, extensions: graphqlExtensionsOf(new AppError('METHOD_NOT_ALLOWED', formatted.message, { allowed: ['POST'] })) };
   }
   if (isGraphQLNativeError(original)) {
-    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code: formatted.extensions?.code } };
+    // Apollo labels its own request errors that carry no code (an unsupported persisted-query
+    // version, a hash that does not match) INTERNAL_SERVER_ERROR, though they answer 400.
+    const code = formatted.extensions?.code === 'INTERNAL_SERVER_ERROR' ? 'BAD_REQUEST' : formatted.extensions?.code;
+    return { message: formatted.message, locations: formatted.locations, path: formatted.path, extensions: { code } };
   }
   const appError = toAppError(original, '');
   return {
@@ -90,6 +93,7 @@ export const graphqlErrorsPlugin: ApolloServerPlugin<RequestContext> = {
         if (data == null && codes.size === 1 && typeof code === 'string' && isServerFailure(code)) {
           response.http.status = httpStatusOf(code);
         }
+        if (codes.has('SERVICE_UNAVAILABLE')) response.http.headers.set('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
       },
     };
   },

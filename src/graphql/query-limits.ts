@@ -28,6 +28,8 @@ function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
   return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
 }
 
+const MAX_KNOWN_COSTS = 32;
+
 function tooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): GraphQLError {
   return toGraphQLError(AppError.queryTooComplex(message, details));
 }
@@ -37,31 +39,53 @@ function tooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMP
  * `maxCost`: 400 with extensions.code QUERY_TOO_COMPLEX and the limit in extensions.details.
  */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
+  // Apollo hands back the same parsed document for every repeat of a query: its depth is known after
+  // the first time, and its cost for the same variables too (a few variable sets kept per operation).
+  const tooDeep = new WeakMap<OperationDefinitionNode, boolean>();
+  const costs = new WeakMap<OperationDefinitionNode, Map<string, number>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, schema, request }) {
           if (!operation || isIntrospectionOnly(operation)) return;
           const operationName = operation.name?.value;
-          // Only the operation being run counts, not the others of the same document.
-          const single = { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === operation) };
-          if (validate(schema, single, [depthLimit(limits.maxDepth)]).length > 0) {
+          let deep = tooDeep.get(operation);
+          if (deep === undefined) {
+            // Only the operation being run counts, not the others of the same document.
+            const single = { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === operation) };
+            deep = validate(schema, single, [depthLimit(limits.maxDepth)]).length > 0;
+            tooDeep.set(operation, deep);
+          }
+          if (deep) {
             throw tooComplex(`The query is nested more than ${limits.maxDepth} levels deep (GRAPHQL_MAX_DEPTH); ask for less at once`, {
               limit: 'depth',
               maximum: limits.maxDepth,
             });
           }
-          let cost: number;
-          try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              operationName,
-              variables: request.variables ?? {},
-              estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
-            });
-          } catch {
-            return; // invalid variables: the variables check reports them with every field
+          const known = costs.get(operation) ?? new Map<string, number>();
+          costs.set(operation, known);
+          const variablesKey = JSON.stringify(request.variables ?? {});
+          let cost = known.get(variablesKey);
+          if (cost === undefined) {
+            try {
+              cost = getComplexity({
+                schema,
+                query: document,
+                operationName,
+                variables: request.variables ?? {},
+                estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
+              });
+            } catch {
+              // Invalid variables were refused before (operation checks); anything else means the
+              // estimate could not be made (e.g. more nodes than it will walk): a check that cannot
+              // decide refuses.
+              throw tooComplex(`The query is too large to estimate its cost (GRAPHQL_MAX_COST ${limits.maxCost}); ask for fewer items or fields`, {
+                limit: 'cost',
+                maximum: limits.maxCost,
+              });
+            }
+            if (known.size >= MAX_KNOWN_COSTS) known.delete(known.keys().next().value as string);
+            known.set(variablesKey, cost);
           }
           if (cost > limits.maxCost) {
             throw tooComplex(`The query costs ${cost}, more than the maximum of ${limits.maxCost} (GRAPHQL_MAX_COST); ask for fewer items or fields`, {

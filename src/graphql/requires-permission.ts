@@ -32,6 +32,29 @@ export function RequiresPermission(permission: Permission): MethodDecorator & Pr
   return Directive(`@${DIRECTIVE_NAME}(permission: "${permission}")`);
 }
 
+const ANY_KEY = 'anyKey';
+
+export const anyKeyDirective = new GraphQLDirective({
+  name: ANY_KEY,
+  description:
+    'Any authenticated caller may resolve this field, a valid API key or a signed-in dashboard member: it needs no permission (who-am-I fields such as viewer).',
+  locations: [DirectiveLocation.FIELD_DEFINITION],
+});
+
+/**
+ * Declares a root field every authenticated caller may call (any key, or a dashboard session standing
+ * in for one), such as `viewer`: root fields declare a permission, a session role or this, visibly in
+ * schema.graphql.
+ */
+export function AnyKey(): MethodDecorator {
+  return Directive(`@${ANY_KEY}`);
+}
+
+/** Whether a field declares @anyKey. */
+export function isOpenToAnyKey(schema: GraphQLSchema, field: Parameters<typeof getDirective>[1]): boolean {
+  return getDirective(schema, field, ANY_KEY) !== undefined;
+}
+
 export function permissionOf(schema: GraphQLSchema, field: Parameters<typeof getDirective>[1]): Permission | undefined {
   const permission = getDirective(schema, field, DIRECTIVE_NAME)?.[0]?.permission as string | undefined;
   if (permission === undefined) return undefined;
@@ -50,7 +73,8 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
       const permission = permissionOf(schema, field);
       const sessionRole = sessionRoleOf(schema, field);
       if (permission === undefined && sessionRole === undefined) {
-        if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME} (or @requiresSession)`);
+        if (rootTypes.has(typeName) && isOpenToAnyKey(schema, field)) return field;
+        if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME} (or @requiresSession, or @${ANY_KEY})`);
         return field;
       }
       const resolve = field.resolve ?? defaultFieldResolver;

@@ -8,12 +8,19 @@ import { routeLabelOf } from './route-label';
  * duration), and a request-scoped logger for the handlers. Never a key or header.
  */
 export function accessLog(logger: Logger): RequestHandler {
+  const accessLineEnabled = logger.isLevelEnabled('info');
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    const requestLogger = logger.child({ requestId: res.locals.requestId });
-    res.locals.logger = requestLogger;
+    let child: Logger | undefined;
+    // Made when first used (a handler that logs, or the access line below).
+    const requestLogger = (): Logger => (child ??= logger.child({ requestId: res.locals.requestId }));
+    Object.defineProperty(res.locals, 'logger', { get: requestLogger, enumerable: true, configurable: true });
+    if (!accessLineEnabled) {
+      next();
+      return;
+    }
     res.on('finish', () => {
-      requestLogger.info(
+      requestLogger().info(
         {
           method: req.method,
           url: redactUrl(req.originalUrl),

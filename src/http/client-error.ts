@@ -1,9 +1,14 @@
-import { STATUS_CODES, type Server as HttpServer } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
+import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import { AppError, httpStatusOf } from '../errors/app-error';
 import { errorEnvelope } from './error-handler';
 import { requestIdOf } from './request-id';
+
+/** How long the rest of a refused request is read after its answer before the connection is dropped. */
+const DRAIN_AFTER_ERROR_MS = 5_000;
 
 /** What a request too malformed for Express to see gets, in the envelope like every other error. */
 export function malformedRequestError(error: NodeJS.ErrnoException): AppError {
@@ -12,29 +17,79 @@ export function malformedRequestError(error: NodeJS.ErrnoException): AppError {
     : AppError.validation([{ field: 'request', message: 'the request is not valid HTTP/1.1' }]);
 }
 
+function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [], withBody = true): void {
+  const status = httpStatusOf(appError.code);
+  const envelope = JSON.stringify(errorEnvelope(appError));
+  // The answer to a HEAD request has the headers of the full answer and no body (RFC 9110).
+  const body = withBody ? envelope : '';
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(envelope)}`,
+      `X-Request-Id: ${requestIdOf(undefined)}`,
+      ...headers,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  // Read (and drop) whatever the client is still sending: closing with unread data would reset the
+  // connection, and the client would lose this answer (e.g. after headers over the size limit).
+  if (socket instanceof net.Socket) {
+    socket.resume();
+    socket.setTimeout(DRAIN_AFTER_ERROR_MS, () => socket.destroy());
+  }
+}
+
 /**
- * Node answers requests it cannot parse with a bare "400 Bad Request" (or nothing) before any handler
- * runs; this answers them in the envelope, with an X-Request-Id, like every other response.
+ * Node answers some requests itself, before any handler runs: those it cannot parse (a bare 400, or
+ * nothing), an `Expect` other than 100-continue (a bare 417) and CONNECT (no answer at all). This
+ * answers all of them in the envelope, with an X-Request-Id, like every other response:
+ * - unparseable bytes get `errorFor(error)`;
+ * - an unknown expectation is ignored (RFC 9110 lets a server do so) and the request served as usual;
+ * - CONNECT gets `connectError` (this service is no proxy).
  */
-export function answerClientErrors(server: HttpServer | HttpsServer, errorFor: (error: NodeJS.ErrnoException) => AppError): void {
+export function answerClientErrors(
+  server: HttpServer | HttpsServer,
+  errorFor: (error: NodeJS.ErrnoException) => AppError,
+  connectError: AppError = AppError.methodNotAllowed('CONNECT', ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']),
+): void {
+  // The parser reports every further chunk of a request it gave up on as another clientError: the
+  // first answer stands, the rest of the request is read and dropped (see writeRawError).
+  const answered = new WeakSet<Duplex>();
+  // The first bytes of each connection's current request, so that a HEAD refused for its headers
+  // (too large) gets no body: a client would read one as the start of its next answer.
+  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; start: string }>();
+  // An HTTPS server's 'connection' is the encrypted socket; HTTP is parsed from 'secureConnection' ones.
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
+    const state = { awaiting: true, start: '' };
+    requestStarts.set(socket, state);
+    socket.on('data', (chunk: Buffer) => {
+      if (!state.awaiting) return;
+      state.awaiting = false;
+      state.start = chunk.toString('latin1', 0, 5);
+    });
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    response.once('finish', () => {
+      const state = requestStarts.get(request.socket);
+      if (state) state.awaiting = true;
+    });
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket) && error.code !== 'ECONNRESET') return;
+    answered.add(socket);
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const appError = errorFor(error);
-    const status = httpStatusOf(appError.code);
-    const body = JSON.stringify(errorEnvelope(appError));
-    socket.end(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-        'Content-Type: application/json; charset=utf-8',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `X-Request-Id: ${requestIdOf(undefined)}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
+    writeRawError(socket, errorFor(error), [], requestStarts.get(socket)?.start !== 'HEAD ');
+  });
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  server.on('connect', (_request, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    const allowed = connectError.details?.allowed;
+    writeRawError(socket, connectError, Array.isArray(allowed) ? [`Allow: ${allowed.join(', ')}`] : []);
   });
 }

@@ -2,7 +2,7 @@ import cors from 'cors';
 import type { RequestHandler } from 'express';
 
 /** Headers a browser script may read from our responses. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Location'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Location', 'Idempotent-Replayed'];
 
 /**
  * CORS per D15: off unless CORS_ORIGINS lists origins; only those get CORS headers. Preflights are
@@ -15,7 +15,7 @@ export function corsFor(origins: readonly string[]): RequestHandler | undefined 
   const middleware = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
     exposedHeaders: EXPOSED_HEADERS,
     credentials: false,
     maxAge: 600,

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails } from '../errors/app-error';
+import { AppError, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../errors/app-error';
 import { toAppError } from '../errors/to-app-error';
 import { graphqlExtensionsOf } from '../graphql/graphql-errors';
 import { MAX_BODY_BYTES } from './json-body';
@@ -59,9 +59,8 @@ export function sendError(res: Response, error: AppError): void {
     return;
   }
   res.status(httpStatusOf(error.code));
-  if (error.code === 'RATE_LIMITED' && typeof error.details?.retryAfterSeconds === 'number') {
-    res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
-  }
+  if (typeof error.details?.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
+  if (error.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   if (res.locals.door === 'graphql') res.json({ errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] });
   else res.json(errorEnvelope(error));
 }

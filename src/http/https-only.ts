@@ -12,7 +12,7 @@ const httpsRequired = () => AppError.httpsRequired();
  * (which would teach clients to send keys in clear first), and no handler runs.
  */
 export function createPlainHttpRefuser(): http.Server {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const body = JSON.stringify(errorEnvelope(httpsRequired()));
     res.writeHead(403, {
       'Content-Type': 'application/json; charset=utf-8',
@@ -24,7 +24,7 @@ export function createPlainHttpRefuser(): http.Server {
     req.resume();
   });
   // Even bytes that do not parse as HTTP are refused as plain HTTP: this port serves nothing in clear.
-  answerClientErrors(server, httpsRequired);
+  answerClientErrors(server, httpsRequired, httpsRequired());
   return server;
 }
 

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/auth-context';
+import type { RateLimitState } from '../limits/organization-rate-limiter';
 
 /*
  * What the middleware leaves on `res.locals` for the handlers after it, typed once (Express merges
@@ -20,6 +21,8 @@ declare global {
       route?: string;
       /** The operation that ran, for the access log. */
       operation?: { name?: string };
+      /** The organization's budget after this request, set by rate-limit.ts (Query.viewer shows it). */
+      rateLimit?: RateLimitState;
       /** Which door answers: errors are written in its shape. */
       door?: 'rest' | 'graphql';
     }

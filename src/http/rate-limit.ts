@@ -11,6 +11,7 @@ export function rateLimit(limiter: OrganizationRateLimiter): RequestHandler {
     res.setHeader('RateLimit-Limit', String(state.limit));
     res.setHeader('RateLimit-Remaining', String(state.remaining));
     res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+    res.locals.rateLimit = { limit: state.limit, remaining: state.remaining, resetSeconds: state.resetSeconds };
     if (!state.allowed) {
       throw AppError.rateLimited(
         `Rate limit of ${state.limit} requests a minute exceeded for this organization; retry in ${state.resetSeconds} s`,

@@ -2,7 +2,6 @@ import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import selfsigned from 'selfsigned';
 import type { Config } from '../config';
 
 export interface TlsCredentials {
@@ -38,6 +37,9 @@ export async function loadTlsCredentials(config: Config, logger: Logger): Promis
   let credentials = await readIfValid(certFile, keyFile);
   if (!credentials) {
     const notBefore = new Date(Date.now() - 60_000);
+    // Loaded only when a certificate is made (its crypto stack costs start-up time otherwise).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const selfsigned = require('selfsigned') as typeof import('selfsigned');
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       curve: 'P-256',

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
 import { AppError } from '../errors/app-error';
 import { routeLabelOf } from '../http/route-label';
 
@@ -19,9 +19,10 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 }
 
 /** A registry per service (not prom-client's global one), so several services can share a process. */
-export function createMetrics(options: { token?: string } = {}): Metrics {
+export function createMetrics(options: { token?: string; extra?: readonly Metric[] } = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const metric of options.extra ?? []) registry.registerMetric(metric);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
   const duration = new Histogram({

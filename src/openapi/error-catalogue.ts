@@ -41,6 +41,14 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
   },
   BOOKING_NOT_FOUND: { when: "No booking with this id in the key's organization.", details: { type: 'object' } },
   NOT_FOUND: { when: 'No route has this path.' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: {
+    when: "GraphQL only: no webhook endpoint with this id in the key's organization.",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
+  WEBHOOK_MESSAGE_NOT_FOUND: {
+    when: 'GraphQL only: no webhook message with this id for this endpoint.',
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  },
   TICKET_TYPE_NOT_FOUND: {
     when: "GraphQL only: no ticket type with this id in the key's organization.",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
@@ -83,10 +91,11 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     },
   },
   QUERY_TOO_COMPLEX: {
-    when: 'GraphQL only: the query is nested deeper than GRAPHQL_MAX_DEPTH or costs more than GRAPHQL_MAX_COST.',
+    when:
+      'GraphQL only: the query is nested deeper than GRAPHQL_MAX_DEPTH, costs more than GRAPHQL_MAX_COST (or too much to estimate), or the document is longer than 64 KiB, has more than 10,000 tokens or nests brackets more than 64 deep.',
     details: {
       type: 'object',
-      properties: { limit: { type: 'string', enum: ['depth', 'cost'] }, maximum: { type: 'integer' }, cost: { type: 'integer' } },
+      properties: { limit: { type: 'string', enum: ['depth', 'cost', 'size', 'tokens'] }, maximum: { type: 'integer' }, cost: { type: 'integer' } },
       required: ['limit', 'maximum'],
     },
   },
@@ -103,6 +112,18 @@ export const ERROR_CATALOGUE: Record<ErrorCode, ErrorEntry> = {
     details: { type: 'object', properties: { bookingCount: { type: 'integer', minimum: 1 } }, required: ['bookingCount'] },
   },
   SOLD_OUT: { when: 'The booking would exceed the event capacity or the ticket quantity.', details: { type: 'object' } },
+  IDEMPOTENCY_KEY_IN_USE: {
+    when: 'A request with the same Idempotency-Key is still running; retry after the Retry-After header (nothing was stored).',
+    details: {
+      type: 'object',
+      properties: { idempotencyKey: { type: 'string' }, retryAfterSeconds: { type: 'integer', minimum: 0 } },
+      required: ['idempotencyKey', 'retryAfterSeconds'],
+    },
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    when: 'The Idempotency-Key was used before with another request (method, path and body, or GraphQL document and variables).',
+    details: { type: 'object', properties: { idempotencyKey: { type: 'string' } }, required: ['idempotencyKey'] },
+  },
   PAYLOAD_TOO_LARGE: {
     when: 'The body is larger than 1 MiB.',
     details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },

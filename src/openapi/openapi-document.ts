@@ -41,6 +41,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Payload Too Large',
+  422: 'Unprocessable Content',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -54,6 +55,10 @@ const HEADERS: Record<string, Json> = {
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   Location: { description: 'The path of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const commonHeaders = () => ({ 'X-Request-Id': headerRef('X-Request-Id') });
@@ -91,12 +96,26 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
     const schema = group.length === 1 ? ref(errorSchemaName(group[0])) : { anyOf: group.map((code) => ref(errorSchemaName(code))) };
     responses[String(status)] = {
       description: group.map((code) => `${code}: ${ERROR_CATALOGUE[code].when}`).join(' '),
-      headers: { ...commonHeaders(), ...(status === 429 ? { 'Retry-After': headerRef('Retry-After') } : {}) },
+      headers: { ...commonHeaders(), ...(status === 429 || status === 503 || group.includes('IDEMPOTENCY_KEY_IN_USE') ? { 'Retry-After': headerRef('Retry-After') } : {}) },
       content: { 'application/json': { schema } },
     };
   }
   return responses;
 }
+
+const isWrite = (route: CompiledRoute): boolean => route.method !== 'GET';
+
+/** The Idempotency-Key header parameter of every write (D17). */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a request with the same key and the same method, path and body within 24 hours gets the stored answer again (header `Idempotent-Replayed: true`) and runs nothing twice. 1 to 255 printable ASCII characters; a UUID is a good choice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const replayedHeader = (route: CompiledRoute) => (isWrite(route) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {});
 
 /** Every error code a route can answer: the common ones, those its inputs imply, and its declared ones. */
 export function errorCodesOf(route: CompiledRoute): ErrorCode[] {
@@ -104,6 +123,7 @@ export function errorCodesOf(route: CompiledRoute): ErrorCode[] {
   if (route.body || (route.query ?? []).length > 0) codes.push('VALIDATION_ERROR');
   if (route.body) codes.push('PAYLOAD_TOO_LARGE');
   codes.push(...(route.errors ?? []));
+  if (isWrite(route)) codes.push('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   return [...new Set(codes)];
 }
 
@@ -136,15 +156,18 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     });
   }
 
+  if (isWrite(route)) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
+
   const success: Json =
     route.status === 204
-      ? { description: STATUS_TEXT[204], headers: { ...commonHeaders(), ...rateLimitHeaders() } }
+      ? { description: STATUS_TEXT[204], headers: { ...commonHeaders(), ...rateLimitHeaders(), ...replayedHeader(route) } }
       : {
           description: `${STATUS_TEXT[route.status]}: ${field.description ?? route.operation}`,
           headers: {
             ...commonHeaders(),
             ...rateLimitHeaders(),
             ...(route.location ? { Location: { ...headerRef('Location') } } : {}),
+            ...replayedHeader(route),
           },
           content: { 'application/json': { schema: converter.output(field.type, node.selectionSet) } },
         };

@@ -13,8 +13,14 @@ export const REST_OPERATIONS = /* GraphQL */ `
     ticketTypes { id name price currency quantity sold }
   }
 
-  query ListEvents($page: Int, $limit: Int, $status: EventStatus) {
-    events(page: $page, limit: $limit, status: $status) { events { ...EventListItem } total page limit }
+  query ListEvents(
+    $page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String,
+    $orderBy: EventOrder
+  ) {
+    events(
+      page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search,
+      orderBy: $orderBy
+    ) { events { ...EventListItem } total page limit }
   }
 
   query GetEvent($slug: String!) {

@@ -1,5 +1,4 @@
 import {
-  execute,
   getNamedType,
   isInputObjectType,
   isListType,
@@ -15,6 +14,7 @@ import {
 } from 'graphql';
 import { AppError, isServerFailure } from '../errors/app-error';
 import { assertValidArguments } from '../graphql/check-arguments';
+import { CompiledOperations } from '../graphql/compiled-operations';
 import { appErrorOf, originalErrorOf } from '../graphql/graphql-errors';
 import type { RequestContext } from '../graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../graphql/requires-permission';
@@ -28,6 +28,8 @@ export interface CompiledRoute extends RestRoute {
   readonly variableTypes: ReadonlyMap<string, GraphQLInputType>;
   /** What the operation's root fields declare with @requiresPermission, checked before anything else. */
   readonly permissions: readonly Permission[];
+  /** The operation compiled once (graphql-jit), with graphql-js semantics. */
+  readonly compiled: CompiledOperations;
 }
 
 export interface RestRequest {
@@ -45,6 +47,7 @@ export function compileRoutes(
   const document = parse(operations);
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST operations do not match the schema: ${errors.map((e) => e.message).join('; ')}`);
+  const compiled = new CompiledOperations(schema);
   return routes.map((route) => {
     const operationNode = document.definitions.find(
       (definition): definition is OperationDefinitionNode =>
@@ -55,7 +58,9 @@ export function compileRoutes(
     for (const definition of operationNode.variableDefinitions ?? []) {
       variableTypes.set(definition.variable.name.value, typeFromAST(schema, definition.type) as GraphQLInputType);
     }
-    return { ...route, document, operationNode, variableTypes, permissions: operationPermissions(schema, document, operationNode) };
+    compiled.precompile(document, route.operation);
+    const permissions = operationPermissions(schema, document, operationNode);
+    return { ...route, document, operationNode, variableTypes, permissions, compiled };
   });
 }
 
@@ -108,13 +113,7 @@ export async function runRoute(
   assertOperationAllowed(context.auth, route.permissions);
   const variableValues = variablesOf(route, request);
   assertValidArguments(schema, route.document, route.operationNode, variableValues);
-  const result = await execute({
-    schema,
-    document: route.document,
-    operationName: route.operation,
-    contextValue: context,
-    variableValues,
-  });
+  const result = await route.compiled.execute(route.document, route.operation, context, variableValues);
   if (result.errors && result.errors.length > 0) {
     // A REST operation has one root field, so its first error is the answer.
     const [error] = result.errors;

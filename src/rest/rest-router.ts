@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../errors/app-error';
 import type { RequestContext } from '../graphql/request-context';
 import { jsonBody } from '../http/json-body';
+import { sendJson } from '../http/send-json';
 import { runRoute, type CompiledRoute } from './rest-executor';
 
 export interface RestRouterDeps {
@@ -11,10 +12,12 @@ export interface RestRouterDeps {
   /** Middleware run before a route's operation (authentication, limits). */
   guards: readonly RequestHandler[];
   contextFor: (res: import('express').Response) => RequestContext;
+  /** Run after the body is read, before a write's operation (Idempotency-Key). */
+  beforeWrite?: RequestHandler;
 }
 
 /** The /v1 door: each route table entry runs its GraphQL operation; wrong methods get 405. */
-export function createRestRouter({ schema, routes, guards, contextFor }: RestRouterDeps): Router {
+export function createRestRouter({ schema, routes, guards, contextFor, beforeWrite }: RestRouterDeps): Router {
   const router = Router({ caseSensitive: true, strict: false });
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
@@ -24,7 +27,8 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
       res.locals.operation = { name: route.operation };
       next();
     };
-    router[method](route.path, stamp, ...guards, ...(route.body ? [jsonBody] : []), async (req, res) => {
+    const writeSteps = method !== 'get' && beforeWrite ? [beforeWrite] : [];
+    router[method](route.path, stamp, ...guards, ...(route.body ? [jsonBody] : []), ...writeSteps, async (req, res) => {
       const result = await runRoute(
         schema,
         route,
@@ -36,7 +40,7 @@ export function createRestRouter({ schema, routes, guards, contextFor }: RestRou
         return;
       }
       if (route.location) res.setHeader('Location', route.location(result as { slug: string }));
-      res.status(route.status).json(result);
+      sendJson(res, route.status, result);
     });
   }
   const methodsByPath = new Map<string, string[]>();

@@ -30,7 +30,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events',
     operation: 'ListEvents',
-    query: ['page', 'limit', 'status'],
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy'],
     status: 200,
     result: 'events',
     parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_LIMIT } },

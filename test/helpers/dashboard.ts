@@ -12,7 +12,7 @@ export async function createMemberWithPassword(orm: MikroORM, organizationId: st
   const member = await new MemberService(orm.em.fork()).add({ organizationId, email, name: `${role} ${email.slice(0, 12)}`, role });
   const invitation = await new InvitationService(orm.em.fork()).invite(member.id, 'https://localhost');
   await new InvitationService(orm.em.fork()).accept(invitation.path.split('/').pop(), password);
-  return { id: member.id, email, password };
+  return { id: member.id, email, name: member.name, password };
 }
 
 export interface SignedIn {

@@ -28,18 +28,23 @@ export interface TestApp {
  * The real service over real HTTPS on a free port, on its own copy of the migrated database.
  * `env` is read like the process environment (e.g. { RATE_LIMIT_PER_MINUTE: '5' }).
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { /** The URL the service uses for its database (e.g. through a TCP proxy); the test's own is given. */ databaseUrl?: (direct: string) => string } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase();
-  const statements: string[] = [];
-  const orm = await openDatabase({
-    clientUrl: database.url,
-    pool: database.pool,
-    onQuery: (message) => {
-      if (/^\[query\]/.test(message)) statements.push(message);
-    },
-  });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const statements: string[] = [];
+  const orm = await openDatabase({
+    clientUrl: options.databaseUrl?.(database.url) ?? database.url,
+    pool: database.pool,
+    timeouts: config.databaseTimeouts,
+    onQuery: (message) => {
+      // The webhook worker's own polling runs beside the requests on this pool; it is not theirs.
+      if (/^\[query\]/.test(message) && !/webhook_(deliveries|attempts)/.test(message)) statements.push(message);
+    },
+  });
   const logs: string[] = [];
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   let service: RunningService;

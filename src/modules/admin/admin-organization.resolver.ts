@@ -2,11 +2,10 @@ import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../graphql/request-context';
 import { RequiresSession } from '../../graphql/requires-session';
 import { AppError } from '../../errors/app-error';
-import { MemberEntity } from '../member/member.entity';
 import type { OrganizationEntity } from '../organization/organization.entity';
 import { RestrictionMode } from '../organization/organization.entity';
 import { OrganizationService } from '../organization/organization.service';
-import { OrganizationView, UpdateOrganizationSettingsInput, UsageReport, Viewer } from './admin.types';
+import { OrganizationView, UpdateOrganizationSettingsInput, UsageReport } from './admin.types';
 import { usageReport } from './usage.repository';
 
 function organizationView(organization: OrganizationEntity): OrganizationView {
@@ -21,15 +20,13 @@ function organizationView(organization: OrganizationEntity): OrganizationView {
   };
 }
 
-/** Who is signed in, the organization's settings and its usage: the dashboard's read-only pages and settings form. */
+/** The organization's settings and its usage: the dashboard's settings form and usage page. */
 @Resolver()
 export class AdminOrganizationResolver {
-  @Query(() => Viewer, { description: 'The signed-in member, their organization and what the session may do.' })
+  @Query(() => OrganizationView, { description: "The signed-in member's organization with its settings (who is signed in: Query.viewer)." })
   @RequiresSession('MEMBER')
-  async viewer(@Ctx() context: RequestContext): Promise<Viewer> {
-    const member = await context.em.findOneOrFail(MemberEntity, { id: context.auth.session!.memberId });
-    const organization = await new OrganizationService(context.em).get(context.auth.organization.id);
-    return { member, organization: organizationView(organization), permissions: [...context.auth.permissions] };
+  async organization(@Ctx() context: RequestContext): Promise<OrganizationView> {
+    return organizationView(await new OrganizationService(context.em).get(context.auth.organization.id));
   }
 
   @Mutation(() => OrganizationView, { description: 'Timezone for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).' })

@@ -116,18 +116,6 @@ export class UpdateOrganizationSettingsInput {
   restrictionMode?: string | null;
 }
 
-@ObjectType('Viewer', { description: 'Who is signed in to the dashboard.' })
-export class Viewer {
-  @Field(() => MemberEntity)
-  member!: MemberEntity;
-
-  @Field(() => OrganizationView)
-  organization!: OrganizationView;
-
-  @Field(() => [String], { description: 'What this session may do (ADMIN: every permission; MEMBER: the :read ones).' })
-  permissions!: string[];
-}
-
 @InputType('InviteMemberInput')
 export class InviteMemberInput {
   @Field()

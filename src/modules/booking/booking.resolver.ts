@@ -25,6 +25,15 @@ export class BookingResolver {
     return new BookingService(context.em).list(context.auth.organization.id, eventSlug, { page, limit, status });
   }
 
+  @Query(() => BookingEntity, {
+    nullable: true,
+    description: 'One booking by id; null (with a BOOKING_NOT_FOUND error at its path) when there is none.',
+  })
+  @RequiresPermission('bookings:read')
+  booking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
+    return new BookingService(context.em).get(context.auth.organization.id, id);
+  }
+
   @Mutation(() => BookingEntity, {
     description: 'Books seats on a PUBLISHED event; SOLD_OUT when its capacity or the ticket type cannot take them.',
   })

@@ -14,7 +14,7 @@ export class EventBookingsResolver {
   @RequiresPermission('bookings:read')
   bookings(
     @Ctx() context: RequestContext,
-    @Root() event: EventEntity,
+    @Root() event: Pick<EventEntity, 'id'>,
     @Arg('page', () => Int, { defaultValue: 1 }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,

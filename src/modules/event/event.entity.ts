@@ -20,7 +20,8 @@ import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventStatus, effectiveStatus } from './event-status';
 
 // Named EventEntity: a class called `Event` collides with Node's global Event in decorator metadata.
-@ObjectType('Event')
+// simpleResolvers: plain fields resolve as graphql's default (a property read), not through type-graphql's middleware chain.
+@ObjectType('Event', { simpleResolvers: true })
 @Entity({ tableName: 'events' })
 @Unique({ name: 'events_organization_id_slug_unique', properties: ['organization', 'slug'] })
 @Index({ name: 'events_organization_id_created_at_index', properties: ['organization', 'createdAt', 'id'] })

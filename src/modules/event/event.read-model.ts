@@ -1,48 +1,51 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
-import { EventEntity } from './event.entity';
+import { AppError, type FieldError } from '../../errors/app-error';
+import { readsOf, type RequestContext } from '../../graphql/request-context';
+import { paginationErrors } from '../../validation/arguments';
+import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
 
-/** A row mapped to property names by MikroORM's query builder (`organization` is the foreign key). */
-export type EventRow = Omit<EventEntity, 'organization' | 'ticketTypes' | 'status' | 'organizationId'> & { organization: string };
+/** The longest title search accepted (titles are at most 200 characters). */
+export const MAX_SEARCH_LENGTH = 200;
 
-/**
- * An event as read for a list page, without entity hydration or the identity map (most of a page's
- * cost with 100 events): an object on EventEntity's prototype, so the GraphQL type and its derived
- * fields (`status`, `organizationId`) resolve exactly as for an entity, and `ticketTypes` is batched.
- */
-export function eventView(row: EventRow): EventEntity {
-  viewPrototype ??= shadowSetters(EventEntity.prototype);
-  return Object.assign(Object.create(viewPrototype) as EventEntity, row, { organization: { id: row.organization } });
+export interface EventPage {
+  events: EventView[];
+  total: number;
+  page: number;
+  limit: number;
 }
 
-/**
- * A prototype on top of `prototype` in which MikroORM's property setters are shadowed by plain
- * writable slots, so that filling a view is plain assignment (the setters track entity state a
- * read-only view does not need). Made on first use: MikroORM defines the setters at discovery.
- */
-function shadowSetters(prototype: object): object {
-  const slots = Object.entries(Object.getOwnPropertyDescriptors(prototype))
-    .filter(([, descriptor]) => descriptor.set !== undefined)
-    .map(([name]): [string, PropertyDescriptor] => [name, { value: undefined, writable: true, enumerable: false, configurable: true }]);
-  return Object.create(prototype, Object.fromEntries(slots)) as object;
+/** One page of the organization's events (one statement), after the argument rules (D4). */
+export async function eventPage(context: RequestContext, query: EventListQuery): Promise<EventPage> {
+  const errors: FieldError[] = paginationErrors(query.page, query.limit);
+  if (query.search != null && query.search.length > MAX_SEARCH_LENGTH) {
+    errors.push({ field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters` });
+  }
+  if (query.startsAfter != null && query.startsBefore != null && query.startsBefore.getTime() <= query.startsAfter.getTime()) {
+    errors.push({ field: 'startsBefore', message: 'startsBefore must be after startsAfter' });
+  }
+  if (errors.length > 0) throw AppError.validation(errors);
+  const { events, total } = await listEvents(readsOf(context), context.auth.organization.id, query);
+  return { events, total, page: query.page, limit: query.limit };
 }
 
-let viewPrototype: object | undefined;
+/** One event with its ticket types (one statement), or EVENT_NOT_FOUND. */
+export async function eventBySlug(context: RequestContext, slug: string): Promise<EventView> {
+  const event = await findEventBySlug(readsOf(context), context.auth.organization.id, slug);
+  if (!event) throw AppError.eventNotFound(slug);
+  return event;
+}
 
-const loaders = new WeakMap<EntityManager, DataLoader<string, TicketTypeEntity[]>>();
+const loaders = new WeakMap<RequestContext, DataLoader<string, TicketTypeView[]>>();
 
 /** Ticket types of the events of one request, fetched in one statement for all of them. */
-export function ticketTypesOf(em: EntityManager, eventId: string): Promise<TicketTypeEntity[]> {
-  let loader = loaders.get(em);
+export function ticketTypesOf(context: RequestContext, eventId: string): Promise<TicketTypeView[]> {
+  let loader = loaders.get(context);
   if (!loader) {
     loader = new DataLoader(async (eventIds: readonly string[]) => {
-      const rows = await em.find(TicketTypeEntity, { event: { $in: [...eventIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-      const byEvent = new Map<string, TicketTypeEntity[]>(eventIds.map((id) => [id, []]));
-      for (const row of rows) byEvent.get(row.event.id)?.push(row);
+      const byEvent = await ticketTypesOfEvents(readsOf(context), eventIds);
       return eventIds.map((id) => byEvent.get(id) ?? []);
     });
-    loaders.set(em, loader);
+    loaders.set(context, loader);
   }
   return loader.load(eventId);
 }

@@ -3,33 +3,46 @@ import type { RequestContext } from '../../graphql/request-context';
 import { RequiresPermission } from '../../graphql/requires-permission';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
-import { ticketTypesOf } from './event.read-model';
+import { GraphQLDateTimeISO } from 'graphql-scalars';
+import { eventBySlug, eventPage, ticketTypesOf, type EventPage } from './event.read-model';
+import { EventOrder } from './event-order';
+import type { EventView, TicketTypeView } from './event.read-repository';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
 import { DEFAULT_LIMIT } from '../../validation/arguments';
 import { createEvent } from './commands/create-event';
 import { deleteEvent } from './commands/delete-event';
 import { updateEvent } from './commands/update-event';
-import { EventService } from './event.service';
 import { EventStatus } from './event-status';
 import { DeletedEvent, EventList } from './event.types';
 
 @Resolver(() => EventEntity)
 export class EventResolver {
-  @Query(() => EventList, { description: "The organization's events, newest first." })
+  @Query(() => EventList, { description: "The organization's events, newest first unless orderBy says otherwise." })
   @RequiresPermission('events:read')
   events(
     @Ctx() context: RequestContext,
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => EventStatus, { nullable: true }) status?: EventStatus | null,
-  ): Promise<EventList> {
-    return new EventService(context.em).list(context.auth.organization.id, { page, limit, status });
+    @Arg('startsAfter', () => GraphQLDateTimeISO, { nullable: true, description: 'Only events starting strictly after this instant.' })
+    startsAfter?: Date | null,
+    @Arg('startsBefore', () => GraphQLDateTimeISO, { nullable: true, description: 'Only events starting strictly before this instant.' })
+    startsBefore?: Date | null,
+    @Arg('search', () => String, { nullable: true, description: 'Only events whose title contains this text, ignoring case.' })
+    search?: string | null,
+    @Arg('orderBy', () => EventOrder, { nullable: true, defaultValue: EventOrder.CREATED_AT_DESC, description: 'Sort order of the page.' })
+    orderBy?: EventOrder | null,
+  ): Promise<EventPage> {
+    return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, orderBy });
   }
 
-  @Query(() => EventEntity, { description: 'One event by slug, with its ticket types.' })
+  @Query(() => EventEntity, {
+    nullable: true,
+    description: 'One event by slug, with its ticket types; null (with an EVENT_NOT_FOUND error at its path) when there is none.',
+  })
   @RequiresPermission('events:read')
-  event(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<EventEntity> {
-    return new EventService(context.em).get(context.auth.organization.id, slug);
+  event(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<EventView> {
+    return eventBySlug(context, slug);
   }
 
   @Mutation(() => EventEntity, { description: 'Creates an event in DRAFT.' })
@@ -55,9 +68,14 @@ export class EventResolver {
   }
 
   @FieldResolver(() => [TicketTypeEntity])
-  ticketTypes(@Ctx() context: RequestContext, @Root() event: EventEntity): Promise<TicketTypeEntity[]> | TicketTypeEntity[] {
-    if (event.ticketTypes?.isInitialized()) return event.ticketTypes.getItems();
+  ticketTypes(
+    @Ctx() context: RequestContext,
+    @Root() event: EventEntity | EventView,
+  ): Promise<TicketTypeView[]> | readonly (TicketTypeEntity | TicketTypeView)[] {
+    // A single event is read with its ticket types; an entity (after a write) has them loaded.
+    if (Array.isArray(event.ticketTypes)) return event.ticketTypes;
+    if (event instanceof EventEntity && event.ticketTypes.isInitialized()) return event.ticketTypes.getItems();
     // Batched across the events of one response: a list page costs one statement for all of them.
-    return ticketTypesOf(context.em, event.id);
+    return ticketTypesOf(context, event.id);
   }
 }

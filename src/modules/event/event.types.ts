@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { EventEntity } from './event.entity';
 
-@ObjectType('EventList', { description: 'One page of events, newest first.' })
+@ObjectType('EventList', { description: 'One page of events, newest first.', simpleResolvers: true })
 export class EventList {
   @Field(() => [EventEntity])
   events!: EventEntity[];

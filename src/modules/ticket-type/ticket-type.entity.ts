@@ -3,7 +3,7 @@ import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { newId } from '../../ids';
 import type { EventEntity } from '../event/event.entity';
 
-@ObjectType('TicketType')
+@ObjectType('TicketType', { simpleResolvers: true })
 @Entity({ tableName: 'ticket_types' })
 // Backstops for the booking service, which keeps `sold` under a row lock.
 @Check({ name: 'ticket_types_quantity_check', expression: 'quantity >= 0' })

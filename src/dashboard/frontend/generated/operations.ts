@@ -39,10 +39,10 @@ export type MemberFieldsFragment = { id: string, email: string, name: string, ro
 
 export type OrganizationFieldsFragment = { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null };
 
-export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+export type OrganizationSettingsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ViewerQuery = { viewer: { permissions: Array<string>, member: { id: string, email: string, name: string, role: MemberRole, createdAt: string }, organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null } } };
+export type OrganizationSettingsQuery = { organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null } };
 
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -117,7 +117,7 @@ export type UsageQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type UsageQuery = { usage: { days: Array<string>, rateLimited: Array<number>, keys: Array<{ apiKeyId: string, name: string, prefix: string, requests: Array<number>, rateLimited: Array<number> }> } };
 
-export const ViewerDocument = "query Viewer {\n  viewer {\n    member {\n      ...MemberFields\n    }\n    organization {\n      ...OrganizationFields\n    }\n    permissions\n  }\n}\n\nfragment MemberFields on Member {\n  id\n  email\n  name\n  role\n  createdAt\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
+export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const RevokeApiKeyDocument = "mutation RevokeApiKey($id: ID!) {\n  revokeApiKey(id: $id) {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";

@@ -2,10 +2,10 @@ import { request } from '../api';
 import { field, h } from '../dom';
 import {
   UpdateOrganizationSettingsDocument,
-  ViewerDocument,
+  OrganizationSettingsDocument,
   type UpdateOrganizationSettingsMutation,
   type UpdateOrganizationSettingsMutationVariables,
-  type ViewerQuery,
+  type OrganizationSettingsQuery,
 } from '../generated/operations';
 import type { Page } from '../page';
 
@@ -19,7 +19,7 @@ export const settingsPage: Page = {
   title: 'Organization settings',
   async render(context) {
     const { main } = context;
-    const { organization } = (await request<ViewerQuery, Record<string, never>>(ViewerDocument)).viewer;
+    const { organization } = await request<OrganizationSettingsQuery, Record<string, never>>(OrganizationSettingsDocument);
     const enterprise = organization.plan === 'ENTERPRISE';
     main.append(
       h(

@@ -7,6 +7,7 @@ import type { BookingEntity } from '../booking.entity';
 import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
 import { eventIdOfBooking, lockById } from '../booking.repository';
+import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
@@ -24,7 +25,7 @@ export async function cancelBooking(em: EntityManager, organizationId: string, i
     booking.cancelledAt = new Date();
     event.registrationCount -= booking.quantity;
     if (ticketType) ticketType.sold -= booking.quantity;
-    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    await enqueueWebhook(tx, organizationId, 'booking.cancelled', bookingWebhookData(booking, event));
     return booking;
   });
 }

@@ -9,6 +9,7 @@ import type { BookingEntity } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
+import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
@@ -38,7 +39,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
       attendeeEmail: input.attendeeEmail,
       attendeeName: input.attendeeName.trim(),
     });
-    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    await enqueueWebhook(tx, organizationId, 'booking.created', bookingWebhookData(booking, event));
     return booking;
   });
 }

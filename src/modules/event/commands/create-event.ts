@@ -7,6 +7,7 @@ import type { EventEntity } from '../event.entity';
 import type { CreateEventInput } from '../event.inputs';
 import { duplicateSlugError } from '../event.policy';
 import { addEvent, guardingSlug, slugTaken } from '../event.repository';
+import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
 
 /**
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
@@ -39,7 +40,7 @@ export async function createEvent(em: EntityManager, organization: OrganizationS
         new Date(),
       );
       await tx.flush();
-      // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+      await enqueueEventWebhook(tx, organization.id, event, true);
       return event;
     }),
   );

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { countConfirmed } from '../../booking/booking.repository';
 import { assertDeletable } from '../event.policy';
 import { deleteEvent as deleteEventRow, lockBySlug } from '../event.repository';
+import { enqueueWebhook } from '../../webhook/webhook-outbox';
 
 /** Mutation.deleteEvent and DELETE /v1/events/{slug} (D3): only without confirmed bookings (409 otherwise). */
 export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
@@ -9,7 +10,7 @@ export async function deleteEvent(em: EntityManager, organizationId: string, slu
     const event = await lockBySlug(tx, organizationId, slug);
     assertDeletable(await countConfirmed(tx, event));
     await deleteEventRow(tx, event);
-    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
+    await enqueueWebhook(tx, organizationId, 'event.deleted', { id: event.id, slug: event.slug });
     return { id: event.id, slug: event.slug };
   });
 }

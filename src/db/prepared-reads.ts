@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A pg client as knex's pool hands it out: only what a prepared read needs. */
+interface PooledClient {
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Fixed SQL for the hot reads, sent through the pg driver as named (prepared) statements on the
+ * ORM's own pool: each connection parses and plans a statement once, then only binds and executes it.
+ * The ORM stays for writes and their transactions.
+ */
+export interface PreparedReads {
+  query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
+}
+
+const readsOf = new WeakMap<object, PreparedReads>();
+
+/**
+ * The prepared-read runner of an entity manager's database (one per connection pool, made on first use).
+ * Inside a transaction the reads go through the transaction's own connection, so they see its changes
+ * (a webhook payload rendered in the transaction that created the event, D18).
+ */
+export function preparedReads(em: EntityManager): PreparedReads {
+  const transaction = em.getTransactionContext<{ client: KnexClient }>();
+  if (transaction) return createPreparedReads(em, transaction.client);
+  const connection = em.getConnection();
+  let reads = readsOf.get(connection);
+  if (!reads) {
+    reads = createPreparedReads(em);
+    readsOf.set(connection, reads);
+  }
+  return reads;
+}
+
+/** knex's client: its pool's, or a transaction's (which hands out the transaction's connection). */
+interface KnexClient {
+  acquireConnection(): Promise<PooledClient>;
+  releaseConnection(connection: PooledClient): Promise<unknown>;
+}
+
+function createPreparedReads(em: EntityManager, knexClient = em.getConnection().getKnex().client as KnexClient): PreparedReads {
+  const driver = em.getDriver();
+  // The ORM's query log (tests count statements with it) sees these statements too.
+  const logger = em.config.getLogger();
+  const logging = logger.isEnabled('query');
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `read_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+
+  return {
+    async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
+      const name = nameOf(text);
+      let connection: PooledClient;
+      try {
+        connection = await knexClient.acquireConnection();
+      } catch (error) {
+        throw driver.convertException(error as Error);
+      }
+      const started = logging ? Date.now() : 0;
+      try {
+        const { rows } = await connection.query({ name, text, values });
+        return rows as Row[];
+      } catch (error) {
+        // The same exception classes as the ORM's own statements, so errors map the same way.
+        throw driver.convertException(error as Error);
+      } finally {
+        if (logging) logger.logQuery({ query: text, params: [...values], took: Date.now() - started, level: 'info' });
+        void knexClient.releaseConnection(connection);
+      }
+    },
+  };
+}

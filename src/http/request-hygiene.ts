@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import { AppError } from '../errors/app-error';
+
+/**
+ * Requests Node would otherwise refuse or answer oddly, made explicit (the server is created with
+ * `requireHostHeader: false` so these get the envelope and an X-Request-Id):
+ * - an HTTP/1.1 request without `Host` is 400 on field `Host` (RFC 9112 requires one);
+ * - `If-None-Match: *` is dropped: it asks "is there any representation", which for a GET means
+ *   nothing useful here, and Express would answer a list with a body-less 304.
+ */
+export const requestHygiene: RequestHandler = (req, _res, next) => {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+    next(AppError.validation([{ field: 'Host', message: 'an HTTP/1.1 request must carry a Host header' }]));
+    return;
+  }
+  if (req.headers['if-none-match']?.trim() === '*') delete req.headers['if-none-match'];
+  next();
+};

@@ -1,0 +1,13 @@
+import type { Response } from 'express';
+
+/**
+ * A JSON body with its status, written in one piece: the body stays a string, so Node sends the
+ * headers and the body in a single write (one TLS record batch), without Express's Buffer copy.
+ */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}

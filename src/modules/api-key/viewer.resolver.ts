@@ -1,0 +1,61 @@
+import { Ctx, Query, Resolver } from 'type-graphql';
+import type { AuthContext, SessionPrincipal } from '../../auth/auth-context';
+import { AppError } from '../../errors/app-error';
+import type { RequestContext } from '../../graphql/request-context';
+import { AnyKey } from '../../graphql/requires-permission';
+import { MemberEntity } from '../member/member.entity';
+import type { OrganizationEntity } from '../organization/organization.entity';
+import { ApiKeyEntity } from './api-key.entity';
+import { Viewer, type ViewerOrganization } from './viewer.types';
+
+function organizationOf(organization: OrganizationEntity): ViewerOrganization {
+  return { id: organization.id, name: organization.name, timezone: organization.timezone, plan: organization.plan };
+}
+
+/**
+ * Who is calling, one answer for both kinds of caller: an API key (keyId, name, environment, the
+ * rate-limit budget) or a signed-in dashboard member standing in for a key (D19: member, the member's
+ * name, no key and no budget, since sessions do not draw from the organization's).
+ */
+@Resolver(() => Viewer)
+export class ViewerResolver {
+  @Query(() => Viewer, {
+    description:
+      'Who is calling: the key (or, from the dashboard, the signed-in member), the organization, permissions and rate-limit budget. Any valid key or session.',
+  })
+  @AnyKey()
+  viewer(@Ctx() context: RequestContext): Promise<Viewer> {
+    const { auth } = context;
+    return auth.session ? sessionViewer(context, auth, auth.session) : keyViewer(context, auth);
+  }
+}
+
+async function keyViewer(context: RequestContext, auth: AuthContext): Promise<Viewer> {
+  const key = await context.em.findOne(ApiKeyEntity, { id: auth.apiKeyId }, { populate: ['organization'] });
+  // Revoked or deleted between authentication and this read: the same answer as a revoked key.
+  if (!key) throw new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+  return {
+    keyId: key.id,
+    name: key.name,
+    environment: key.environment,
+    member: null,
+    permissions: [...auth.permissions],
+    organization: organizationOf(key.organization.getEntity()),
+    rateLimit: context.rateLimit ?? null,
+  };
+}
+
+async function sessionViewer(context: RequestContext, auth: AuthContext, session: SessionPrincipal): Promise<Viewer> {
+  const member = await context.em.findOne(MemberEntity, { id: session.memberId, organization: auth.organization.id }, { populate: ['organization'] });
+  // Removed between the session check and this read: the same answer as an ended session.
+  if (!member) throw new AppError('UNAUTHORIZED', 'The dashboard session has ended; sign in again');
+  return {
+    keyId: null,
+    name: member.name,
+    environment: null,
+    member,
+    permissions: [...auth.permissions],
+    organization: organizationOf(member.organization.getEntity()),
+    rateLimit: null,
+  };
+}

@@ -1,0 +1,55 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { MemberEntity } from '../member/member.entity';
+
+@ObjectType('ViewerOrganization', { description: "The caller's organization." })
+export class ViewerOrganization {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field({ description: 'IANA timezone name: the default of new events.' })
+  timezone!: string;
+
+  @Field()
+  plan!: string;
+}
+
+@ObjectType('RateLimitBudget', { description: "The organization's request budget (D12), after this request." })
+export class RateLimitBudget {
+  @Field(() => Int, { description: 'Requests allowed per minute.' })
+  limit!: number;
+
+  @Field(() => Int, { description: 'Requests left in the current window.' })
+  remaining!: number;
+
+  @Field(() => Int, { description: 'Seconds until the window starts again.' })
+  resetSeconds!: number;
+}
+
+@ObjectType('Viewer', {
+  description: 'Who is calling: the API key of this request, or the dashboard member whose session stands in for a key, and the organization.',
+})
+export class Viewer {
+  @Field(() => ID, { nullable: true, description: 'The key id, key_…; null for a dashboard session.' })
+  keyId!: string | null;
+
+  @Field({ description: "The name given to the key; for a dashboard session, the member's name." })
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'live or test; null for a dashboard session.' })
+  environment!: string | null;
+
+  @Field(() => MemberEntity, { nullable: true, description: 'The signed-in member of a dashboard session; null for an API key.' })
+  member!: MemberEntity | null;
+
+  @Field(() => [String], { description: 'What the caller may do (a session: ADMIN every permission, MEMBER the :read ones).' })
+  permissions!: string[];
+
+  @Field(() => ViewerOrganization)
+  organization!: ViewerOrganization;
+
+  @Field(() => RateLimitBudget, { nullable: true, description: 'null where no budget applies: dashboard sessions (they do not draw from it) and in-process calls.' })
+  rateLimit!: RateLimitBudget | null;
+}

@@ -1,0 +1,22 @@
+/** The message types of D18, in the order the docs list them. */
+export const WEBHOOK_EVENT_TYPES = [
+  'event.created',
+  'event.updated',
+  'event.published',
+  'event.cancelled',
+  'event.deleted',
+  'booking.created',
+  'booking.cancelled',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Sent by sendTestWebhook only, whatever the endpoint's filter. */
+export const TEST_MESSAGE_TYPE = 'webhook.test';
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Workers LISTEN here; the outbox NOTIFYs in the changing transaction, so only a commit wakes them. */
+export const WEBHOOK_CHANNEL = 'event_service_webhooks';

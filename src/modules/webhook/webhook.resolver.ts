@@ -1,0 +1,85 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../../graphql/request-context';
+import { RequiresPermission } from '../../graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { NO_WEBHOOK_RUNTIME } from './webhook-runtime';
+import { WebhookService } from './webhook.service';
+import {
+  CreateWebhookEndpointInput,
+  DeletedWebhookEndpoint,
+  UpdateWebhookEndpointInput,
+  WebhookEndpointWithSecret,
+  WebhookMessage,
+  WebhookMessageList,
+  WebhookMessageStatus,
+} from './webhook.types';
+
+const service = (context: RequestContext) => new WebhookService(context.em, context.webhooks ?? NO_WEBHOOK_RUNTIME);
+
+@Resolver(() => WebhookEndpointEntity)
+export class WebhookResolver {
+  @Query(() => [WebhookEndpointEntity], { description: "The organization's webhook endpoints, oldest first." })
+  @RequiresPermission('webhooks:read')
+  webhookEndpoints(@Ctx() context: RequestContext): Promise<WebhookEndpointEntity[]> {
+    return service(context).list(context.auth.organization.id);
+  }
+
+  @Query(() => WebhookMessageList, { description: "An endpoint's messages with every attempt, newest first." })
+  @RequiresPermission('webhooks:read')
+  webhookMessages(
+    @Ctx() context: RequestContext,
+    @Arg('endpointId', () => ID) endpointId: string,
+    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
+    @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: '1 to 100.' }) limit: number,
+    @Arg('status', () => WebhookMessageStatus, { nullable: true }) status?: WebhookMessageStatus | null,
+  ): Promise<WebhookMessageList> {
+    return service(context).messages(context.auth.organization.id, endpointId, { page, limit, status });
+  }
+
+  @Mutation(() => WebhookEndpointWithSecret, { description: 'Registers an endpoint; the signing secret is in this answer only.' })
+  @RequiresPermission('webhooks:write')
+  createWebhookEndpoint(@Ctx() context: RequestContext, @Arg('input') input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> {
+    return service(context).create(context.auth.organization.id, input);
+  }
+
+  @Mutation(() => WebhookEndpointEntity, { description: 'Changes the given fields.' })
+  @RequiresPermission('webhooks:write')
+  updateWebhookEndpoint(
+    @Ctx() context: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: UpdateWebhookEndpointInput,
+  ): Promise<WebhookEndpointEntity> {
+    return service(context).update(context.auth.organization.id, id, input);
+  }
+
+  @Mutation(() => DeletedWebhookEndpoint, { description: 'Deletes an endpoint with its messages; nothing more is sent to it.' })
+  @RequiresPermission('webhooks:write')
+  deleteWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<DeletedWebhookEndpoint> {
+    return service(context).delete(context.auth.organization.id, id);
+  }
+
+  @Mutation(() => WebhookEndpointWithSecret, {
+    description: 'A new signing secret (shown once); the previous one keeps signing beside it for 24 hours.',
+  })
+  @RequiresPermission('webhooks:write')
+  rotateWebhookSecret(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointWithSecret> {
+    return service(context).rotateSecret(context.auth.organization.id, id);
+  }
+
+  @Mutation(() => WebhookMessage, { description: 'Sends a message again now, with the same webhook-id.' })
+  @RequiresPermission('webhooks:write')
+  redeliverWebhookMessage(
+    @Ctx() context: RequestContext,
+    @Arg('endpointId', () => ID) endpointId: string,
+    @Arg('messageId', () => ID) messageId: string,
+  ): Promise<WebhookMessage> {
+    return service(context).redeliver(context.auth.organization.id, endpointId, messageId);
+  }
+
+  @Mutation(() => WebhookMessage, { description: 'Sends a webhook.test message to the endpoint.' })
+  @RequiresPermission('webhooks:write')
+  sendTestWebhook(@Ctx() context: RequestContext, @Arg('endpointId', () => ID) endpointId: string): Promise<WebhookMessage> {
+    return service(context).sendTest(context.auth.organization.id, endpointId);
+  }
+}

@@ -1,0 +1,28 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Metric } from 'prom-client';
+import type { Logger } from 'pino';
+import type { Config } from '../../config';
+import { WebhookMetrics } from './webhook-metrics';
+import { webhookRuntime, type WebhookRuntime } from './webhook-runtime';
+import { WebhookWorker } from './webhook-worker';
+
+export interface Webhooks {
+  readonly runtime: WebhookRuntime;
+  readonly metrics: readonly Metric[];
+  close(): Promise<void>;
+}
+
+/** Webhooks of one server process: the runtime of its commands, its metrics, and (unless turned off) a worker. */
+export async function startWebhooks(config: Config, orm: MikroORM, logger: Logger): Promise<Webhooks> {
+  const settings = config.webhooks;
+  const metrics = new WebhookMetrics(orm);
+  let worker: WebhookWorker | undefined;
+  const runtime = webhookRuntime(settings, config.dataDir, () => worker?.wake());
+  if (settings.worker) {
+    // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
+    const listenUrl = (orm.config.get('pool')?.max ?? 10) >= 2 ? orm.config.get('clientUrl') : undefined;
+    worker = new WebhookWorker({ orm, settings, secrets: runtime.secrets, metrics, logger, listenUrl });
+    await worker.start();
+  }
+  return { runtime, metrics: metrics.all(), close: async () => worker?.stop() };
+}

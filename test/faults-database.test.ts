@@ -1,0 +1,146 @@
+import { Client } from 'pg';
+import { describeOnPostgres } from './helpers/database';
+import { createTenant, eventInput } from './helpers/factories';
+import type { HttpResponse } from './helpers/https-client';
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+// Issue 9, defect 5: PostgreSQL stopped or frozen under load. Every answer is a success or a quick
+// 503 SERVICE_UNAVAILABLE with Retry-After (never a 500, never a hang), service resumes as soon as
+// the database is back, and no write the service acknowledged is lost.
+jest.setTimeout(120_000);
+
+const TIMEOUTS = { DB_CONNECT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '1000', DB_TRANSACTION_TIMEOUT_MS: '2000' };
+/** The longest a request may take while the database is down: acquire + a statement + its rollback, with slack. */
+const BOUND_MS = 1_000 + 2 * (1_000 + 500) + 2_000;
+
+let app: TestApp;
+let proxy: TcpProxy;
+let key: string;
+let organizationId: string;
+
+beforeAll(async () => {
+  proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+  app = await startTestApp({ ...TIMEOUTS, LOG_LEVEL: 'fatal' }, {
+    databaseUrl: (direct) => {
+      const url = new URL(direct);
+      url.hostname = '127.0.0.1';
+      url.port = String(proxy.port);
+      return url.toString();
+    },
+  });
+  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
+});
+afterAll(async () => {
+  proxy.thaw();
+  await proxy.restore().catch(() => undefined);
+  await app.close();
+  await proxy.close();
+});
+
+interface Sample {
+  status: number;
+  ms: number;
+  slug: string;
+  retryAfter?: string;
+  code?: string;
+}
+
+/** Creates through both doors, `concurrency` at a time, until `stop()`; every answer is recorded. */
+function createLoad(concurrency: number) {
+  const samples: Sample[] = [];
+  let running = true;
+  const one = async (index: number): Promise<void> => {
+    const input = eventInput();
+    const started = performance.now();
+    let response: HttpResponse;
+    let code: string | undefined;
+    if (index % 2 === 0) {
+      response = await app.client.rest('POST', '/v1/events', key, input);
+      code = response.body?.error?.code;
+    } else {
+      response = await app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { slug } }', { input });
+      code = response.body?.errors?.[0]?.extensions?.code;
+      if (response.status === 200 && code) response = { ...response, status: 0 };
+    }
+    samples.push({ status: response.status, ms: performance.now() - started, slug: input.slug as string, retryAfter: response.headers['retry-after'] as string | undefined, code });
+  };
+  const workers = Array.from({ length: concurrency }, async (_, worker) => {
+    for (let index = worker; running; index += concurrency) await one(index);
+  });
+  return {
+    samples,
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls a create until it succeeds; the time from `since` to that success. */
+async function recoveryMs(since: number): Promise<number> {
+  for (;;) {
+    const response = await app.client.rest('POST', '/v1/events', key, eventInput());
+    if (response.status === 201) return performance.now() - since;
+    await pause(20);
+  }
+}
+
+async function storedSlugs(): Promise<Set<string>> {
+  const client = new Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ slug: string }>('select slug from events where organization_id = $1', [organizationId]);
+    return new Set(rows.map((row) => row.slug));
+  } finally {
+    await client.end();
+  }
+}
+
+function expectOnlySuccessOrQuick503(samples: Sample[]): void {
+  const unexpected = samples.filter((sample) => sample.status !== 201 && sample.status !== 200 && sample.status !== 503);
+  expect(unexpected).toEqual([]);
+  for (const sample of samples.filter((entry) => entry.status === 503)) {
+    expect(sample.retryAfter).toBe('1');
+    expect(sample.code).toBe('SERVICE_UNAVAILABLE');
+  }
+  expect(samples.filter((sample) => sample.ms > BOUND_MS)).toEqual([]);
+}
+
+const figures: Record<string, number> = {};
+afterAll(() => {
+  process.stdout.write(`database fault figures (ms): ${JSON.stringify(figures)}\n`);
+});
+
+describeOnPostgres('needs a PostgreSQL server behind a TCP proxy')('PostgreSQL faults under load', () => {
+  test.each(['stopped', 'frozen'] as const)('%s: 503 within the bound, service back within a second, no acknowledged write lost', async (fault) => {
+    const load = createLoad(6);
+    await pause(300);
+    if (fault === 'stopped') await proxy.cut();
+    else proxy.freeze();
+    const during = load.samples.length;
+    await pause(2_500);
+    const duringFault = load.samples.slice(during);
+    if (fault === 'stopped') await proxy.restore();
+    else proxy.thaw();
+    const returnedAt = performance.now();
+    const recovered = await recoveryMs(returnedAt);
+    await pause(300);
+    await load.stop();
+
+    expectOnlySuccessOrQuick503(load.samples);
+    const failures = duringFault.filter((sample) => sample.status === 503);
+    expect(failures.length).toBeGreaterThan(0);
+    figures[`${fault}: slowest 503`] = Math.round(Math.max(...failures.map((sample) => sample.ms)));
+    figures[`${fault}: recovery after return`] = Math.round(recovered);
+    figures[`${fault}: requests`] = load.samples.length;
+    figures[`${fault}: 503s`] = load.samples.filter((sample) => sample.status === 503).length;
+    // Recovery within a second of the database's return (measured, with slack for a loaded machine).
+    expect(recovered).toBeLessThan(3_000);
+    const stored = await storedSlugs();
+    const acknowledged = load.samples.filter((sample) => sample.status === 201 || sample.status === 200);
+    expect(acknowledged.filter((sample) => !stored.has(sample.slug))).toEqual([]);
+  });
+});

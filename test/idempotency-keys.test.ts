@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { IdempotencyKeyStore } from '../src/idempotency/idempotency-key.store';
+import { CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
+import { createApiKey, createTenant, eventInput } from './helpers/factories';
+import { storedEventCount } from './helpers/event-rows';
+import { createdStatus, createWithKey, errorCodeOf, type IdempotencyDoor } from './helpers/idempotency';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+// D17: Idempotency-Key on REST writes and GraphQL mutations, stored in PostgreSQL.
+let app: TestApp;
+let key: string;
+let organizationId: string;
+beforeAll(async () => {
+  app = await startTestApp();
+  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
+});
+afterAll(() => app.close());
+
+const count = (slug: unknown) => storedEventCount(app.orm, organizationId, { slug });
+const DOORS: IdempotencyDoor[] = ['rest', 'graphql'];
+
+describe.each(DOORS)('through %s', (door) => {
+  test('a retry with the same key and request replays the stored answer; nothing runs twice', async () => {
+    const idempotencyKey = randomUUID();
+    const input = eventInput();
+    const first = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect(first.status).toBe(createdStatus(door));
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const retry = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect(retry.status).toBe(first.status);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.headers.location).toBe(first.headers.location);
+    expect(retry.headers['content-type']).toBe(first.headers['content-type']);
+    expect(retry.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    if (door === 'rest') expect(retry.headers.location).toBe(`/v1/events/${input.slug}`);
+    expect(await count(input.slug)).toBe(1);
+  });
+
+  test('the same key with another request is 422 IDEMPOTENCY_KEY_REUSED, and nothing runs', async () => {
+    const idempotencyKey = randomUUID();
+    const input = eventInput();
+    expect((await createWithKey(app.client, door, key, idempotencyKey, input)).status).toBe(createdStatus(door));
+    const other = eventInput();
+    const reused = await createWithKey(app.client, door, key, idempotencyKey, other);
+    expect(reused.status).toBe(422);
+    expect(errorCodeOf(reused)).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(reused.headers['x-request-id']).toBeDefined();
+    expect(await count(other.slug)).toBe(0);
+    // Not stored: the original request still replays.
+    expect((await createWithKey(app.client, door, key, idempotencyKey, input)).headers['idempotent-replayed']).toBe('true');
+  });
+
+  test('20 concurrent requests with one key: one execution; the others replay it or get 409 IN_USE with Retry-After', async () => {
+    const idempotencyKey = randomUUID();
+    const input = eventInput();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => createWithKey(app.client, door, key, idempotencyKey, input)));
+    expect(await count(input.slug)).toBe(1);
+    const ran = responses.filter((response) => response.status === createdStatus(door));
+    const inUse = responses.filter((response) => response.status === 409);
+    expect(ran.length + inUse.length).toBe(20);
+    expect(ran.filter((response) => response.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(new Set(ran.map((response) => response.text)).size).toBe(1);
+    for (const response of inUse) {
+      expect(errorCodeOf(response)).toBe('IDEMPOTENCY_KEY_IN_USE');
+      expect(response.headers['retry-after']).toBe('1');
+    }
+  });
+
+  test('a 400 decided by the rules is stored and replayed', async () => {
+    const idempotencyKey = randomUUID();
+    const input = eventInput({ title: '' });
+    const first = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect(errorCodeOf(first)).toBe('VALIDATION_ERROR');
+    const retry = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect([retry.status, retry.text, retry.headers['idempotent-replayed']]).toEqual([first.status, first.text, 'true']);
+  });
+
+  test('a 403 (decided before the operation) is not stored: the retry runs for real', async () => {
+    const { key: readOnly } = await createApiKey(app.orm, organizationId, { permissions: ['events:read'] });
+    const idempotencyKey = randomUUID();
+    const input = eventInput();
+    const refused = await createWithKey(app.client, door, readOnly, idempotencyKey, input);
+    expect(refused.status).toBe(403);
+    const retry = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect(retry.status).toBe(createdStatus(door));
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await count(input.slug)).toBe(1);
+  });
+
+  test.each([['x'.repeat(256)], ['caf\u00e9'], ['tab\there']])('a malformed key (%#) is 400 on field Idempotency-Key; nothing runs', async (idempotencyKey) => {
+    const input = eventInput();
+    const response = await createWithKey(app.client, door, key, idempotencyKey, input);
+    expect(response.status).toBe(400);
+    const details = response.body?.error?.details ?? response.body?.errors?.[0]?.extensions?.details;
+    expect(details.errors).toEqual([{ field: 'Idempotency-Key', message: expect.any(String) }]);
+    expect(await count(input.slug)).toBe(0);
+  });
+
+  test('keys are scoped to the organization: another organization with the same key runs its own request', async () => {
+    const other = await createTenant(app.orm);
+    const idempotencyKey = randomUUID();
+    const input = eventInput();
+    expect((await createWithKey(app.client, door, key, idempotencyKey, input)).status).toBe(createdStatus(door));
+    const theirs = await createWithKey(app.client, door, other.key, idempotencyKey, input);
+    expect(theirs.status).toBe(createdStatus(door));
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(await storedEventCount(app.orm, other.organization.id, { slug: input.slug })).toBe(1);
+  });
+});
+
+test('REST DELETE and PUT replay their answers (204, 404) instead of running again', async () => {
+  const input = eventInput();
+  await app.client.rest('POST', '/v1/events', key, input);
+  const idempotencyKey = randomUUID();
+  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey };
+  const deleted = await app.client.request('DELETE', `/v1/events/${input.slug}`, { headers });
+  expect(deleted.status).toBe(204);
+  const again = await app.client.request('DELETE', `/v1/events/${input.slug}`, { headers });
+  expect([again.status, again.text, again.headers['idempotent-replayed']]).toEqual([204, '', 'true']);
+
+  const missing = { ...headers, 'idempotency-key': randomUUID() };
+  const first = await app.client.request('PUT', '/v1/events/no-such-event', { headers: missing, json: { title: 'x' } });
+  expect(first.body.error.code).toBe('EVENT_NOT_FOUND');
+  await app.client.rest('POST', '/v1/events', key, eventInput({ slug: 'no-such-event' }));
+  const replayed = await app.client.request('PUT', '/v1/events/no-such-event', { headers: missing, json: { title: 'x' } });
+  expect([replayed.status, replayed.headers['idempotent-replayed']]).toEqual([404, 'true']);
+});
+
+test('a retried booking books once', async () => {
+  const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+  const idempotencyKey = randomUUID();
+  const book = () =>
+    app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+      json: { query: CREATE_BOOKING, variables: { input: { eventSlug: event.slug, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'A' } } },
+    });
+  const first = await book();
+  expect(first.body.data.createBooking.quantity).toBe(2);
+  const retry = await book();
+  expect(retry.headers['idempotent-replayed']).toBe('true');
+  expect(retry.body.data.createBooking.id).toBe(first.body.data.createBooking.id);
+  const stored = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  expect(stored.body.registrationCount).toBe(2);
+});
+
+test('a GraphQL query with the header is not recorded (only mutations are)', async () => {
+  const idempotencyKey = randomUUID();
+  const query = await app.client.request('POST', '/graphql', {
+    headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+    json: { query: '{ events { total } }' },
+  });
+  expect(query.status).toBe(200);
+  const rows = await app.orm.em.fork().getConnection().execute('select 1 from idempotency_keys where key = ?', [idempotencyKey]);
+  expect(rows).toHaveLength(0);
+});
+
+describe('lifetime', () => {
+  const rowsOf = (idempotencyKey: string) =>
+    app.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ hours: number }>>(
+        'select extract(epoch from expires_at - created_at) / 3600 as hours from idempotency_keys where organization_id = ? and key = ?',
+        [organizationId, idempotencyKey],
+      );
+  const age = (idempotencyKey: string, hours: number) =>
+    app.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `update idempotency_keys set created_at = created_at - make_interval(hours => ?), expires_at = expires_at - make_interval(hours => ?) where key = ?`,
+        [hours, hours, idempotencyKey],
+      );
+
+  test('records are kept 24 hours; past that a retry runs for real, and the cleanup deletes them', async () => {
+    const expiring = randomUUID();
+    const kept = randomUUID();
+    const input = eventInput();
+    expect((await createWithKey(app.client, 'rest', key, expiring, input)).status).toBe(201);
+    expect((await createWithKey(app.client, 'rest', key, kept, eventInput())).status).toBe(201);
+    expect((await rowsOf(expiring)).map((row) => Number(row.hours))).toEqual([24]);
+
+    await age(kept, 23);
+    await age(expiring, 25);
+    // Expired: the retry runs again (the slug now exists, so the rules refuse it), not a replay.
+    const retry = await createWithKey(app.client, 'rest', key, expiring, input);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.body.error.details.errors).toEqual([{ field: 'slug', message: expect.any(String) }]);
+
+    await age(expiring, 25);
+    const deleted = await new IdempotencyKeyStore(app.orm, 24).deleteExpired();
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    expect(await rowsOf(expiring)).toHaveLength(0);
+    expect(await rowsOf(kept)).toHaveLength(1);
+  });
+});
