@@ -5,8 +5,9 @@ import { MemberService } from '../src/modules/member/member.service';
 import { OrganizationPlan } from '../src/modules/organization/organization.entity';
 import { runCli, within } from './helpers/admin-cli';
 import { createMemberWithPassword } from './helpers/dashboard';
-import { createOrganization, eventInput } from './helpers/factories';
+import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 
 // One browser for the file, one page per person, reused across pages and widths. Screenshots of every
 // page at 1280 and 390 px wide are kept in test-artifacts/dashboard/ (git-ignored) for review.
@@ -20,10 +21,13 @@ jest.setTimeout(90_000);
 
 let app: TestApp;
 let browser: Browser;
+let receiver: WebhookReceiver;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/install-chromium (apt-get install chromium)`);
   mkdirSync(ARTIFACTS, { recursive: true });
-  app = await startTestApp({ USAGE_FLUSH_MS: '3600000' });
+  // A real receiver on loopback for the webhooks page (private networks allowed in this test app only).
+  receiver = await new WebhookReceiver().listen();
+  app = await startTestApp({ USAGE_FLUSH_MS: '3600000', ...WEBHOOK_TEST_ENV });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -32,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.close();
+  await receiver?.close();
 });
 
 async function newPage(): Promise<{ page: Page; errors: string[] }> {
@@ -153,6 +158,45 @@ test('invite link → set password → sign in → create a key → it lists eve
   await page.getByRole('status').getByText('Settings saved').waitFor();
   await capture(page, 'settings');
 
+  // Webhooks: an endpoint on the local receiver, its secret shown once, a test message that arrives and
+  // whose attempt the page shows, a redelivery, and a delete behind a confirmation.
+  await go(page, 'webhooks', 'Webhooks');
+  await page.getByText('No endpoints yet.').waitFor();
+  await page.getByLabel('URL (https)').fill(receiver.url);
+  await page.getByLabel('Description (optional)').fill('Local receiver');
+  await page.getByLabel('event.created').check();
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  const signingSecret = page.getByRole('textbox', { name: 'Signing secret' });
+  await signingSecret.waitFor();
+  const whsec = await signingSecret.inputValue();
+  expect(whsec).toMatch(/^whsec_/);
+  await page.getByText('This is the only time the signing secret is shown').waitFor();
+  await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+  await page.getByRole('row').filter({ hasText: receiver.url }).getByText('Local receiver', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Send test to Local receiver' }).click();
+  await page.getByRole('status').getByText('Test message queued').waitFor();
+  const [arrived] = await receiver.waitFor((received) => received.some((message) => message.json.type === 'webhook.test'));
+  expect(arrived.json.type).toBe('webhook.test');
+  expect(() => verify(whsec, arrived)).not.toThrow();
+  const attempts = page.getByRole('list', { name: `Attempts of message ${arrived.id}` });
+  const shown = await within(15_000, async () => {
+    await page.getByRole('button', { name: 'Refresh messages' }).click();
+    await page.getByRole('heading', { level: 2, name: `Messages to ${receiver.url}` }).waitFor();
+    // A redraw may replace the list between the two reads: try again then.
+    return attempts.innerText({ timeout: 1_000 }).then((text) => /#1 .*: 200/.test(text), () => false);
+  }, 200);
+  expect(shown).toBeDefined();
+  await page.getByRole('cell', { name: 'SUCCEEDED', exact: true }).waitFor();
+  await capture(page, 'webhooks');
+  await page.getByRole('button', { name: `Redeliver message ${arrived.id}` }).click();
+  await page.getByRole('status').getByText(`Message ${arrived.id} sent again`).waitFor();
+  await receiver.waitFor((received) => received.filter((message) => message.id === arrived.id).length >= 2);
+  await page.getByRole('button', { name: 'Delete Local receiver' }).click();
+  const deleteDialog = page.getByRole('dialog', { name: 'Delete Local receiver?' });
+  await deleteDialog.getByRole('button', { name: 'Delete endpoint' }).click();
+  await page.getByRole('status').getByText('Endpoint deleted').waitFor();
+  await page.getByText('No endpoints yet.').waitFor();
+
   await app.service.usage.flush();
   await go(page, 'usage', 'Usage');
   // Two requests succeeded before the revocation (the polls after it were refused before any key counted).
@@ -190,6 +234,18 @@ test('a MEMBER sees read-only pages without the create button, and the GraphQL m
   expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
   expect(await page.getByRole('combobox').count()).toBe(0);
   await expectAccessible(page, 'members (member)');
+
+  // Webhooks read-only: the endpoint and its messages, no add, send, rotate or delete.
+  const { key: webhookKey } = await createApiKey(app.orm, organization.id, { permissions: ['webhooks:write'] });
+  const endpoint = await app.client.graphql(webhookKey, CREATE_ENDPOINT, { input: { url: `${receiver.url}?member`, description: 'Read only hook' } });
+  expect(endpoint.body.errors).toBeUndefined();
+  await go(page, 'webhooks', 'Webhooks');
+  await page.getByRole('button', { name: 'Messages of Read only hook' }).click();
+  await page.getByText('No messages yet.').waitFor();
+  for (const name of ['Add endpoint', 'Send test to Read only hook', 'Rotate secret of Read only hook', 'Delete Read only hook']) {
+    expect({ name, count: await page.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
+  }
+  await expectAccessible(page, 'webhooks (member)');
 
   await go(page, 'settings', 'Organization settings');
   await page.getByText('Only organization admins can change these settings.').waitFor();

@@ -14,6 +14,16 @@ export type CreateApiKeyInput = {
   permissions: Array<string>;
 };
 
+export type CreateWebhookEndpointInput = {
+  description: string | null | undefined;
+  /** Default true. */
+  enabled: boolean | null | undefined;
+  /** Message types to send; empty or absent means all. */
+  eventTypes: Array<string> | null | undefined;
+  /** https URL with a public address (D18). */
+  url: string;
+};
+
 export type InviteMemberInput = {
   email: string;
   name: string;
@@ -32,6 +42,12 @@ export type UpdateOrganizationSettingsInput = {
   restrictionMode: string | null | undefined;
   timezone: string | null | undefined;
 };
+
+/** PENDING until an attempt gets a 2xx (SUCCEEDED) or the retry schedule runs out (FAILED). */
+export type WebhookMessageStatus =
+  | 'FAILED'
+  | 'PENDING'
+  | 'SUCCEEDED';
 
 export type ApiKeyFieldsFragment = { id: string, name: string, environment: string, prefix: string, permissions: Array<string>, effectivePermissions: Array<string>, createdInDashboard: boolean, status: string, createdAt: string, lastUsedAt: string | null, expiresAt: string | null, revokedAt: string | null, createdBy: { id: string, name: string, email: string } | null };
 
@@ -117,6 +133,56 @@ export type UsageQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type UsageQuery = { usage: { days: Array<string>, rateLimited: Array<number>, keys: Array<{ apiKeyId: string, name: string, prefix: string, requests: Array<number>, rateLimited: Array<number> }> } };
 
+export type WebhookEndpointFieldsFragment = { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null };
+
+export type WebhookEndpointsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WebhookEndpointsQuery = { webhookEndpoints: Array<{ id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null }> };
+
+export type WebhookMessagesQueryVariables = Exact<{
+  endpointId: string | number;
+}>;
+
+
+export type WebhookMessagesQuery = { webhookMessages: { total: number, messages: Array<{ id: string, type: string, status: WebhookMessageStatus, createdAt: string, nextAttemptAt: string | null, attempts: Array<{ attemptNumber: number, attemptedAt: string, statusCode: number | null, durationMs: number, error: string | null }> }> } };
+
+export type CreateWebhookEndpointMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+}>;
+
+
+export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { secret: string, endpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } } };
+
+export type DeleteWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteWebhookEndpointMutation = { deleteWebhookEndpoint: { id: string } };
+
+export type RotateWebhookSecretMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RotateWebhookSecretMutation = { rotateWebhookSecret: { secret: string, endpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } } };
+
+export type SendTestWebhookMutationVariables = Exact<{
+  endpointId: string | number;
+}>;
+
+
+export type SendTestWebhookMutation = { sendTestWebhook: { id: string } };
+
+export type RedeliverWebhookMessageMutationVariables = Exact<{
+  endpointId: string | number;
+  messageId: string | number;
+}>;
+
+
+export type RedeliverWebhookMessageMutation = { redeliverWebhookMessage: { id: string } };
+
 export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -129,3 +195,10 @@ export const ChangeMemberRoleDocument = "mutation ChangeMemberRole($id: ID!, $ro
 export const RemoveMemberDocument = "mutation RemoveMember($id: ID!) {\n  removeMember(id: $id) {\n    id\n  }\n}";
 export const UpdateOrganizationSettingsDocument = "mutation UpdateOrganizationSettings($input: UpdateOrganizationSettingsInput!) {\n  updateOrganizationSettings(input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
 export const UsageDocument = "query Usage {\n  usage {\n    days\n    rateLimited\n    keys {\n      apiKeyId\n      name\n      prefix\n      requests\n      rateLimited\n    }\n  }\n}";
+export const WebhookEndpointsDocument = "query WebhookEndpoints {\n  webhookEndpoints {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const WebhookMessagesDocument = "query WebhookMessages($endpointId: ID!) {\n  webhookMessages(endpointId: $endpointId, page: 1, limit: 20) {\n    total\n    messages {\n      id\n      type\n      status\n      createdAt\n      nextAttemptAt\n      attempts {\n        attemptNumber\n        attemptedAt\n        statusCode\n        durationMs\n        error\n      }\n    }\n  }\n}";
+export const CreateWebhookEndpointDocument = "mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n  createWebhookEndpoint(input: $input) {\n    secret\n    endpoint {\n      ...WebhookEndpointFields\n    }\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const DeleteWebhookEndpointDocument = "mutation DeleteWebhookEndpoint($id: ID!) {\n  deleteWebhookEndpoint(id: $id) {\n    id\n  }\n}";
+export const RotateWebhookSecretDocument = "mutation RotateWebhookSecret($id: ID!) {\n  rotateWebhookSecret(id: $id) {\n    secret\n    endpoint {\n      ...WebhookEndpointFields\n    }\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const SendTestWebhookDocument = "mutation SendTestWebhook($endpointId: ID!) {\n  sendTestWebhook(endpointId: $endpointId) {\n    id\n  }\n}";
+export const RedeliverWebhookMessageDocument = "mutation RedeliverWebhookMessage($endpointId: ID!, $messageId: ID!) {\n  redeliverWebhookMessage(endpointId: $endpointId, messageId: $messageId) {\n    id\n  }\n}";

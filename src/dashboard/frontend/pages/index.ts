@@ -3,6 +3,7 @@ import { keysPage } from './keys';
 import { membersPage } from './members';
 import { settingsPage } from './settings';
 import { usagePage } from './usage';
+import { webhooksPage } from './webhooks';
 
-/** The pages in navigation order; a new page (e.g. webhooks) is one import and one entry here. */
-export const PAGES: readonly Page[] = [keysPage, membersPage, settingsPage, usagePage];
+/** The pages in navigation order; a new page is one import and one entry here. */
+export const PAGES: readonly Page[] = [keysPage, membersPage, webhooksPage, settingsPage, usagePage];

@@ -1,0 +1,211 @@
+import { messageOf, request } from '../api';
+import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import {
+  CreateWebhookEndpointDocument,
+  DeleteWebhookEndpointDocument,
+  RedeliverWebhookMessageDocument,
+  RotateWebhookSecretDocument,
+  SendTestWebhookDocument,
+  WebhookEndpointsDocument,
+  WebhookMessagesDocument,
+  type CreateWebhookEndpointMutation,
+  type CreateWebhookEndpointMutationVariables,
+  type DeleteWebhookEndpointMutation,
+  type DeleteWebhookEndpointMutationVariables,
+  type RedeliverWebhookMessageMutation,
+  type RedeliverWebhookMessageMutationVariables,
+  type RotateWebhookSecretMutation,
+  type RotateWebhookSecretMutationVariables,
+  type SendTestWebhookMutation,
+  type SendTestWebhookMutationVariables,
+  type WebhookEndpointFieldsFragment,
+  type WebhookEndpointsQuery,
+  type WebhookMessagesQuery,
+  type WebhookMessagesQueryVariables,
+} from '../generated/operations';
+import type { Page, PageContext } from '../page';
+
+const EVENT_TYPES = ['event.created', 'event.updated', 'event.published', 'event.cancelled', 'event.deleted', 'booking.created', 'booking.cancelled'];
+const SECRET_WARNING = 'This is the only time the signing secret is shown. Configure your receiver with it now.';
+
+/** A secret just made, and the endpoint whose messages are open, kept across re-renders. */
+let pendingSecret: string | undefined;
+let openEndpointId: string | undefined;
+
+function createForm(context: PageContext): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'card', 'aria-labelledby': 'create-webhook-title' },
+    h('h2', { id: 'create-webhook-title' }, 'Add an endpoint'),
+    h('label', { for: 'webhook-url' }, 'URL (https)'),
+    h('input', { id: 'webhook-url', name: 'url', type: 'url', required: true, autocomplete: 'off' }),
+    h('label', { for: 'webhook-description' }, 'Description (optional)'),
+    h('input', { id: 'webhook-description', name: 'description', autocomplete: 'off' }),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'Message types (none checked: every type)'),
+      ...EVENT_TYPES.map((type) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'eventTypes', value: type }), type)),
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const description = field(data, 'description');
+    const variables: CreateWebhookEndpointMutationVariables = {
+      input: { url: field(data, 'url'), description: description === '' ? null : description, eventTypes: data.getAll('eventTypes').filter((value): value is string => typeof value === 'string'), enabled: true },
+    };
+    request<CreateWebhookEndpointMutation, CreateWebhookEndpointMutationVariables>(CreateWebhookEndpointDocument, variables).then(
+      (result) => {
+        pendingSecret = result.createWebhookEndpoint.secret;
+        context.reload();
+      },
+      (error: unknown) => context.showError(error),
+    );
+  });
+  return form;
+}
+
+async function messagesOf(context: PageContext, endpoint: WebhookEndpointFieldsFragment): Promise<HTMLElement> {
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'messages-title' },
+    h('h2', { id: 'messages-title' }, `Messages to ${endpoint.url}`),
+    // Deliveries happen in the background: this shows the attempts made since the page was drawn.
+    h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => context.reload() }, 'Refresh messages')),
+  );
+  let result: WebhookMessagesQuery;
+  try {
+    result = await request<WebhookMessagesQuery, WebhookMessagesQueryVariables>(WebhookMessagesDocument, { endpointId: endpoint.id });
+  } catch (error) {
+    section.append(h('p', { class: 'error-text' }, messageOf(error)));
+    return section;
+  }
+  if (result.webhookMessages.messages.length === 0) {
+    section.append(h('p', {}, 'No messages yet.'));
+    return section;
+  }
+  const rows = result.webhookMessages.messages.map((message) => {
+    const attempts =
+      message.attempts.length === 0
+        ? 'none yet'
+        : h(
+            'ul',
+            { class: 'attempts-list', 'aria-label': `Attempts of message ${message.id}` },
+            ...message.attempts.map((attempt) =>
+              h('li', {}, `#${attempt.attemptNumber} ${formatDate(attempt.attemptedAt)}: ${attempt.statusCode ?? attempt.error ?? '—'} (${Math.round(attempt.durationMs)} ms)`),
+            ),
+          );
+    const redeliver = context.session.permissions.includes('webhooks:write')
+      ? h('button', {
+          type: 'button',
+          class: 'secondary',
+          'aria-label': `Redeliver message ${message.id}`,
+          onclick: () =>
+            void request<RedeliverWebhookMessageMutation, RedeliverWebhookMessageMutationVariables>(RedeliverWebhookMessageDocument, {
+              endpointId: endpoint.id,
+              messageId: message.id,
+            }).then(() => {
+              context.announce(`Message ${message.id} sent again`);
+              context.reload();
+            }, (error: unknown) => context.showError(error)),
+        }, 'Redeliver')
+      : null;
+    return h(
+      'tr',
+      {},
+      h('td', {}, h('code', {}, message.id)),
+      h('td', {}, message.type),
+      h('td', {}, message.status),
+      h('td', {}, formatDate(message.createdAt)),
+      h('td', { class: 'attempts' }, attempts, message.nextAttemptAt ? h('div', { class: 'hint' }, `next: ${formatDate(message.nextAttemptAt)}`) : null),
+      h('td', { class: 'row-actions' }, redeliver),
+    );
+  });
+  section.append(scrollingTable(`Messages to ${endpoint.url}`, ['Message', 'Type', 'Status', 'Created', 'Attempts', 'Actions'], rows));
+  return section;
+}
+
+async function rotateSecret(context: PageContext, endpoint: WebhookEndpointFieldsFragment): Promise<void> {
+  if (!(await confirmDialog('Rotate the signing secret?', 'The old secret keeps signing beside the new one for 24 hours.', 'Rotate secret'))) return;
+  try {
+    const result = await request<RotateWebhookSecretMutation, RotateWebhookSecretMutationVariables>(RotateWebhookSecretDocument, { id: endpoint.id });
+    pendingSecret = result.rotateWebhookSecret.secret;
+    context.reload();
+  } catch (error) {
+    context.showError(error);
+  }
+}
+
+async function remove(context: PageContext, endpoint: WebhookEndpointFieldsFragment, label: string): Promise<void> {
+  if (!(await confirmDialog(`Delete ${label}?`, 'It gets no more messages; this cannot be undone.', 'Delete endpoint'))) return;
+  try {
+    await request<DeleteWebhookEndpointMutation, DeleteWebhookEndpointMutationVariables>(DeleteWebhookEndpointDocument, { id: endpoint.id });
+    if (openEndpointId === endpoint.id) openEndpointId = undefined;
+    context.announce('Endpoint deleted');
+    context.reload();
+  } catch (error) {
+    context.showError(error);
+  }
+}
+
+function endpointRow(context: PageContext, endpoint: WebhookEndpointFieldsFragment): HTMLTableRowElement {
+  const canWrite = context.session.permissions.includes('webhooks:write');
+  const label = endpoint.description ?? endpoint.url;
+  const actions = h(
+    'td',
+    { class: 'row-actions' },
+    h('button', { type: 'button', class: 'secondary', 'aria-label': `Messages of ${label}`, onclick: () => {
+          openEndpointId = endpoint.id;
+          context.reload();
+        } }, 'Messages'),
+  );
+  if (canWrite) {
+    actions.append(
+      h('button', {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Send test to ${label}`,
+        onclick: () =>
+          void request<SendTestWebhookMutation, SendTestWebhookMutationVariables>(SendTestWebhookDocument, { endpointId: endpoint.id }).then(() => {
+            openEndpointId = endpoint.id;
+            context.announce('Test message queued');
+            context.reload();
+          }, (error: unknown) => context.showError(error)),
+      }, 'Send test'),
+      h('button', { type: 'button', class: 'secondary', 'aria-label': `Rotate secret of ${label}`, onclick: () => void rotateSecret(context, endpoint) }, 'Rotate secret'),
+      h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${label}`, onclick: () => void remove(context, endpoint, label) }, 'Delete'),
+    );
+  }
+  return h(
+    'tr',
+    {},
+    h('td', {}, endpoint.url, endpoint.description ? h('div', { class: 'hint' }, endpoint.description) : null),
+    h('td', {}, endpoint.eventTypes.join(', ') || 'every type'),
+    h('td', {}, endpoint.enabled ? 'enabled' : `disabled${endpoint.disabledReason ? `: ${endpoint.disabledReason}` : ''}`),
+    h('td', {}, formatDate(endpoint.createdAt)),
+    actions,
+  );
+}
+
+export const webhooksPage: Page = {
+  path: 'webhooks',
+  title: 'Webhooks',
+  async render(context) {
+    const { main } = context;
+    if (pendingSecret !== undefined) {
+      main.append(secretPanel('Signing secret', pendingSecret, SECRET_WARNING, 'Copy secret'));
+      pendingSecret = undefined;
+    }
+    if (context.session.permissions.includes('webhooks:write')) main.append(createForm(context));
+    const { webhookEndpoints } = await request<WebhookEndpointsQuery, Record<string, never>>(WebhookEndpointsDocument);
+    if (webhookEndpoints.length === 0) {
+      main.append(h('p', {}, 'No endpoints yet.'));
+      return;
+    }
+    main.append(scrollingTable('Webhook endpoints', ['URL', 'Types', 'State', 'Created', 'Actions'], webhookEndpoints.map((endpoint) => endpointRow(context, endpoint))));
+    const open = webhookEndpoints.find((endpoint) => endpoint.id === openEndpointId);
+    if (open) main.append(await messagesOf(context, open));
+  },
+};
