@@ -18,6 +18,7 @@ import { IdempotencyKeyStore } from './idempotency/idempotency-key.store';
 import { idempotentRequests } from './idempotency/idempotent-requests';
 import { createLimits } from './limits/limits';
 import { compileRoutes } from './rest/rest-executor';
+import { webhookSecretBox } from './modules/webhook/webhook-secret';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
 import { eventPayloadRenderer } from './rest/event-payload';
@@ -62,7 +63,11 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const limits = await createLimits(config, logger);
   const dashboard = config.dashboard;
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
-  const idempotencyKeys = new IdempotencyKeyStore(orm, config.idempotencyKeyTtlHours);
+  const idempotencyKeys = new IdempotencyKeyStore(
+    orm,
+    config.idempotencyKeyTtlHours,
+    webhookSecretBox({ secretKey: config.webhooks.secretKey, dataDir: config.dataDir }),
+  );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);

@@ -35,6 +35,13 @@ describe.each(DOORS)('through %s', (door) => {
     expect(retry.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     if (door === 'rest') expect(retry.headers.location).toBe(`/v1/events/${input.slug}`);
     expect(await count(input.slug)).toBe(1);
+    // The stored answer is sealed at rest: it may hold a secret shown once (a new key, a signing secret).
+    const [stored] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ response_body: string }[]>('select response_body from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]);
+    expect(stored.response_body).not.toContain(input.slug);
+    expect(stored.response_body).toMatch(/^v1:/);
   });
 
   test('the same key with another request is 422 IDEMPOTENCY_KEY_REUSED, and nothing runs', async () => {
@@ -189,7 +196,7 @@ describe('lifetime', () => {
     expect(retry.body.error.details.errors).toEqual([{ field: 'slug', message: expect.any(String) }]);
 
     await age(expiring, 25);
-    const deleted = await new IdempotencyKeyStore(app.orm, 24).deleteExpired();
+    const deleted = await new IdempotencyKeyStore(app.orm, 24, { seal: (plain) => plain, open: (sealed) => sealed }).deleteExpired();
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect(await rowsOf(expiring)).toHaveLength(0);
     expect(await rowsOf(kept)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/db/database';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
@@ -21,7 +21,9 @@ describeOnPostgres('two server processes need a PostgreSQL server')('Idempotency
     database = await createTestDatabase();
     orm = await openDatabase({ clientUrl: database.url });
     ({ key, organization: { id: organizationId } } = await createTenant(orm));
-    servers = await Promise.all([spawnServer({ DATABASE_URL: database.url }), spawnServer({ DATABASE_URL: database.url })]);
+    // Instances share the server key, as an operator sets it (stored answers are sealed with it).
+    const shared = { DATABASE_URL: database.url, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+    servers = await Promise.all([spawnServer(shared), spawnServer(shared)]);
   }, 90_000);
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));

@@ -28,11 +28,22 @@ interface Row {
  */
 export const LEASE_SECONDS = 120;
 
-/** Idempotency-Key records in PostgreSQL (table idempotency_keys), scoped to an organization. */
+/** Seals what is stored at rest (AES-256-GCM under the server key: see webhook-secret.ts). */
+export interface ResponseSealer {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+/**
+ * Idempotency-Key records in PostgreSQL (table idempotency_keys), scoped to an organization. A stored
+ * body can hold a secret shown once (a new API key, a webhook signing secret), so bodies are kept
+ * sealed: a database dump reveals none of them.
+ */
 export class IdempotencyKeyStore {
   constructor(
     private readonly orm: MikroORM,
     private readonly ttlHours: number,
+    private readonly sealer: ResponseSealer,
   ) {}
 
   private execute<T>(sql: string, params: unknown[]): Promise<T[]> {
@@ -69,7 +80,7 @@ export class IdempotencyKeyStore {
       if (row.state === 'RUNNING') return { kind: 'in-use' };
       return {
         kind: 'replay',
-        response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body ?? '' },
+        response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body === null ? '' : this.sealer.open(row.response_body) },
       };
     }
     return { kind: 'in-use' };
@@ -80,7 +91,7 @@ export class IdempotencyKeyStore {
     await this.execute(
       `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?, response_headers = ?, response_body = ?
        where organization_id = ? and key = ? and fingerprint = ? and state = 'RUNNING'`,
-      [response.status, JSON.stringify(response.headers), response.body, organizationId, key, fingerprint],
+      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), organizationId, key, fingerprint],
     );
   }
 
