@@ -18,6 +18,7 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValueNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import { AppError, type FieldError } from '../errors/app-error';
@@ -160,26 +161,40 @@ function argumentErrors(
   return errors;
 }
 
+/** Where an operation (with the fragments it may spread) has an argument to check: all of it fixed by the document. */
+interface ArgumentSite {
+  readonly name: string;
+  readonly type: GraphQLInputType;
+  readonly value: ValueNode;
+  /** The field is a root field (its argument rules run here). */
+  readonly isRoot: boolean;
+}
+
+interface ArgumentPlan {
+  readonly schema: GraphQLSchema;
+  readonly document: DocumentNode;
+  /** Declared variables that must have a value (non-null, no default), in declaration order. */
+  readonly required: readonly string[];
+  readonly sites: readonly ArgumentSite[];
+}
+
 /**
- * Checks every argument of `operation` (and of the fragments it may spread) with its variables, before
- * execution: VALIDATION_ERROR listing every failing field. Arguments are visited with graphql's
- * iterative visitor, so a deep document costs no stack.
+ * What the document says about an operation's arguments, found once per parsed operation (REST routes
+ * and Apollo's document cache reuse theirs): the visit with type information costs more than checking
+ * a request's values, and nothing in it depends on the variables.
  */
-export function assertValidArguments(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Readonly<Record<string, unknown>>,
-): void {
-  const errors: FieldError[] = [];
-  const deferred: Array<() => FieldError[]> = [];
+const plans = new WeakMap<OperationDefinitionNode, ArgumentPlan>();
+
+function argumentPlan(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentPlan {
+  const cached = plans.get(operation);
+  if (cached && cached.schema === schema && cached.document === document) return cached;
   const declared = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
+  const required: string[] = [];
   for (const [name, definition] of declared) {
     const type = typeFromAST(schema, definition.type);
-    if (type && isNonNullType(type) && !definition.defaultValue && variables[name] === undefined) {
-      errors.push({ field: name, message: `${name} is required` });
-    }
+    if (type && isNonNullType(type) && !definition.defaultValue) required.push(name);
   }
+  const sites: ArgumentSite[] = [];
   const typeInfo = new TypeInfo(schema);
   const rootTypes = new Set<GraphQLNamedType | null | undefined>([schema.getQueryType(), schema.getMutationType()]);
   rootTypes.delete(null);
@@ -191,14 +206,37 @@ export function assertValidArguments(
         Argument(node) {
           const argument = typeInfo.getArgument();
           if (!argument || !isInputType(argument.type)) return;
-          if (node.value.kind === Kind.VARIABLE && variables[node.value.name.value] === undefined) return;
           // Variables of another operation in the same document are not this request's: leave them out.
           if (node.value.kind === Kind.VARIABLE && !declared.has(node.value.name.value)) return;
-          const value = valueFromASTUntyped(node.value, variables);
-          errors.push(...argumentErrors(schema, node.name.value, argument.type, value, rootTypes.has(typeInfo.getParentType()), deferred));
+          sites.push({ name: node.name.value, type: argument.type, value: node.value, isRoot: rootTypes.has(typeInfo.getParentType()) });
         },
       }),
     );
+  }
+  const plan = { schema, document, required, sites };
+  plans.set(operation, plan);
+  return plan;
+}
+
+/**
+ * Checks every argument of `operation` (and of the fragments it may spread) with its variables, before
+ * execution: VALIDATION_ERROR listing every failing field. Arguments are found with graphql's
+ * iterative visitor (once per parsed operation), so a deep document costs no stack.
+ */
+export function assertValidArguments(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>>,
+): void {
+  const errors: FieldError[] = [];
+  const deferred: Array<() => FieldError[]> = [];
+  const plan = argumentPlan(schema, document, operation);
+  for (const name of plan.required) if (variables[name] === undefined) errors.push({ field: name, message: `${name} is required` });
+  for (const site of plan.sites) {
+    if (site.value.kind === Kind.VARIABLE && variables[site.value.name.value] === undefined) continue;
+    const value = valueFromASTUntyped(site.value, variables);
+    errors.push(...argumentErrors(schema, site.name, site.type, value, site.isRoot, deferred));
   }
   if (errors.length > 0) for (const rules of deferred) errors.push(...rules());
   const unique = [...new Map(errors.map((error) => [`${error.field}\u0000${error.message}`, error])).values()];
