@@ -1,11 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
 import type { WebhookSettings } from '../../config';
 import type { WebhookMetrics, AttemptResult } from './webhook-metrics';
 import type { SecretBox } from './webhook-secret';
 import { WebhookSender, type AttemptOutcome } from './webhook-sender';
-import { WEBHOOK_CHANNEL } from './webhook-types';
+import { WebhookListener } from './webhook-listener';
 import type { Resolve } from './webhook-destination';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
@@ -62,9 +61,8 @@ export function retryDelayMs(schedule: readonly number[], index: number): number
 export class WebhookWorker {
   private readonly sender: WebhookSender;
   private readonly inFlight = new Set<Promise<void>>();
-  private listener: Client | undefined;
+  private readonly listener: WebhookListener | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private ticking = false;
   private again = false;
   private stopped = false;
@@ -75,10 +73,11 @@ export class WebhookWorker {
       allowPrivateNetworks: options.settings.allowPrivateNetworks,
       resolve: options.resolve,
     });
+    if (options.listenUrl) this.listener = new WebhookListener(options.listenUrl, () => this.wake(), options.logger);
   }
 
   async start(): Promise<void> {
-    if (this.options.listenUrl) await this.listen();
+    await this.listener?.start();
     const interval = this.options.listenUrl ? this.options.settings.pollIntervalMs : Math.min(this.options.settings.pollIntervalMs, 250);
     this.pollTimer = setInterval(() => this.wake(), interval);
     this.pollTimer.unref();
@@ -108,10 +107,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.pollTimer);
-    clearTimeout(this.reconnectTimer);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     await Promise.all([...this.inFlight]);
     this.sender.close();
   }
@@ -251,35 +247,6 @@ export class WebhookWorker {
     const disabled = result.disabled === true;
     if (status !== 'PENDING') metrics.deliveries.inc({ outcome: status === 'SUCCEEDED' ? 'succeeded' : 'failed' });
     if (disabled) logger.warn({ webhookEndpointId: row.endpoint_id }, 'webhook endpoint disabled: every message failed for 5 days');
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped || !this.options.listenUrl) return;
-    const client = new Client({ connectionString: this.options.listenUrl, keepAlive: true, application_name: 'event-service-webhook-worker' });
-    const retry = (error: unknown) => {
-      if (this.listener === client) this.listener = undefined;
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      void client.end().catch(() => undefined);
-      if (this.stopped || this.reconnectTimer) return;
-      this.options.logger.warn({ err: errorText(error) }, 'webhook worker lost its LISTEN connection; polling until it reconnects');
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = undefined;
-        void this.listen();
-      }, 1_000);
-      this.reconnectTimer.unref();
-    };
-    client.on('notification', () => this.wake());
-    client.on('error', retry);
-    client.on('end', () => retry(new Error('connection ended')));
-    try {
-      await client.connect();
-      await client.query(`listen ${WEBHOOK_CHANNEL}`);
-      this.listener = client;
-      this.wake();
-    } catch (error) {
-      retry(error);
-    }
   }
 }
 
