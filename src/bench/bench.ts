@@ -4,7 +4,6 @@ import { readFileSync, mkdtempSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -12,6 +11,7 @@ import { openDatabase } from '../db/database';
 import { ApiKeyService } from '../modules/api-key/api-key.service';
 import { OrganizationService } from '../modules/organization/organization.service';
 import { PERMISSIONS } from '../auth/permissions';
+import { adminQuery, benchDatabaseUrl, percentile } from './bench-database';
 
 /**
  * `npm run bench`: latency and memory of the hot routes against a throw-away database on the local
@@ -19,7 +19,6 @@ import { PERMISSIONS } from '../auth/permissions';
  * runs in its own process (`node dist/server.js`), as in production, so the load generator here does
  * not share its event loop.
  */
-const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 /**
@@ -33,20 +32,6 @@ const TARGETS = {
   createsPerSecond: Number(process.env.BENCH_CREATES_PER_SECOND ?? 150),
   rssMb: Number(process.env.BENCH_RSS_MB ?? 250),
 };
-
-async function admin(sql: string): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function measure(
   name: string,
@@ -93,14 +78,13 @@ async function residentMegabytes(pid: number): Promise<number> {
 
 async function main(): Promise<void> {
   const database = `event_service_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`create database "${database}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  const orm = await openDatabase({ clientUrl: url.toString() });
+  await adminQuery(`create database "${database}"`);
+  const url = benchDatabaseUrl(database);
+  const orm = await openDatabase({ clientUrl: url });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-bench-'));
   const port = await freePort();
   const server = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), path.join(__dirname, '..', 'server.js')], {
-    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000' },
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '10000000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const service = { port };
@@ -188,7 +172,7 @@ async function main(): Promise<void> {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));
     await orm.close(true);
-    await admin(`drop database if exists "${database}" with (force)`);
+    await adminQuery(`drop database if exists "${database}" with (force)`);
   }
 }
 

@@ -7,11 +7,11 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { PERMISSIONS } from '../auth/permissions';
 import { openDatabase } from '../db/database';
 import { ApiKeyService } from '../modules/api-key/api-key.service';
 import { OrganizationService } from '../modules/organization/organization.service';
+import { adminQuery, benchDatabaseUrl, percentile } from './bench-database';
 
 /**
  * `npm run --silent bench:webhooks`: webhook delivery latency (from the outbox write in the committing
@@ -19,29 +19,15 @@ import { OrganizationService } from '../modules/organization/organization.servic
  * on a backlog of BENCH_WEBHOOK_BACKLOG messages. The server runs in its own process on a throw-away
  * database of the local PostgreSQL; the receiver (here) answers 204 at once. A measurement, not a test.
  */
-const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const CHANGES = Number(process.env.BENCH_WEBHOOK_CHANGES ?? 400);
 const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 2000);
 const CLIENTS = Number(process.env.BENCH_WEBHOOK_CLIENTS ?? 4);
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
 async function main(): Promise<void> {
   const database = `event_service_webhook_bench_${randomBytes(4).toString('hex')}`;
   await adminQuery(`create database "${database}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  const orm = await openDatabase({ clientUrl: url.toString() });
+  const url = benchDatabaseUrl(database);
+  const orm = await openDatabase({ clientUrl: url });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-webhook-bench-'));
 
   const received = new Map<string, number>();
@@ -70,7 +56,7 @@ async function main(): Promise<void> {
   const server = spawn(process.execPath, [path.join(__dirname, '..', 'server.js')], {
     env: {
       ...process.env,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: url,
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
