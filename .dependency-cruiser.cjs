@@ -2,7 +2,8 @@
  * Import rules run by `npm test` (`npm run lint:imports`): imports only go down the layers
  *   transport (app, http, rest, graphql/apollo) → guards (auth, limits) → resolver → command
  *   → policy / repository → ORM
- * and never in a cycle.
+ * and never in a cycle. The admin CLI (src/cli) and the dashboard's endpoints (src/dashboard) are doors
+ * too: like resolvers, they call commands and read through repositories.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -45,9 +46,39 @@ module.exports = {
     {
       name: 'commands-not-up',
       severity: 'error',
-      comment: 'A command is called by resolvers; it never calls one, nor another module\'s resolver.',
-      from: { path: '/commands/' },
-      to: { path: '\\.resolver\\.ts$|^src/graphql/' },
+      comment: 'A command is called by resolvers, the CLI and the dashboard; it never calls one of them, nor a service.',
+      from: { path: '^src/modules/[^/]+/commands/' },
+      to: { path: '\\.resolver\\.ts$|\\.service\\.ts$|^src/graphql/|^src/(cli|dashboard)/' },
+    },
+    {
+      name: 'cli-and-dashboard-through-commands',
+      severity: 'error',
+      comment:
+        'The admin CLI, the dashboard\'s endpoints, the development tenant and the benchmarks change data only through a command ' +
+        '(src/modules/<module>/commands/) and read through repositories, read models and views; rules come from policies. ' +
+        '(The webhook module still has its service.)',
+      from: { path: '^src/(cli|dashboard|db|bench)/' },
+      to: {
+        path: '^src/modules/',
+        pathNot:
+          '/commands/|\\.(repository|read-model|policy|view|entity|constants|types)\\.ts$|^src/modules/member/secret-token\\.ts$|^src/modules/organization/ip-allowlist\\.ts$|^src/modules/webhook/',
+      },
+    },
+    {
+      name: 'no-orm-in-cli-and-dashboard',
+      severity: 'error',
+      comment: 'The CLI and the dashboard reach the database only through repositories (type imports of the EntityManager are fine).',
+      from: { path: '^src/(cli|dashboard)/' },
+      to: { path: '@mikro-orm', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'facades-only-for-tests',
+      severity: 'error',
+      comment:
+        'MemberService, OrganizationService, ApiKeyService and InvitationService are thin facades over the commands, kept for test ' +
+        'helpers; code in src/ calls the commands and repositories.',
+      from: { path: '^src/', pathNot: '^src/modules/(member|organization|api-key)/[^/]+\\.service\\.ts$|^src/dashboard/invitation\\.service\\.ts$' },
+      to: { path: '^src/modules/(member|organization|api-key)/[^/]+\\.service\\.ts$|^src/dashboard/invitation\\.service\\.ts$' },
     },
     {
       name: 'policies-are-pure',

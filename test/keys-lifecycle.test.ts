@@ -117,28 +117,11 @@ test('rotate issues a like key; the old one works through the 24 h grace period,
   ).toBeDefined();
   expect((await app.client.rest('GET', LIST, immediate.json.key)).status).toBe(200);
 
-  const revoked = await keyOf(organization.id);
-  await runCli(app.databaseUrl, ['key', 'revoke', revoked.id]);
-  const refused = await runCli(app.databaseUrl, ['key', 'rotate', revoked.id]);
-  expect(refused.code).not.toBe(0);
-  expect(refused.stderr).toContain('the key is revoked');
+  // A revoked or expired key is not rotated, and a rotation keeps a lifetime: test/commands/access-commands.test.ts
+  // (rotate), test/policies/api-key.policy.test.ts (assertRotatable, rotationDates).
   const badGrace = await runCli(app.databaseUrl, ['key', 'rotate', old.id, '--grace-hours', 'soon']);
   expect(badGrace.code).not.toBe(0);
   expect(badGrace.stderr).toContain('--grace-hours must be a whole number');
 });
 
-test('a key with a lifetime is rotated to a key with the same lifetime from now', async () => {
-  const organization = await createOrganization(app.orm);
-  const old = await keyOf(organization.id, { expiresAt: new Date(Date.now() + 90 * 24 * 3_600_000) });
-  const rotated = await runCli(app.databaseUrl, ['key', 'rotate', old.id]);
-  const lifetime = new Date(rotated.json.expiresAt).getTime() - new Date(rotated.json.createdAt).getTime();
-  expect(Math.abs(lifetime - 90 * 24 * 3_600_000)).toBeLessThan(5_000);
-});
-
-test('every command explains itself with --help', async () => {
-  for (const command of [['key', 'list'], ['key', 'revoke'], ['key', 'rotate'], ['org', 'update']]) {
-    const help = await runCli(app.databaseUrl, [...command, '--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain(command.join(' '));
-  }
-});
+// Every command's --help: test/cli-help-arguments.test.ts (each command, both spellings).

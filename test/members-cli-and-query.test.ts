@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { addMember } from '../src/modules/member/commands/add-member';
 import { createApiKey, createTenant } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -41,20 +42,9 @@ test('member add prints one JSON object and stores the member (email in lower ca
   expect(JSON.parse(adminRole.stdout).role).toBe('ADMIN');
 });
 
-test('member add refuses a duplicate email in the organization (any case), but another organization may use it', async () => {
-  const { organization } = await createTenant(app.orm);
-  const other = await createTenant(app.orm);
-  expect(admin('member', 'add', '--org', organization.id, '--email', 'lin@example.com', '--name', 'Lin').status).toBe(0);
-
-  const duplicate = admin('member', 'add', '--org', organization.id, '--email', 'LIN@example.com', '--name', 'Lin again');
-  expect(duplicate.status).toBe(1);
-  expect(duplicate.stdout).toBe('');
-  expect(duplicate.stderr).toBe('error: VALIDATION_ERROR\n  email: a member with email "lin@example.com" already exists in this organization\n');
-
-  expect(admin('member', 'add', '--org', other.organization.id, '--email', 'lin@example.com', '--name', 'Lin').status).toBe(0);
-  const [count] = await app.orm.em.fork().getConnection().execute("select count(*)::int as count from members where email = 'lin@example.com'");
-  expect(count.count).toBe(2);
-});
+// A duplicate email (any case) is refused within an organization, another organization may use it,
+// two adds racing make one member: test/commands/access-commands.test.ts (members: add), with the exact
+// message; how the CLI prints a VALIDATION_ERROR is asserted below.
 
 test('member add validates every field at once, and names an unknown organization or a missing --org', async () => {
   const { organization } = await createTenant(app.orm);
@@ -85,10 +75,9 @@ test('member add validates every field at once, and names an unknown organizatio
 test("Query.members lists the key's organization only, newest first, paginated; members:read is required", async () => {
   const { organization, key } = await createTenant(app.orm);
   const stranger = await createTenant(app.orm);
-  for (const name of ['One', 'Two', 'Three']) {
-    expect(admin('member', 'add', '--org', organization.id, '--email', `${name.toLowerCase()}@example.com`, '--name', name).status).toBe(0);
-  }
-  admin('member', 'add', '--org', stranger.organization.id, '--email', 'stranger@example.com', '--name', 'Stranger');
+  // Added in process (the CLI's wiring is the first test's): the command member add runs.
+  for (const name of ['One', 'Two', 'Three']) await addMember(app.orm.em.fork(), organization.id, { email: `${name.toLowerCase()}@example.com`, name });
+  await addMember(app.orm.em.fork(), stranger.organization.id, { email: 'stranger@example.com', name: 'Stranger' });
 
   const all = await app.client.graphql(key, MEMBERS);
   expect(all.body.data.members.total).toBe(3);

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { openDatabase } from '../db/database';
-import { ApiKeyService } from '../modules/api-key/api-key.service';
-import { OrganizationService } from '../modules/organization/organization.service';
+import { createApiKey } from '../modules/api-key/commands/create-api-key';
+import { createOrganization } from '../modules/organization/commands/create-organization';
 import { PERMISSIONS } from '../auth/permissions';
 import { adminQuery, benchDatabaseUrl, percentile } from './bench-database';
 
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   try {
-    const organization = await new OrganizationService(orm.em.fork()).create({ name: 'Bench' });
-    const { key } = await new ApiKeyService(orm.em.fork()).create({ organizationId: organization.id, name: 'bench', permissions: [...PERMISSIONS] });
+    const organization = await createOrganization(orm.em.fork(), { name: 'Bench' });
+    const { key } = await createApiKey(orm.em.fork(), organization.id, { name: 'bench', permissions: [...PERMISSIONS] });
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CONCURRENCY });
     const call = (method: string, route: string, body?: unknown) =>
       new Promise<number>((resolve, reject) => {

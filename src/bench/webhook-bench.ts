@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PERMISSIONS } from '../auth/permissions';
 import { openDatabase } from '../db/database';
-import { ApiKeyService } from '../modules/api-key/api-key.service';
-import { OrganizationService } from '../modules/organization/organization.service';
+import { createApiKey } from '../modules/api-key/commands/create-api-key';
+import { createOrganization } from '../modules/organization/commands/create-organization';
 import { adminQuery, benchDatabaseUrl, percentile } from './bench-database';
 
 /**
@@ -78,8 +78,8 @@ async function main(): Promise<void> {
   server.stdout.resume();
 
   try {
-    const organization = await new OrganizationService(orm.em.fork()).create({ name: 'Webhook bench' });
-    const { key } = await new ApiKeyService(orm.em.fork()).create({ organizationId: organization.id, name: 'bench', permissions: [...PERMISSIONS] });
+    const organization = await createOrganization(orm.em.fork(), { name: 'Webhook bench' });
+    const { key } = await createApiKey(orm.em.fork(), organization.id, { name: 'bench', permissions: [...PERMISSIONS] });
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CLIENTS });
     const call = (method: string, route: string, body: unknown) =>
       new Promise<unknown>((resolve, reject) => {

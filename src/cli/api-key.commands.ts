@@ -1,12 +1,19 @@
 import { PERMISSIONS } from '../auth/permissions';
 import type * as ApiKeyEntityModule from '../modules/api-key/api-key.entity';
-import type * as ApiKeyModule from '../modules/api-key/api-key.service';
+import type * as RepositoryModule from '../modules/api-key/api-key.repository';
+import type * as ViewModule from '../modules/api-key/api-key.view';
+import type * as CreateModule from '../modules/api-key/commands/create-api-key';
+import type * as RevokeModule from '../modules/api-key/commands/revoke-api-key';
+import type * as RotateModule from '../modules/api-key/commands/rotate-api-key';
+import type * as OrganizationRepositoryModule from '../modules/organization/organization.repository';
 import { ROTATION_GRACE_HOURS } from '../modules/api-key/api-key.constants';
 import { parseCsv, parseDateTime, parseEnum, parseWholeNumber, required } from './arguments';
 import { type Command, parser } from './command';
 
-// Required when a command runs, not when the command list is built (see Command).
-const apiKeys = () => require('../modules/api-key/api-key.service') as typeof ApiKeyModule;
+// Required when a command runs, not when the command list is built (see Command). The operator names
+// a key of any organization: its organization is looked up first, then the command runs scoped to it.
+const keys = () => require('../modules/api-key/api-key.repository') as typeof RepositoryModule;
+const view = () => (require('../modules/api-key/api-key.view') as typeof ViewModule).apiKeyView;
 
 export const API_KEY_COMMANDS: Command[] = [
   {
@@ -23,16 +30,15 @@ export const API_KEY_COMMANDS: Command[] = [
       'expires-at': { type: 'string' },
     }),
     async run(em, options) {
-      const { ApiKeyService, apiKeyView } = apiKeys();
+      const { createApiKey } = require('../modules/api-key/commands/create-api-key') as typeof CreateModule;
       const { KeyEnvironment } = require('../modules/api-key/api-key.entity') as typeof ApiKeyEntityModule;
-      const { entity, key } = await new ApiKeyService(em).create({
-        organizationId: required(options, 'org'),
+      const { entity, key } = await createApiKey(em, required(options, 'org'), {
         name: required(options, 'name'),
         permissions: parseCsv(required(options, 'permissions')),
         environment: options.env === undefined ? undefined : parseEnum(options.env, 'env', KeyEnvironment),
         expiresAt: options['expires-at'] === undefined ? undefined : parseDateTime(options['expires-at'], 'expires-at'),
       });
-      return { ...apiKeyView(entity), key };
+      return { ...view()(entity), key };
     },
   },
   {
@@ -43,10 +49,10 @@ export const API_KEY_COMMANDS: Command[] = [
   expiresAt, lastUsedAt (updated at most once a minute), revokedAt. Never a secret.`,
     parse: parser({ org: { type: 'string' } }),
     async run(em, options) {
-      const { ApiKeyService, apiKeyView } = apiKeys();
+      const { findOrganization } = require('../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
       const organizationId = required(options, 'org');
-      const keys = await new ApiKeyService(em).list(organizationId);
-      return { organizationId, keys: keys.map(apiKeyView) };
+      await findOrganization(em, organizationId);
+      return { organizationId, keys: (await keys().keysOfOrganization(em, organizationId)).map(view()) };
     },
   },
   {
@@ -57,8 +63,8 @@ export const API_KEY_COMMANDS: Command[] = [
   lastUsedAt, revokedAt. Never the secret (only its hash is stored).`,
     parse: parser({}, 1),
     async run(em, _options, [apiKeyId]) {
-      const { ApiKeyService, apiKeyView } = apiKeys();
-      return apiKeyView(await new ApiKeyService(em).get(apiKeyId));
+      const { findKey, organizationOfKey } = keys();
+      return view()(await findKey(em, await organizationOfKey(em, apiKeyId), apiKeyId));
     },
   },
   {
@@ -69,8 +75,8 @@ export const API_KEY_COMMANDS: Command[] = [
   Revoking a revoked key changes nothing.`,
     parse: parser({}, 1),
     async run(em, _options, [apiKeyId]) {
-      const { ApiKeyService, apiKeyView } = apiKeys();
-      return apiKeyView(await new ApiKeyService(em).revoke(apiKeyId));
+      const { revokeApiKey } = require('../modules/api-key/commands/revoke-api-key') as typeof RevokeModule;
+      return view()(await revokeApiKey(em, await keys().organizationOfKey(em, apiKeyId), apiKeyId));
     },
   },
   {
@@ -83,10 +89,10 @@ export const API_KEY_COMMANDS: Command[] = [
   shown under "previous".`,
     parse: parser({ 'grace-hours': { type: 'string' } }, 1),
     async run(em, options, [apiKeyId]) {
-      const { ApiKeyService, apiKeyView } = apiKeys();
+      const { rotateApiKey } = require('../modules/api-key/commands/rotate-api-key') as typeof RotateModule;
       const graceHours = options['grace-hours'] === undefined ? undefined : parseWholeNumber(options['grace-hours'], 'grace-hours');
-      const { previous, entity, key } = await new ApiKeyService(em).rotate(apiKeyId, graceHours);
-      return { ...apiKeyView(entity), key, previous: apiKeyView(previous) };
+      const { previous, entity, key } = await rotateApiKey(em, await keys().organizationOfKey(em, apiKeyId), apiKeyId, graceHours);
+      return { ...view()(entity), key, previous: view()(previous) };
     },
   },
 ];

@@ -1,11 +1,8 @@
 import { loadDashboardSettings } from '../config';
-import type * as InvitationModule from '../dashboard/invitation.service';
-import type * as MemberModule from '../modules/member/member.service';
+import type * as IssueModule from '../modules/member/commands/issue-invitation';
+import type * as RepositoryModule from '../modules/member/member.repository';
+import type * as ViewModule from '../modules/member/member.view';
 import { type Command, parser } from './command';
-
-// Required when the command runs, not when the command list is built (see Command).
-const invitations = () => require('../dashboard/invitation.service') as typeof InvitationModule;
-const members = () => require('../modules/member/member.service') as typeof MemberModule;
 
 export const MEMBER_INVITE_COMMAND: Command = {
   name: 'member invite',
@@ -15,7 +12,11 @@ export const MEMBER_INVITE_COMMAND: Command = {
   earlier ones stop working. Links start with PUBLIC_URL (default https://localhost:$PORT).`,
   parse: parser({}, 1),
   async run(em, _options, [memberId]) {
-    const invitation = await new (invitations().InvitationService)(em).invite(memberId, loadDashboardSettings().publicUrl);
-    return { member: members().memberView(invitation.member), url: invitation.url, expiresAt: invitation.expiresAt.toISOString() };
+    // Required when the command runs, not when the command list is built (see Command).
+    const { issueInvitation } = require('../modules/member/commands/issue-invitation') as typeof IssueModule;
+    const { organizationOfMember } = require('../modules/member/member.repository') as typeof RepositoryModule;
+    const { memberView } = require('../modules/member/member.view') as typeof ViewModule;
+    const invitation = await issueInvitation(em, await organizationOfMember(em, memberId), memberId, loadDashboardSettings().publicUrl);
+    return { member: memberView(invitation.member), url: invitation.url, expiresAt: invitation.expiresAt.toISOString() };
   },
 };

@@ -1,13 +1,19 @@
 import { AppError } from '../errors/app-error';
-import type * as OrganizationModule from '../modules/organization/organization.service';
+import type * as KeyRepositoryModule from '../modules/api-key/api-key.repository';
+import type * as MemberRepositoryModule from '../modules/member/member.repository';
+import type * as CreateModule from '../modules/organization/commands/create-organization';
+import type * as UpdateModule from '../modules/organization/commands/update-organization';
 import type * as AllowlistModule from '../modules/organization/ip-allowlist';
 import type * as EntityModule from '../modules/organization/organization.entity';
-import type * as RulesModule from '../validation/rules';
+import type * as PolicyModule from '../modules/organization/organization.policy';
+import type * as RepositoryModule from '../modules/organization/organization.repository';
+import type * as ViewModule from '../modules/organization/organization.view';
 import { invalid, parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
 import { type Command, parser } from './command';
 
 // Required when a command runs, not when the command list is built (see Command).
-const organizations = () => require('../modules/organization/organization.service') as typeof OrganizationModule;
+const organizations = () => require('../modules/organization/organization.repository') as typeof RepositoryModule;
+const view = () => (require('../modules/organization/organization.view') as typeof ViewModule).organizationView;
 const entities = () => require('../modules/organization/organization.entity') as typeof EntityModule;
 
 export const ORGANIZATION_COMMANDS: Command[] = [
@@ -19,14 +25,14 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   --rate-limit overrides RATE_LIMIT_PER_MINUTE for it.`,
     parse: parser({ name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' }, 'rate-limit': { type: 'string' } }),
     async run(em, options) {
-      const { OrganizationService, organizationView } = organizations();
-      const organization = await new OrganizationService(em).create({
+      const { createOrganization } = require('../modules/organization/commands/create-organization') as typeof CreateModule;
+      const organization = await createOrganization(em, {
         name: required(options, 'name'),
         timezone: options.timezone,
         plan: options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', entities().OrganizationPlan),
         rateLimitPerMinute: options['rate-limit'] === undefined ? undefined : parsePositiveInteger(options['rate-limit'], 'rate-limit'),
       });
-      return organizationView(organization);
+      return view()(organization);
     },
   },
   {
@@ -37,9 +43,8 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   rate limit, createdAt, updatedAt.`,
     parse: parser({}),
     async run(em) {
-      const { OrganizationService, organizationView } = organizations();
-      const list = await new OrganizationService(em).list();
-      return { total: list.length, organizations: list.map(organizationView) };
+      const list = await organizations().listOrganizations(em);
+      return { total: list.length, organizations: list.map(view()) };
     },
   },
   {
@@ -49,10 +54,12 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   Shows one organization with how many members and usable keys (neither revoked nor expired) it has.`,
     parse: parser({}, 1),
     async run(em, _options, [organizationId]) {
-      const { OrganizationService, organizationView } = organizations();
-      const service = new OrganizationService(em);
-      const organization = await service.get(organizationId);
-      return { ...organizationView(organization), ...(await service.counts(organizationId)) };
+      const { countMembers } = require('../modules/member/member.repository') as typeof MemberRepositoryModule;
+      const { countActiveKeys } = require('../modules/api-key/api-key.repository') as typeof KeyRepositoryModule;
+      const organization = await organizations().findOrganization(em, organizationId);
+      const members = await countMembers(em, organizationId);
+      const activeKeys = await countActiveKeys(em, organizationId, new Date());
+      return { ...view()(organization), members, activeKeys };
     },
   },
   {
@@ -78,16 +85,15 @@ export const ORGANIZATION_COMMANDS: Command[] = [
       1,
     ),
     async run(em, options, [organizationId]) {
-      const { OrganizationService, organizationView, MAX_RATE_LIMIT_PER_MINUTE } = organizations();
+      const { updateOrganization } = require('../modules/organization/commands/update-organization') as typeof UpdateModule;
+      const { MAX_RATE_LIMIT_PER_MINUTE, timezoneErrors } = require('../modules/organization/organization.policy') as typeof PolicyModule;
       const { OrganizationPlan, RestrictionMode } = entities();
-      const { isIanaTimeZone } = require('../validation/rules') as typeof RulesModule;
       const { normalizeAllowlist } = require('../modules/organization/ip-allowlist') as typeof AllowlistModule;
       const rateLimit = options['rate-limit'];
       const input = parseAll({
         timezone: () => {
-          if (options.timezone !== undefined && !isIanaTimeZone(options.timezone)) {
-            throw invalid('timezone', 'timezone must be an IANA time zone name such as Europe/Paris');
-          }
+          const errors = timezoneErrors(options.timezone);
+          if (errors.length > 0) throw AppError.validation(errors);
           return options.timezone;
         },
         plan: () => (options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', OrganizationPlan)),
@@ -107,8 +113,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
         restrictionMode: () =>
           options['restriction-mode'] === undefined ? undefined : parseEnum(options['restriction-mode'], 'restriction-mode', RestrictionMode),
       });
-      const organization = await new OrganizationService(em).update(organizationId, input);
-      return organizationView(organization);
+      return view()(await updateOrganization(em, organizationId, input));
     },
   },
 ];

@@ -4,14 +4,15 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { jsonBody } from '../http/json-body';
-import { MemberEntity } from '../modules/member/member.entity';
-import { OrganizationEntity } from '../modules/organization/organization.entity';
+import { acceptInvitation } from '../modules/member/commands/accept-invitation';
+import { signIn } from '../modules/member/commands/sign-in';
+import { signOut } from '../modules/member/commands/sign-out';
+import { findMember } from '../modules/member/member.repository';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
+import { findOrganization } from '../modules/organization/organization.repository';
 import { assertSameOrigin, clearedSessionCookie, sessionCookie, sessionCookieOf } from './cross-site';
 import type { DashboardSettings } from '../config';
-import { InvitationService } from './invitation.service';
-import { SessionService } from './session.service';
-import { SignInService } from './sign-in.service';
+import { findSession } from './dashboard-session';
 
 /** Where `npm run build` puts the bundled pages (the same place from src/ under jest and from dist/). */
 export const DASHBOARD_ASSETS = path.resolve(__dirname, '../../dist/dashboard/public');
@@ -36,7 +37,6 @@ const clientIpOf = (req: Request) => IpAllowlist.clientAddress(req.ip) ?? 'unkno
 /** The dashboard's pages and its few JSON endpoints (sign-in, sign-out, invitations); data goes through /graphql. */
 export function createDashboardRouter(orm: MikroORM, settings: DashboardSettings): Router {
   const router = Router();
-  const sessions = () => new SessionService(orm.em.fork(), settings);
   router.use('/dashboard', (_req, res, next) => {
     res.locals.route = '/dashboard';
     next();
@@ -56,11 +56,11 @@ export function createDashboardRouter(orm: MikroORM, settings: DashboardSettings
   const api = Router();
   api.use(securityHeaders);
   api.get('/session', async (req, res) => {
-    const session = await sessions().find(sessionCookieOf(req));
+    const session = await findSession(orm.em.fork(), settings, sessionCookieOf(req));
     if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in');
     const em = orm.em.fork();
-    const member = await em.findOneOrFail(MemberEntity, { id: session.memberId });
-    const organization = await em.findOneOrFail(OrganizationEntity, { id: session.auth.organization.id });
+    const member = await findMember(em, session.auth.organization.id, session.memberId);
+    const organization = await findOrganization(em, session.auth.organization.id);
     res.json({
       member: { id: member.id, email: member.email, name: member.name, role: member.role },
       organization: { id: organization.id, name: organization.name, plan: organization.plan },
@@ -71,17 +71,16 @@ export function createDashboardRouter(orm: MikroORM, settings: DashboardSettings
   api.post('/sign-in', jsonBody, async (req, res) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const memberId = await new SignInService(orm.em.fork()).signIn(body.email, body.password, clientIpOf(req));
-    const { id, csrfToken } = await sessions().create(memberId);
-    res.setHeader('Set-Cookie', sessionCookie(id, settings.absoluteLifetimeMs));
+    const { sessionId, csrfToken } = await signIn(orm.em.fork(), settings, { email: body.email, password: body.password, clientIp: clientIpOf(req) });
+    res.setHeader('Set-Cookie', sessionCookie(sessionId, settings.absoluteLifetimeMs));
     res.json({ csrfToken });
   });
   api.post('/sign-out', async (req, res) => {
     const cookie = sessionCookieOf(req);
-    const session = await sessions().find(cookie);
+    const session = await findSession(orm.em.fork(), settings, cookie);
     if (session) {
       assertSameOrigin(req, session.csrfToken);
-      await sessions().destroy(cookie);
+      await signOut(orm.em.fork(), cookie);
     }
     res.setHeader('Set-Cookie', clearedSessionCookie());
     res.status(204).end();
@@ -89,7 +88,7 @@ export function createDashboardRouter(orm: MikroORM, settings: DashboardSettings
   api.post('/invitations/accept', jsonBody, async (req, res) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    await new InvitationService(orm.em.fork()).accept(body.token, body.password);
+    await acceptInvitation(orm.em.fork(), body.token, body.password);
     res.status(204).end();
   });
   router.use('/dashboard/api', api);

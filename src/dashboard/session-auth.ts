@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { assertSameOrigin, sessionCookieOf } from './cross-site';
 import type { DashboardSettings } from '../config';
-import { SessionService } from './session.service';
+import { findSession } from './dashboard-session';
 
 /**
  * On /graphql, a dashboard session stands in for a key (D19): a request without an Authorization header
@@ -14,7 +14,7 @@ export function sessionOrKey(orm: MikroORM, settings: DashboardSettings, keyAuth
   return async (req, res, next) => {
     const cookie = req.headers.authorization === undefined ? sessionCookieOf(req) : undefined;
     if (cookie === undefined) return keyAuthentication(req, res, next);
-    const session = await new SessionService(orm.em.fork(), settings).find(cookie);
+    const session = await findSession(orm.em.fork(), settings, cookie);
     if (session === undefined) throw new AppError('UNAUTHORIZED', 'The dashboard session has ended; sign in again');
     assertSameOrigin(req, session.csrfToken);
     res.locals.auth = session.auth;

@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PERMISSIONS } from '../auth/permissions';
 import { KeyEnvironment } from '../modules/api-key/api-key.entity';
-import { ApiKeyService } from '../modules/api-key/api-key.service';
-import { OrganizationEntity } from '../modules/organization/organization.entity';
-import { OrganizationService } from '../modules/organization/organization.service';
+import { createApiKey } from '../modules/api-key/commands/create-api-key';
+import { createOrganization } from '../modules/organization/commands/create-organization';
+import { oldestOrganization } from '../modules/organization/organization.repository';
 
 export type DevelopmentTenant =
   | { created: true; organizationId: string; key: string }
@@ -15,14 +15,10 @@ export type DevelopmentTenant =
  */
 export async function ensureDevelopmentTenant(orm: MikroORM): Promise<DevelopmentTenant> {
   const em = orm.em.fork();
-  const organizations = await em.count(OrganizationEntity, {});
-  if (organizations > 0) {
-    const [first] = await em.find(OrganizationEntity, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, limit: 1 });
-    return { created: false, organizationId: first?.id, organizations };
-  }
-  const organization = await new OrganizationService(em).create({ name: 'Development' });
-  const { key } = await new ApiKeyService(orm.em.fork()).create({
-    organizationId: organization.id,
+  const { count, oldest } = await oldestOrganization(em);
+  if (count > 0) return { created: false, organizationId: oldest?.id, organizations: count };
+  const organization = await createOrganization(em, { name: 'Development' });
+  const { key } = await createApiKey(orm.em.fork(), organization.id, {
     name: 'development test key',
     permissions: [...PERMISSIONS],
     environment: KeyEnvironment.TEST,

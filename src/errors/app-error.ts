@@ -127,7 +127,20 @@ export class AppError extends Error {
     return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
   }
 
-  /** An admin-side lookup (organization, key) or a route that does not exist. */
+  /** The operator's and the dashboard's lookups (D8, D9, D19): another organization's answers as a missing one. */
+  static organizationNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No organization with id "${id}"`, { id });
+  }
+
+  static memberNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No member with id "${id}"`, { id });
+  }
+
+  static apiKeyNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No API key with id "${id}"`, { id });
+  }
+
+  /** A route or a thing without a constructor of its own that does not exist. */
   static notFound(message: string, id?: string): AppError {
     return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
   }

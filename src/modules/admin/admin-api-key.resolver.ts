@@ -1,40 +1,47 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../graphql/request-context';
 import { RequiresSession } from '../../graphql/requires-session';
-import { ROTATION_GRACE_HOURS } from '../api-key/api-key.service';
-import { AdminApiKeyService } from './admin-api-key.service';
+import { ROTATION_GRACE_HOURS } from '../api-key/api-key.constants';
+import { createApiKey } from '../api-key/commands/create-api-key';
+import { revokeApiKey } from '../api-key/commands/revoke-api-key';
+import { rotateApiKey } from '../api-key/commands/rotate-api-key';
+import { keysOfOrganization } from '../api-key/api-key.repository';
 import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, RotatedApiKey } from './admin.types';
-
-const service = (context: RequestContext) => new AdminApiKeyService(context.em, context.auth.organization.id);
+import { apiKeyViews } from './api-key-views';
 
 /** D19: only a signed-in ADMIN lists, creates, revokes or rotates keys; no API key can. */
 @Resolver()
 export class AdminApiKeyResolver {
   @Query(() => [ApiKeyView], { description: "The organization's API keys, newest first (never a secret)." })
   @RequiresSession('ADMIN')
-  apiKeys(@Ctx() context: RequestContext): Promise<ApiKeyView[]> {
-    return service(context).list();
+  async apiKeys(@Ctx() { em, auth }: RequestContext): Promise<ApiKeyView[]> {
+    return apiKeyViews(em, auth.organization.id, await keysOfOrganization(em, auth.organization.id));
   }
 
   @Mutation(() => CreatedApiKey, { description: "A new key; it inherits its creator's permissions (scopes ∩ what the creator holds now)." })
   @RequiresSession('ADMIN')
-  createApiKey(@Ctx() context: RequestContext, @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    return service(context).create(input, context.auth.session!.memberId);
+  async createApiKey(@Ctx() { em, auth }: RequestContext, @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const { entity, key } = await createApiKey(em, auth.organization.id, { ...input, createdByMemberId: auth.session!.memberId });
+    const [apiKey] = await apiKeyViews(em, auth.organization.id, [entity]);
+    return { apiKey, key };
   }
 
   @Mutation(() => ApiKeyView, { description: 'Revokes a key: it stops working within a second on every instance.' })
   @RequiresSession('ADMIN')
-  revokeApiKey(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<ApiKeyView> {
-    return service(context).revoke(id);
+  async revokeApiKey(@Ctx() { em, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<ApiKeyView> {
+    const [view] = await apiKeyViews(em, auth.organization.id, [await revokeApiKey(em, auth.organization.id, id)]);
+    return view;
   }
 
   @Mutation(() => RotatedApiKey, { description: 'Issues a replacement; the old key keeps working for graceHours (0 to 720).' })
   @RequiresSession('ADMIN')
-  rotateApiKey(
-    @Ctx() context: RequestContext,
+  async rotateApiKey(
+    @Ctx() { em, auth }: RequestContext,
     @Arg('id', () => ID) id: string,
     @Arg('graceHours', () => Int, { defaultValue: ROTATION_GRACE_HOURS }) graceHours: number,
   ): Promise<RotatedApiKey> {
-    return service(context).rotate(id, graceHours);
+    const { previous, entity, key } = await rotateApiKey(em, auth.organization.id, id, graceHours);
+    const [apiKey, previousView] = await apiKeyViews(em, auth.organization.id, [entity, previous]);
+    return { apiKey, key, previous: previousView };
   }
 }

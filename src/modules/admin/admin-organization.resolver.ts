@@ -1,10 +1,9 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../graphql/request-context';
 import { RequiresSession } from '../../graphql/requires-session';
-import { AppError } from '../../errors/app-error';
+import { updateOrganization } from '../organization/commands/update-organization';
 import type { OrganizationEntity } from '../organization/organization.entity';
-import { RestrictionMode } from '../organization/organization.entity';
-import { OrganizationService } from '../organization/organization.service';
+import { findOrganization } from '../organization/organization.repository';
 import { OrganizationView, UpdateOrganizationSettingsInput, UsageReport } from './admin.types';
 import { usageReport } from './usage.repository';
 
@@ -25,25 +24,20 @@ function organizationView(organization: OrganizationEntity): OrganizationView {
 export class AdminOrganizationResolver {
   @Query(() => OrganizationView, { description: "The signed-in member's organization with its settings (who is signed in: Query.viewer)." })
   @RequiresSession('MEMBER')
-  async organization(@Ctx() context: RequestContext): Promise<OrganizationView> {
-    return organizationView(await new OrganizationService(context.em).get(context.auth.organization.id));
+  async organization(@Ctx() { em, auth }: RequestContext): Promise<OrganizationView> {
+    return organizationView(await findOrganization(em, auth.organization.id));
   }
 
   @Mutation(() => OrganizationView, { description: 'Timezone for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).' })
   @RequiresSession('ADMIN')
   async updateOrganizationSettings(
-    @Ctx() context: RequestContext,
+    @Ctx() { em, auth }: RequestContext,
     @Arg('input', () => UpdateOrganizationSettingsInput) input: UpdateOrganizationSettingsInput,
   ): Promise<OrganizationView> {
-    const mode = input.restrictionMode ?? undefined;
-    const restrictionMode = mode === undefined ? undefined : Object.values(RestrictionMode).find((value) => String(value) === mode);
-    if (mode !== undefined && restrictionMode === undefined) {
-      throw AppError.validation([{ field: 'restrictionMode', message: 'restrictionMode must be STRICT or OFF' }]);
-    }
-    const organization = await new OrganizationService(context.em).update(context.auth.organization.id, {
+    const organization = await updateOrganization(em, auth.organization.id, {
       timezone: input.timezone ?? undefined,
       allowedIps: input.allowedIPs ?? undefined,
-      restrictionMode,
+      restrictionMode: input.restrictionMode ?? undefined,
     });
     return organizationView(organization);
   }

@@ -3,9 +3,9 @@ import type { AuthContext, SessionPrincipal } from '../../auth/auth-context';
 import { AppError } from '../../errors/app-error';
 import type { RequestContext } from '../../graphql/request-context';
 import { AnyKey } from '../../graphql/requires-permission';
-import { MemberEntity } from '../member/member.entity';
+import { findMemberWithOrganization } from '../member/member.repository';
 import type { OrganizationEntity } from '../organization/organization.entity';
-import { ApiKeyEntity } from './api-key.entity';
+import { findKeyWithOrganization } from './api-key.repository';
 import { Viewer, type ViewerOrganization } from './viewer.types';
 
 function organizationOf(organization: OrganizationEntity): ViewerOrganization {
@@ -31,9 +31,9 @@ export class ViewerResolver {
 }
 
 async function keyViewer(context: RequestContext, auth: AuthContext): Promise<Viewer> {
-  const key = await context.em.findOne(ApiKeyEntity, { id: auth.apiKeyId }, { populate: ['organization'] });
+  const key = await findKeyWithOrganization(context.em, auth.organization.id, auth.apiKeyId);
   // Revoked or deleted between authentication and this read: the same answer as a revoked key.
-  if (!key) throw new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+  if (!key) throw AppError.invalidApiKey();
   return {
     keyId: key.id,
     name: key.name,
@@ -46,7 +46,7 @@ async function keyViewer(context: RequestContext, auth: AuthContext): Promise<Vi
 }
 
 async function sessionViewer(context: RequestContext, auth: AuthContext, session: SessionPrincipal): Promise<Viewer> {
-  const member = await context.em.findOne(MemberEntity, { id: session.memberId, organization: auth.organization.id }, { populate: ['organization'] });
+  const member = await findMemberWithOrganization(context.em, auth.organization.id, session.memberId);
   // Removed between the session check and this read: the same answer as an ended session.
   if (!member) throw new AppError('UNAUTHORIZED', 'The dashboard session has ended; sign in again');
   return {

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../graphql/request-context';
 import { RequiresPermission } from '../../graphql/requires-permission';
 import { DEFAULT_LIMIT } from '../../validation/arguments';
 import { MemberEntity } from './member.entity';
-import { MemberService } from './member.service';
+import { listMembers } from './member.read-model';
 import { MemberList } from './member.types';
 
 @Resolver(() => MemberEntity)
@@ -15,6 +15,6 @@ export class MemberResolver {
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
   ): Promise<MemberList> {
-    return new MemberService(context.em).list(context.auth.organization.id, { page, limit });
+    return listMembers(context.em, context.auth.organization.id, { page, limit });
   }
 }

@@ -1,0 +1,37 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import type { ApiKeyEntity } from '../api-key.entity';
+import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
+import { lockKey } from '../api-key.repository';
+import { createApiKey } from './create-api-key';
+
+/**
+ * `key rotate` and Mutation.rotateApiKey (D9): a replacement with the same name, permissions,
+ * environment and creator (and, if the old key had a lifetime, the same lifetime from now). The old
+ * key keeps working for `graceHours`, then expires; a revoked or expired key cannot be rotated.
+ */
+export async function rotateApiKey(
+  em: EntityManager,
+  organizationId: string,
+  keyId: string,
+  graceHours = ROTATION_GRACE_HOURS,
+): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
+  const errors = graceHoursErrors(graceHours);
+  if (errors.length > 0) throw AppError.validation(errors);
+  return em.transactional(async (tx) => {
+    const previous = await lockKey(tx, organizationId, keyId);
+    const now = Date.now();
+    assertRotatable(previous, now);
+    const { replacementExpiresAt, previousExpiresAt } = rotationDates(previous, now, graceHours);
+    const { entity, key } = await createApiKey(tx, organizationId, {
+      name: previous.name,
+      permissions: previous.permissions,
+      environment: previous.environment,
+      expiresAt: replacementExpiresAt,
+      createdByMemberId: previous.createdByMemberId,
+    });
+    previous.expiresAt = previousExpiresAt;
+    await tx.flush();
+    return { previous, entity, key };
+  });
+}

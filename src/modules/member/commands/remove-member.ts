@@ -1,0 +1,18 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MemberEntity } from '../member.entity';
+import { assertKeepsAnAdmin, type MemberChangeActor } from '../member.policy';
+import { countOtherAdmins, lockMember, removeMember as removeRow } from '../member.repository';
+
+/**
+ * Mutation.removeMember and `member remove` (D19): the member locked behind its organization, the
+ * policy (the dashboard cannot remove the last admin), then removed: their sessions, password and
+ * invitations go with them, and keys they made stop working. Returns the member as it was.
+ */
+export async function removeMember(em: EntityManager, organizationId: string, memberId: string, actor: MemberChangeActor): Promise<MemberEntity> {
+  return em.transactional(async (tx) => {
+    const member = await lockMember(tx, organizationId, memberId);
+    assertKeepsAnAdmin(actor, member, null, await countOtherAdmins(tx, organizationId, memberId));
+    await removeRow(tx, member);
+    return member;
+  });
+}

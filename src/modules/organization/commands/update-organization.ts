@@ -1,0 +1,51 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { canonicalTimeZone } from '../../event/event.queries';
+import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../organization.entity';
+import { normalizeAllowlist } from '../ip-allowlist';
+import { accessSettingsErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
+import { lockOrganization } from '../organization.repository';
+
+/** Fields that may change; absent means unchanged, rateLimitPerMinute null means the server default. */
+export interface UpdateOrganizationInput {
+  timezone?: string;
+  plan?: OrganizationPlan;
+  rateLimitPerMinute?: number | null;
+  allowedIps?: readonly string[];
+  /** STRICT or OFF (the dashboard sends text; the CLI has parsed it already). */
+  restrictionMode?: RestrictionMode | string;
+}
+
+/**
+ * `org update` and Mutation.updateOrganizationSettings (D11, D12): every field checked at once, the
+ * organization locked, the settings checked as a whole (only ENTERPRISE may have an allowlist or
+ * STRICT mode), then applied. Running servers drop what they cached within a second (the database
+ * trigger on organizations, src/auth/auth-change-listener.ts).
+ */
+export async function updateOrganization(em: EntityManager, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
+  const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
+  const errors = [
+    ...timezoneErrors(input.timezone),
+    ...rateLimitErrors(input.rateLimitPerMinute),
+    ...(allowlist?.errors ?? []),
+    ...restrictionModeErrors(input.restrictionMode),
+  ];
+  if (errors.length > 0) throw AppError.validation(errors);
+
+  return em.transactional(async (tx) => {
+    const organization = await lockOrganization(tx, organizationId);
+    const plan = input.plan ?? organization.plan;
+    const allowedIps = allowlist?.list ?? organization.allowedIps;
+    const restrictionMode = (input.restrictionMode === undefined ? undefined : parseRestrictionMode(input.restrictionMode)) ?? organization.restrictionMode;
+    const settingsErrors = accessSettingsErrors({ plan, allowedIps, restrictionMode });
+    if (settingsErrors.length > 0) throw AppError.validation(settingsErrors);
+
+    organization.plan = plan;
+    organization.allowedIps = [...allowedIps];
+    organization.restrictionMode = restrictionMode;
+    if (input.timezone !== undefined) organization.timezone = canonicalTimeZone(input.timezone);
+    if (input.rateLimitPerMinute !== undefined) organization.rateLimitPerMinute = input.rateLimitPerMinute;
+    await tx.flush();
+    return organization;
+  });
+}
