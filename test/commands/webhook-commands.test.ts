@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { AppError } from '../../src/errors/app-error';
 import { createOrganization } from '../../src/modules/organization/commands/create-organization';
 import { createWebhookEndpoint } from '../../src/modules/webhook/commands/create-webhook-endpoint';
 import { deleteWebhookEndpoint } from '../../src/modules/webhook/commands/delete-webhook-endpoint';
@@ -17,6 +16,7 @@ import { listWebhookMessages } from '../../src/modules/webhook/webhook.read-mode
 import { endpointsOfOrganization, organizationOfEndpoint } from '../../src/modules/webhook/webhook.repository';
 import { WebhookMessageStatus } from '../../src/modules/webhook/webhook.types';
 import { openCommandDatabase, type CommandDatabase } from '../helpers/command-database';
+import { failure, fieldsOf } from '../helpers/command-failure';
 
 // The webhook endpoint commands (D18) on real PostgreSQL without HTTP, a CLI process or a worker
 // (messages stay where the commands put them): field matrices, tenancy, rotation, redelivery and test
@@ -53,17 +53,6 @@ function testRuntime(): WebhookRuntime & { wakes: number } {
 }
 const runtime = testRuntime();
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
-const fieldsOf = (error: AppError) => (error.details as { errors: Array<{ field: string }> }).errors.map((item) => item.field);
 const endpointNotFound = (id: string) => ({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', message: `No webhook endpoint with id "${id}"`, details: { id } });
 const newOrganization = async () => (await createOrganization(em(), { name: 'Hooks' })).id;
 const newEndpoint = async (organizationId: string, input: Record<string, unknown> = {}) =>
