@@ -1,17 +1,20 @@
 import type * as ConfigModule from '../config';
-import type * as EndpointEntityModule from '../modules/webhook/webhook-endpoint.entity';
+import type * as CreateModule from '../modules/webhook/commands/create-webhook-endpoint';
+import type * as DeleteModule from '../modules/webhook/commands/delete-webhook-endpoint';
 import type * as RuntimeModule from '../modules/webhook/webhook-runtime';
-import type * as WebhookModule from '../modules/webhook/webhook.service';
+import type * as RepositoryModule from '../modules/webhook/webhook.repository';
+import type * as ViewModule from '../modules/webhook/webhook.view';
 import { parseCsv, required } from './arguments';
 import { type Command, parser } from './command';
 
 // Required when a command runs, not when the command list is built (see Command).
-const webhooks = () => require('../modules/webhook/webhook.service') as typeof WebhookModule;
+const endpoints = () => require('../modules/webhook/webhook.repository') as typeof RepositoryModule;
+const view = () => (require('../modules/webhook/webhook.view') as typeof ViewModule).webhookEndpointView;
 
-const service = (em: Parameters<Command['run']>[0]) => {
+/** The server's secret key (WEBHOOK_SECRET_KEY or DATA_DIR) and destination rule, as the server has them. */
+const runtime = () => {
   const config = (require('../config') as typeof ConfigModule).loadConfig();
-  const { webhookRuntime } = require('../modules/webhook/webhook-runtime') as typeof RuntimeModule;
-  return new (webhooks().WebhookService)(em, webhookRuntime(config.webhooks, config.dataDir));
+  return (require('../modules/webhook/webhook-runtime') as typeof RuntimeModule).webhookRuntime(config.webhooks, config.dataDir);
 };
 
 export const WEBHOOK_COMMANDS: Command[] = [
@@ -25,12 +28,14 @@ export const WEBHOOK_COMMANDS: Command[] = [
   only this once. Needs the server's WEBHOOK_SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
     parse: parser({ org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }),
     async run(em, options) {
-      const { endpoint, secret } = await service(em).create(required(options, 'org'), {
+      const { createWebhookEndpoint } = require('../modules/webhook/commands/create-webhook-endpoint') as typeof CreateModule;
+      const input = {
         url: options.url ?? '',
         description: options.description ?? null,
         eventTypes: options.events === undefined ? [] : parseCsv(options.events),
-      });
-      return { ...webhooks().webhookEndpointView(endpoint), secret };
+      };
+      const { endpoint, secret } = await createWebhookEndpoint(em, required(options, 'org'), input, runtime());
+      return { ...view()(endpoint), secret };
     },
   },
   {
@@ -40,8 +45,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
   The organization's webhook endpoints (never a secret).`,
     parse: parser({ org: { type: 'string' } }),
     async run(em, options) {
-      const endpoints = await service(em).list(required(options, 'org'));
-      return { endpoints: endpoints.map(webhooks().webhookEndpointView) };
+      return { endpoints: (await endpoints().endpointsOfOrganization(em, required(options, 'org'))).map(view()) };
     },
   },
   {
@@ -50,11 +54,10 @@ export const WEBHOOK_COMMANDS: Command[] = [
     help: `webhook delete ENDPOINT_ID
   Deletes the endpoint with its messages; nothing more is sent to it.`,
     parse: parser({}, 1),
-    async run(em, _options, [id]) {
-      // The operator names an endpoint of any organization.
-      const { WebhookEndpointEntity } = require('../modules/webhook/webhook-endpoint.entity') as typeof EndpointEntityModule;
-      const endpoint = await em.findOne(WebhookEndpointEntity, { id });
-      return service(em).delete(endpoint?.organization.id ?? '', id);
+    async run(em, _options, [endpointId]) {
+      // The operator names an endpoint of any organization: its organization first, then the command scoped to it.
+      const { deleteWebhookEndpoint } = require('../modules/webhook/commands/delete-webhook-endpoint') as typeof DeleteModule;
+      return deleteWebhookEndpoint(em, await endpoints().organizationOfEndpoint(em, endpointId), endpointId);
     },
   },
 ];

@@ -6,6 +6,7 @@ import type { SecretBox } from './webhook-secret';
 import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookListener } from './webhook-listener';
 import type { Resolve } from './webhook-destination';
+import { signingCiphertexts } from './webhook.policy';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
@@ -163,10 +164,15 @@ export class WebhookWorker {
   /** The current secret, and the previous one while its rotation overlap lasts; undefined when the key cannot open them. */
   private signingSecrets(row: ClaimedRow): string[] | undefined {
     try {
-      const secrets = [this.options.secrets.open(row.secret_ciphertext)];
-      const overlap = row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > new Date();
-      if (row.previous_secret_ciphertext && overlap) secrets.push(this.options.secrets.open(row.previous_secret_ciphertext));
-      return secrets;
+      const ciphertexts = signingCiphertexts(
+        {
+          secretCiphertext: row.secret_ciphertext,
+          previousSecretCiphertext: row.previous_secret_ciphertext,
+          previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : new Date(row.previous_secret_expires_at),
+        },
+        Date.now(),
+      );
+      return ciphertexts.map((ciphertext) => this.options.secrets.open(ciphertext));
     } catch {
       return undefined;
     }

@@ -4,7 +4,14 @@ import { RequiresPermission } from '../../graphql/requires-permission';
 import { DEFAULT_LIMIT } from '../../validation/arguments';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { NO_WEBHOOK_RUNTIME } from './webhook-runtime';
-import { WebhookService } from './webhook.service';
+import { createWebhookEndpoint } from './commands/create-webhook-endpoint';
+import { deleteWebhookEndpoint } from './commands/delete-webhook-endpoint';
+import { redeliverWebhookMessage } from './commands/redeliver-webhook-message';
+import { rotateWebhookSecret } from './commands/rotate-webhook-secret';
+import { sendTestWebhook } from './commands/send-test-webhook';
+import { updateWebhookEndpoint } from './commands/update-webhook-endpoint';
+import { listWebhookMessages } from './webhook.read-model';
+import { endpointsOfOrganization } from './webhook.repository';
 import {
   CreateWebhookEndpointInput,
   DeletedWebhookEndpoint,
@@ -15,14 +22,15 @@ import {
   WebhookMessageStatus,
 } from './webhook.types';
 
-const service = (context: RequestContext) => new WebhookService(context.em, context.webhooks ?? NO_WEBHOOK_RUNTIME);
+/** The secret key, destination rule and worker nudge the commands need (D18). */
+const runtime = (context: RequestContext) => context.webhooks ?? NO_WEBHOOK_RUNTIME;
 
 @Resolver(() => WebhookEndpointEntity)
 export class WebhookResolver {
   @Query(() => [WebhookEndpointEntity], { description: "The organization's webhook endpoints, oldest first." })
   @RequiresPermission('webhooks:read')
   webhookEndpoints(@Ctx() context: RequestContext): Promise<WebhookEndpointEntity[]> {
-    return service(context).list(context.auth.organization.id);
+    return endpointsOfOrganization(context.em, context.auth.organization.id);
   }
 
   @Query(() => WebhookMessageList, { description: "An endpoint's messages with every attempt, newest first." })
@@ -34,13 +42,13 @@ export class WebhookResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: '1 to 100.' }) limit: number,
     @Arg('status', () => WebhookMessageStatus, { nullable: true }) status?: WebhookMessageStatus | null,
   ): Promise<WebhookMessageList> {
-    return service(context).messages(context.auth.organization.id, endpointId, { page, limit, status });
+    return listWebhookMessages(context.em, context.auth.organization.id, endpointId, { page, limit, status });
   }
 
   @Mutation(() => WebhookEndpointWithSecret, { description: 'Registers an endpoint; the signing secret is in this answer only.' })
   @RequiresPermission('webhooks:write')
   createWebhookEndpoint(@Ctx() context: RequestContext, @Arg('input') input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> {
-    return service(context).create(context.auth.organization.id, input);
+    return createWebhookEndpoint(context.em, context.auth.organization.id, input, runtime(context));
   }
 
   @Mutation(() => WebhookEndpointEntity, { description: 'Changes the given fields.' })
@@ -50,13 +58,13 @@ export class WebhookResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input') input: UpdateWebhookEndpointInput,
   ): Promise<WebhookEndpointEntity> {
-    return service(context).update(context.auth.organization.id, id, input);
+    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, input, runtime(context));
   }
 
   @Mutation(() => DeletedWebhookEndpoint, { description: 'Deletes an endpoint with its messages; nothing more is sent to it.' })
   @RequiresPermission('webhooks:write')
   deleteWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<DeletedWebhookEndpoint> {
-    return service(context).delete(context.auth.organization.id, id);
+    return deleteWebhookEndpoint(context.em, context.auth.organization.id, id);
   }
 
   @Mutation(() => WebhookEndpointWithSecret, {
@@ -64,7 +72,7 @@ export class WebhookResolver {
   })
   @RequiresPermission('webhooks:write')
   rotateWebhookSecret(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointWithSecret> {
-    return service(context).rotateSecret(context.auth.organization.id, id);
+    return rotateWebhookSecret(context.em, context.auth.organization.id, id, runtime(context));
   }
 
   @Mutation(() => WebhookMessage, { description: 'Sends a message again now, with the same webhook-id.' })
@@ -74,12 +82,12 @@ export class WebhookResolver {
     @Arg('endpointId', () => ID) endpointId: string,
     @Arg('messageId', () => ID) messageId: string,
   ): Promise<WebhookMessage> {
-    return service(context).redeliver(context.auth.organization.id, endpointId, messageId);
+    return redeliverWebhookMessage(context.em, context.auth.organization.id, endpointId, messageId, runtime(context));
   }
 
   @Mutation(() => WebhookMessage, { description: 'Sends a webhook.test message to the endpoint.' })
   @RequiresPermission('webhooks:write')
   sendTestWebhook(@Ctx() context: RequestContext, @Arg('endpointId', () => ID) endpointId: string): Promise<WebhookMessage> {
-    return service(context).sendTest(context.auth.organization.id, endpointId);
+    return sendTestWebhook(context.em, context.auth.organization.id, endpointId, runtime(context));
   }
 }

@@ -1,0 +1,32 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../errors/app-error';
+import { findOrganization } from '../../organization/organization.repository';
+import { registrationError } from '../webhook-destination';
+import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
+import type { WebhookRuntime } from '../webhook-runtime';
+import { newSigningSecret } from '../webhook-secret';
+import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../webhook.policy';
+import { addEndpoint } from '../webhook.repository';
+
+/**
+ * Mutation.createWebhookEndpoint and `webhook create` (D18): every failing field at once (the
+ * destination rule of webhook-destination.ts, which resolves the name, and the policy's field rules),
+ * the organization found, then the endpoint with a new signing secret. The returned `secret` is the
+ * only time it is shown: only its ciphertext under the server key is stored.
+ */
+export async function createWebhookEndpoint(
+  em: EntityManager,
+  organizationId: string,
+  input: EndpointInput,
+  runtime: WebhookRuntime,
+): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
+  const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
+  const errors = endpointInputErrors(input, 'create', destination);
+  if (errors.length > 0 || input.url == null) throw AppError.validation(errors);
+  await findOrganization(em, organizationId);
+
+  const secret = newSigningSecret();
+  const endpoint = addEndpoint(em, organizationId, { ...newEndpointFields({ ...input, url: input.url }), secretCiphertext: runtime.secrets.seal(secret) });
+  await em.flush();
+  return { endpoint, secret };
+}

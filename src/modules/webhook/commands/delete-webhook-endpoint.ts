@@ -1,0 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { findEndpoint, removeEndpoint } from '../webhook.repository';
+
+/**
+ * Mutation.deleteWebhookEndpoint and `webhook delete` (D18): the endpoint found in the organization
+ * (else WEBHOOK_ENDPOINT_NOT_FOUND), then deleted with its deliveries and attempts: nothing more is
+ * sent to it, an attempt under way finishes without being recorded.
+ */
+export async function deleteWebhookEndpoint(em: EntityManager, organizationId: string, endpointId: string): Promise<{ id: string }> {
+  const endpoint = await findEndpoint(em, organizationId, endpointId);
+  await removeEndpoint(em, endpoint);
+  return { id: endpointId };
+}

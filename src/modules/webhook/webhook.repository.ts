@@ -1,0 +1,166 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../errors/app-error';
+import { idErrors } from '../../validation/arguments';
+import { OrganizationEntity } from '../organization/organization.entity';
+import { WebhookEndpointEntity } from './webhook-endpoint.entity';
+import { WEBHOOK_CHANNEL } from './webhook-types';
+import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
+
+/*
+ * The only place of the webhook module that reaches webhook_endpoints through the ORM and reads the
+ * messages and attempts views (D18), for management: the endpoint commands, Query.webhookEndpoints /
+ * webhookMessages and the admin CLI. The organization is always the first argument after the entity
+ * manager: another organization's endpoint or message answers as a missing one. Writing messages
+ * (the outbox, webhook-outbox.ts) and delivering them (webhook-worker.ts) have SQL of their own.
+ */
+
+/** The endpoint, or WEBHOOK_ENDPOINT_NOT_FOUND (also for an id that cannot be an endpoint's). */
+export async function findEndpoint(em: EntityManager, organizationId: string, endpointId: string): Promise<WebhookEndpointEntity> {
+  if (idErrors('id', endpointId, 'whe').length > 0) throw AppError.webhookEndpointNotFound(endpointId);
+  const endpoint = await em.findOne(WebhookEndpointEntity, { id: endpointId, organization: organizationId });
+  if (!endpoint) throw AppError.webhookEndpointNotFound(endpointId);
+  return endpoint;
+}
+
+/** The endpoint locked for the rest of the transaction (SELECT … FOR UPDATE), or WEBHOOK_ENDPOINT_NOT_FOUND. */
+export async function lockEndpoint(em: EntityManager, organizationId: string, endpointId: string): Promise<WebhookEndpointEntity> {
+  if (idErrors('id', endpointId, 'whe').length > 0) throw AppError.webhookEndpointNotFound(endpointId);
+  const endpoint = await em.findOne(WebhookEndpointEntity, { id: endpointId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!endpoint) throw AppError.webhookEndpointNotFound(endpointId);
+  return endpoint;
+}
+
+/** The operator names an endpoint of any organization (admin CLI): the organization it belongs to, or NOT_FOUND. */
+export async function organizationOfEndpoint(em: EntityManager, endpointId: string): Promise<string> {
+  if (idErrors('id', endpointId, 'whe').length > 0) throw AppError.webhookEndpointNotFound(endpointId);
+  const endpoint = await em.findOne(WebhookEndpointEntity, { id: endpointId });
+  if (!endpoint) throw AppError.webhookEndpointNotFound(endpointId);
+  return endpoint.organization.id;
+}
+
+/** The organization's endpoints, oldest first. */
+export function endpointsOfOrganization(em: EntityManager, organizationId: string): Promise<WebhookEndpointEntity[]> {
+  return em.find(WebhookEndpointEntity, { organization: organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export interface NewEndpoint {
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  enabled: boolean;
+  /** The signing secret sealed with the server key (webhook-secret.ts): never the secret itself. */
+  secretCiphertext: string;
+}
+
+/** Adds an endpoint to the unit of work. */
+export function addEndpoint(em: EntityManager, organizationId: string, fields: NewEndpoint): WebhookEndpointEntity {
+  return em.create(WebhookEndpointEntity, { organization: em.getReference(OrganizationEntity, organizationId), ...fields });
+}
+
+/** Deletes the endpoint; its deliveries and attempts go with it (ON DELETE CASCADE), its messages stay for other endpoints. */
+export async function removeEndpoint(em: EntityManager, endpoint: WebhookEndpointEntity): Promise<void> {
+  await em.remove(endpoint).flush();
+}
+
+/** One page of an endpoint's messages, newest first, each with every attempt, and how many there are in all. */
+export async function pageOfMessages(
+  em: EntityManager,
+  organizationId: string,
+  endpointId: string,
+  query: { page: number; limit: number; status: WebhookMessageStatus | null },
+): Promise<{ messages: WebhookMessage[]; total: number }> {
+  const { status } = query;
+  const rows = await em.execute<DeliveryRow[]>(
+    `${DELIVERY_SELECT} where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)
+     order by d.created_at desc, d.id desc limit ? offset ?`,
+    [endpointId, organizationId, status, status, query.limit, (query.page - 1) * query.limit],
+  );
+  const [{ count }] = await em.execute<Array<{ count: string }>>(
+    `select count(*) from webhook_deliveries d join webhook_messages m on m.id = d.message_id
+     where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)`,
+    [endpointId, organizationId, status, status],
+  );
+  return { messages: await withAttempts(em, rows), total: Number(count) };
+}
+
+/** One message to the endpoint with every attempt, or undefined. */
+export async function findMessage(em: EntityManager, organizationId: string, endpointId: string, messageId: string): Promise<WebhookMessage | undefined> {
+  const rows = await em.execute<DeliveryRow[]>(`${DELIVERY_SELECT} where d.endpoint_id = ? and d.message_id = ? and m.organization_id = ?`, [
+    endpointId,
+    messageId,
+    organizationId,
+  ]);
+  return (await withAttempts(em, rows))[0];
+}
+
+/**
+ * Puts the message to the endpoint back in the queue, due now, with a fresh retry schedule (same
+ * webhook-id), and tells every worker. A message being attempted right now (PENDING under a worker's
+ * lease) is left to that attempt. Returns whether the message was put back (false also when there is none).
+ */
+export async function requeueMessage(em: EntityManager, organizationId: string, endpointId: string, messageId: string): Promise<boolean> {
+  const updated = await em.execute<Array<{ id: string }>>(
+    `update webhook_deliveries d set status = 'PENDING', retry_index = 0, next_attempt_at = now()
+     from webhook_messages m
+     where m.id = d.message_id and m.organization_id = ? and d.endpoint_id = ? and d.message_id = ?
+       and (d.status <> 'PENDING' or d.locked_until is null)
+     returning d.id`,
+    [organizationId, endpointId, messageId],
+  );
+  if (updated.length === 0) return false;
+  await em.execute(`select pg_notify('${WEBHOOK_CHANNEL}', '')`);
+  return true;
+}
+
+const DELIVERY_SELECT = `select d.id as delivery_id, m.id, m.type, m.body, d.status, m.created_at, d.next_attempt_at
+  from webhook_deliveries d join webhook_messages m on m.id = d.message_id`;
+
+interface DeliveryRow {
+  delivery_id: string;
+  id: string;
+  type: string;
+  body: string;
+  status: WebhookMessageStatus;
+  created_at: Date | string;
+  next_attempt_at: Date | string;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt_number: number;
+  attempted_at: Date | string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
+async function withAttempts(em: EntityManager, rows: DeliveryRow[]): Promise<WebhookMessage[]> {
+  if (rows.length === 0) return [];
+  const attempts = await em.execute<AttemptRow[]>(
+    `select delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body
+     from webhook_attempts where delivery_id = any(?::bigint[]) order by attempt_number`,
+    [`{${rows.map((row) => row.delivery_id).join(',')}}`],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    payload: JSON.parse(row.body) as Record<string, unknown>,
+    status: row.status,
+    createdAt: new Date(row.created_at),
+    nextAttemptAt: row.status === WebhookMessageStatus.PENDING ? new Date(row.next_attempt_at) : null,
+    attempts: attempts.filter((attempt) => String(attempt.delivery_id) === String(row.delivery_id)).map(attemptView),
+  }));
+}
+
+function attemptView(row: AttemptRow): WebhookAttempt {
+  return {
+    attemptNumber: row.attempt_number,
+    attemptedAt: new Date(row.attempted_at),
+    statusCode: row.status_code,
+    durationMs: row.duration_ms,
+    error: row.error,
+    responseBody: row.response_body,
+  };
+}
