@@ -3,7 +3,7 @@
 // (typecheck, ESLint, dependency-cruiser, one after the other). Jest waits on the database and on
 // the processes it starts, and the checks fill those gaps on a machine with few cores. The checks'
 // output is printed when they end; the run fails if the build, any check or jest fails. Arguments
-// are passed to jest (`npm test -- test/smoke.test.ts`).
+// are passed to jest (`npm test -- test/zero-config.test.ts`).
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 
