@@ -18,6 +18,7 @@ module.exports = {
   setupFiles: ['reflect-metadata'],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  testSequencer: '<rootDir>/jest.sequencer.config.js',
   testTimeout: 30000,
   maxWorkers: 2,
 };
