@@ -1,6 +1,7 @@
 import { BookingStatus } from '../src/modules/booking/booking.entity';
 import { insertBookings, storedEvent } from './helpers/event-rows';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
+import { expectGraphqlErrorStatus } from './helpers/event-api';
 import type { HttpResponse } from './helpers/https-client';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -32,6 +33,7 @@ function expectSameError(rest: HttpResponse, graphql: HttpResponse, status: numb
   expect(rest.body.error.code).toBe(code);
   expect(graphql.body.errors).toHaveLength(1);
   const [error] = graphql.body.errors;
+  expectGraphqlErrorStatus({ code: error.extensions.code, status: graphql.status, executed: 'data' in graphql.body }, status);
   expect(error.extensions.code).toBe(rest.body.error.code);
   expect(error.extensions.details).toEqual(rest.body.error.details);
   expect(error.message).toBe(rest.body.error.message);

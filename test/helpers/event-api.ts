@@ -169,9 +169,17 @@ function expectStatus(outcome: Outcome, door: Door, status: number): void {
     expect(outcome.status).toBe(status);
     return;
   }
-  const code = outcome.error?.code ?? '';
-  const before = BEFORE_EXECUTION.has(code) || (code === 'VALIDATION_ERROR' && outcome.executed === false);
-  expect({ code, status: outcome.status, executed: outcome.executed }).toEqual({ code, status: before ? status : 200, executed: !before });
+  expectGraphqlErrorStatus({ code: outcome.error?.code, status: outcome.status, executed: outcome.executed }, status);
+}
+
+/**
+ * The HTTP status of a GraphQL error answer (see expectStatus): `status` (the code's REST status)
+ * without `data` when found before execution, 200 with `data` when raised while resolving.
+ */
+export function expectGraphqlErrorStatus(answer: { code: string | undefined; status: number; executed: boolean | undefined }, status: number): void {
+  const code = answer.code ?? '';
+  const before = BEFORE_EXECUTION.has(code) || (code === 'VALIDATION_ERROR' && answer.executed === false);
+  expect({ code, status: answer.status, executed: answer.executed }).toEqual({ code, status: before ? status : 200, executed: !before });
 }
 
 /** Asserts a VALIDATION_ERROR naming exactly these fields, with the status of each door. */
