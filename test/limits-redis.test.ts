@@ -5,7 +5,7 @@ import { createTenant } from './helpers/factories';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
 import { startTestApp } from './helpers/test-app';
 
-// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+// Two server processes (no state shared in memory); the admin CLI runs in this process.
 jest.setTimeout(120_000);
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
