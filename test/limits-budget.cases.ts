@@ -2,7 +2,7 @@ import { runCliInProcess, within } from './helpers/admin-cli';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+// The admin CLI runs in this process (runCliInProcess); test/cli-*.test.ts also run it as a Node process.
 jest.setTimeout(120_000);
 
 let app: TestApp;
