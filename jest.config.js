@@ -18,6 +18,10 @@ module.exports = {
   setupFiles: ['reflect-metadata'],
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+  // `npx jest --coverage`: every source file counts, also those no test loads in-process.
+  collectCoverageFrom: ['src/**/*.ts', '!src/**/*.d.ts'],
+  coverageReporters: ['text-summary', 'json-summary'],
+  testSequencer: '<rootDir>/jest.sequencer.config.js',
   testTimeout: 30000,
   maxWorkers: 2,
 };

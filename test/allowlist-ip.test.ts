@@ -1,9 +1,9 @@
 import { OrganizationEntity, OrganizationPlan } from '../src/modules/organization/organization.entity';
-import { runCli, within } from './helpers/admin-cli';
+import { runCliInProcess, within } from './helpers/admin-cli';
 import { createApiKey, createOrganization } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+// The admin CLI runs in this process (runCliInProcess); test/cli-*.test.ts also run it as a Node process.
 jest.setTimeout(120_000);
 
 let proxied: TestApp;
@@ -16,7 +16,7 @@ afterAll(() => Promise.all([proxied.close(), direct.close()]));
 async function restrictedTenant(app: TestApp, allowedIps: string) {
   const organization = await createOrganization(app.orm, { plan: OrganizationPlan.ENTERPRISE });
   const { key } = await createApiKey(app.orm, organization.id);
-  const updated = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--allowed-ips', allowedIps, '--restriction-mode', 'strict']);
+  const updated = await runCliInProcess(app.databaseUrl, ['org', 'update', organization.id, '--allowed-ips', allowedIps, '--restriction-mode', 'strict']);
   expect(updated.code).toBe(0);
   return { organization, key, view: updated.json };
 }
@@ -89,13 +89,13 @@ test('without TRUST_PROXY the socket address decides and X-Forwarded-For is igno
   expect(refused.body.error).toMatchObject({ code: 'IP_NOT_ALLOWED', details: { ip: '127.0.0.1' } });
 
   // Turning the restriction off applies to the running server within a second.
-  expect((await runCli(direct.databaseUrl, ['org', 'update', outside.organization.id, '--restriction-mode', 'off'])).code).toBe(0);
+  expect((await runCliInProcess(direct.databaseUrl, ['org', 'update', outside.organization.id, '--restriction-mode', 'off'])).code).toBe(0);
   expect(await within(1_000, async () => (await direct.client.rest('GET', '/v1/events', outside.key)).status === 200)).toBeDefined();
 });
 
 test('a STANDARD organization cannot enable the allowlist, and bad entries are all reported', async () => {
   const organization = await createOrganization(direct.orm);
-  const strict = await runCli(direct.databaseUrl, ['org', 'update', organization.id, '--allowed-ips', '10.0.0.0/8', '--restriction-mode', 'STRICT']);
+  const strict = await runCliInProcess(direct.databaseUrl, ['org', 'update', organization.id, '--allowed-ips', '10.0.0.0/8', '--restriction-mode', 'STRICT']);
   expect(strict.code).not.toBe(0);
   expect(strict.stdout).toBe('');
   expect(strict.stderr).toContain('only ENTERPRISE organizations can use STRICT');
@@ -103,7 +103,7 @@ test('a STANDARD organization cannot enable the allowlist, and bad entries are a
   const stored = await direct.orm.em.fork().findOneOrFail(OrganizationEntity, { id: organization.id });
   expect({ allowedIps: stored.allowedIps, restrictionMode: stored.restrictionMode }).toEqual({ allowedIps: [], restrictionMode: 'OFF' });
 
-  const bad = await runCli(direct.databaseUrl, [
+  const bad = await runCliInProcess(direct.databaseUrl, [
     'org', 'update', organization.id, '--plan', 'enterprise', '--restriction-mode', 'sometimes',
     '--allowed-ips', '10.0.0.1/8,300.1.1.1,127.1,fe80::1%eth0,2001:db8::/129,example.com,::1',
   ]);
@@ -116,14 +116,14 @@ test('a STANDARD organization cannot enable the allowlist, and bad entries are a
   }
   expect(bad.stderr).not.toContain('allowedIPs[6]');
 
-  const strictWithoutList = await runCli(direct.databaseUrl, ['org', 'update', organization.id, '--plan', 'enterprise', '--restriction-mode', 'strict']);
+  const strictWithoutList = await runCliInProcess(direct.databaseUrl, ['org', 'update', organization.id, '--plan', 'enterprise', '--restriction-mode', 'strict']);
   expect(strictWithoutList.code).not.toBe(0);
   expect(strictWithoutList.stderr).toContain('STRICT needs at least one allowed address');
 
   const downgrade = await restrictedTenant(direct, '10.0.0.0/8');
-  const refusedDowngrade = await runCli(direct.databaseUrl, ['org', 'update', downgrade.organization.id, '--plan', 'standard']);
+  const refusedDowngrade = await runCliInProcess(direct.databaseUrl, ['org', 'update', downgrade.organization.id, '--plan', 'standard']);
   expect(refusedDowngrade.code).not.toBe(0);
-  const allowedDowngrade = await runCli(direct.databaseUrl, [
+  const allowedDowngrade = await runCliInProcess(direct.databaseUrl, [
     'org', 'update', downgrade.organization.id, '--plan', 'standard', '--allowed-ips', '', '--restriction-mode', 'off',
   ]);
   expect(allowedDowngrade.code).toBe(0);

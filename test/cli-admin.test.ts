@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { runAdminInProcess } from './helpers/admin-cli';
 import { databaseUrl, withAdminClient } from './helpers/database';
 import { eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// D14: the admin CLI as an operator runs it (the compiled `node dist/cli/admin.js`, which `npm run admin`
-// runs), against the running test service's database. Output is one JSON object on stdout, exit 0;
-// errors go to stderr with a non-zero exit and nothing on stdout.
+// D14: the admin CLI as an operator runs it, against the running test service's database. Output is one
+// JSON object on stdout, exit 0; errors go to stderr with a non-zero exit and nothing on stdout. The
+// cases call the CLI's entry in this process; the first runs the compiled `node dist/cli/admin.js`
+// (which `npm run admin` runs), as do test/cli-help-arguments.test.ts and test/cli-lookups.test.ts.
 
 const ADMIN = path.resolve(__dirname, '../dist/cli/admin.js');
 
@@ -23,7 +25,15 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+/**
+ * The CLI's entry in this process (runAdminInProcess: the same arguments, output and exit code as the
+ * compiled CLI); `processAdmin` runs `node dist/cli/admin.js` itself, which the first case uses.
+ */
 function admin(args: string[], env: Record<string, string> = { DATABASE_URL: app.databaseUrl }): Promise<Run> {
+  return runAdminInProcess(args, { PATH: process.env.PATH ?? '', ...env });
+}
+
+function processAdmin(args: string[], env: Record<string, string> = { DATABASE_URL: app.databaseUrl }): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
@@ -52,9 +62,9 @@ async function count(table: 'organizations' | 'api_keys'): Promise<number> {
 }
 
 describe('org create', () => {
-  test('with every option: one JSON object, stored as printed', async () => {
+  test('with every option (as a Node process): one JSON object, stored as printed', async () => {
     const organization = jsonOf(
-      await admin(['org', 'create', '--name', 'Acme Events', '--timezone', 'Europe/Paris', '--plan', 'enterprise', '--rate-limit', '50']),
+      await processAdmin(['org', 'create', '--name', 'Acme Events', '--timezone', 'Europe/Paris', '--plan', 'enterprise', '--rate-limit', '50']),
     );
     expect(organization).toMatchObject({
       id: expect.stringMatching(/^org_[A-Za-z0-9]+$/),
@@ -84,7 +94,7 @@ describe('org create', () => {
     ['unknown option', ['org', 'create', '--name', 'X', '--colour', 'red'], /colour/],
     ['unknown command', ['org', 'explode'], /unknown command/],
   ];
-  // Spawned together (each is a separate process start); checked one by one below.
+  // Run together; checked one by one below.
   const runs = new Map<string, Run>();
   let before = 0;
   let after = 0;

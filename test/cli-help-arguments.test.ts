@@ -1,24 +1,45 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { COMMANDS } from '../src/cli/commands';
+import { runAdminInProcess } from './helpers/admin-cli';
 
-// Each case starts a Node process that loads the whole CLI: slow on a busy machine.
+// The cases that start a Node process (the compiled CLI) are slow on a busy machine.
 jest.setTimeout(90_000);
 
 const ADMIN = path.resolve(__dirname, '../dist/cli/admin.js');
 
-/** The compiled CLI, with no database configured: every case here must fail or answer before one is needed. */
-function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cliEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.DATABASE_URL;
+  return env;
+}
+
+/** The compiled CLI as a Node process, with no database configured. */
+function processAdmin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [ADMIN, ...args], { env, encoding: 'utf8', timeout: 30_000 }, (_error, stdout, stderr) =>
+    const child = execFile(process.execPath, [ADMIN, ...args], { env: cliEnv(), encoding: 'utf8', timeout: 30_000 }, (_error, stdout, stderr) =>
       resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }
 
-// Each case starts a process: run them side by side.
+/**
+ * The CLI's entry in this process, with no database configured: every case here must fail or answer
+ * before one is needed. The same output and exit code as the process (checked below for help, a
+ * usage error and an option error).
+ */
+function admin(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runAdminInProcess(args, cliEnv());
+}
+
+test.concurrent.each([[['--help']], [['org', 'create', '--name']], [['key', 'create', '--org', 'org_1', '--name', 'ci', '--permission', 'events:read']]])(
+  'admin %j as a Node process answers exactly as the entry in this process (stdout, stderr, exit code)',
+  async (args) => {
+    const [spawned, inProcess] = await Promise.all([processAdmin(...args), admin(...args)]);
+    expect(spawned).toEqual(inProcess);
+  },
+);
+
 test.concurrent('--help lists every command on stdout, exit 0', async () => {
   for (const flag of ['--help', 'help']) {
     const result = await admin(flag);

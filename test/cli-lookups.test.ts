@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { runCli, type CliResult } from './helpers/admin-cli';
+import { runCli, runCliInProcess, type CliResult } from './helpers/admin-cli';
 import { ApiKeyService } from '../src/modules/api-key/api-key.service';
 import { MemberService } from '../src/modules/member/member.service';
 import { databaseUrl, describeOnPostgres, withAdminClient } from './helpers/database';
@@ -9,6 +9,8 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 // The admin CLI's lookups (org list/show, key show, member list/remove) and `db migrate`'s answer, as an
 // operator runs them: one JSON object on stdout and exit 0, or the error on stderr, nothing on stdout
 // and exit 1. (Through a running embedded server's admin channel: test/zero-config.test.ts.)
+// The lookups run the CLI's entry in this process (runCliInProcess: same arguments, output and exit
+// code); `process` runs the compiled CLI as a Node process, for the exit codes 1 and 2 and `db migrate`.
 jest.setTimeout(90_000);
 
 let app: TestApp;
@@ -17,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const admin = (...args: string[]) => runCli(app.databaseUrl, args);
+const admin = (...args: string[]) => runCliInProcess(app.databaseUrl, args);
+const processAdmin = (...args: string[]) => runCli(app.databaseUrl, args);
 
 function jsonOf(result: CliResult): Record<string, any> {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
@@ -70,12 +73,13 @@ describe('org list / org show', () => {
     expect(jsonOf(other)).toMatchObject({ members: 0, activeKeys: 0 });
   });
 
-  test('org show of an unknown id: NOT_FOUND on stderr, exit 1', async () => {
+  test('org show of an unknown id: NOT_FOUND on stderr, exit 1 (in this process and as a Node process)', async () => {
     expectNotFound(await admin('org', 'show', 'org_doesnotexist'), 'org_doesnotexist');
+    expectNotFound(await processAdmin('org', 'show', 'org_doesnotexist'), 'org_doesnotexist');
   });
 
-  test('org show without its argument is a usage error (exit 2)', async () => {
-    const result = await admin('org', 'show');
+  test('org show without its argument is a usage error (exit 2, as a Node process)', async () => {
+    const result = await processAdmin('org', 'show');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('Usage: npm run --silent admin -- org show ORG_ID');
@@ -99,7 +103,6 @@ describe('key show', () => {
 
 describe('member list / member remove', () => {
   test('member list --org: newest first, paginated, with the total', async () => {
-    // Independent processes: started side by side.
     const [allRun, secondRun, otherRun] = await Promise.all([
       admin('member', 'list', '--org', organizationId),
       admin('member', 'list', '--org', organizationId, '--page', '2', '--limit', '2'),
@@ -140,7 +143,7 @@ describe('member list / member remove', () => {
 
 describe('db migrate', () => {
   test('on a migrated database: nothing to do, and the list of migrations', async () => {
-    const result = jsonOf(await admin('db', 'migrate'));
+    const result = jsonOf(await processAdmin('db', 'migrate'));
     expect(result.status).toBe('up-to-date');
     expect(result.applied).toEqual([]);
     expect(result.migrations.length).toBeGreaterThan(0);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { MemberService } from '../src/modules/member/member.service';
 import { OrganizationPlan } from '../src/modules/organization/organization.entity';
-import { runCli, within } from './helpers/admin-cli';
+import { runCliInProcess, within } from './helpers/admin-cli';
 import { createMemberWithPassword } from './helpers/dashboard';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -80,7 +80,7 @@ test('invite link → set password → sign in → create a key → it lists eve
   const organization = await createOrganization(app.orm, { name: 'Acme Events', plan: OrganizationPlan.ENTERPRISE });
   const admin = await new MemberService(app.orm.em.fork()).add({ organizationId: organization.id, email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
 
-  const invited = await runCli(app.databaseUrl, ['member', 'invite', admin.id]);
+  const invited = await runCliInProcess(app.databaseUrl, ['member', 'invite', admin.id]);
   expect(invited.code).toBe(0);
   expect(invited.json.url).toMatch(/^https:\/\/[^/]+\/dashboard\/#\/invite\/[A-Za-z0-9_-]{43}$/);
   const invitePath = new URL(invited.json.url).pathname + new URL(invited.json.url).hash;

@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventInput } from './helpers/factories';
+import { expectGracefulShutdownDuringBurst, expectLateRequestOnAcceptedConnectionAnswered, fillEvents } from './helpers/graceful-shutdown';
 import { HttpsClient } from './helpers/https-client';
-import { runCli, spawnServer, type ServerProcess } from './helpers/spawned-server';
+import { runAdminInProcess } from './helpers/admin-cli';
+import { childEnv, runCli, spawnServer, type ServerProcess } from './helpers/spawned-server';
 
 // No DATABASE_URL: the server and the CLI use the embedded PostgreSQL in DATA_DIR. This runs on any
 // machine (it never touches the PostgreSQL server).
@@ -27,11 +29,6 @@ async function start(): Promise<ServerProcess> {
   return server;
 }
 
-async function stop(server: ServerProcess): Promise<void> {
-  server.child.kill('SIGTERM');
-  expect(await server.exit).toEqual({ code: 0, signal: null });
-}
-
 function sh(command: string): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile('sh', ['-c', command], { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
@@ -39,11 +36,18 @@ function sh(command: string): Promise<string> {
 }
 
 const cli = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
+/** The CLI's entry in this process, for commands that go through the running server's admin channel. */
+const cliInProcess = (...args: string[]) => runAdminInProcess(args, childEnv({ DATA_DIR: dataDir }));
 const lockFile = () => path.join(dataDir, 'embedded.lock');
 
 let firstKey: string;
 let organizationId: string;
 let eventSlug: string;
+// Each embedded start costs seconds of CPU, so a test leaves its server running for the next one (the
+// tests of this file run in order): the first start serves tests 1-3, the second 4-5, the third 6.
+let firstStart: ServerProcess;
+let secondStart: ServerProcess;
+let restarted: ServerProcess;
 
 test('first start: creates a development organization and a test key, printed with curl lines that work when pasted', async () => {
   const server = await start();
@@ -64,17 +68,17 @@ test('first start: creates a development organization and a test key, printed wi
   expect((await client.rest('POST', '/v1/events', firstKey, input)).status).toBe(201);
   eventSlug = input.slug as string;
   client.close();
-  await stop(server);
-  expect(existsSync(lockFile())).toBe(false);
+  firstStart = server;
 });
 
 test('the admin CLI works on the embedded database while the server runs (through the server)', async () => {
-  const server = await start();
+  const server = firstStart;
   const created = await cli('org', 'create', '--name', 'Second org');
   expect(created.code).toBe(0);
   const organization = JSON.parse(created.stdout) as { id: string; name: string };
   expect(organization.name).toBe('Second org');
-  const keyResult = await cli('key', 'create', '--org', organization.id, '--name', 'from the CLI', '--permissions', 'events:read,events:write');
+  // The rest through the admin channel from this process (the first one above is a CLI process).
+  const keyResult = await cliInProcess('key', 'create', '--org', organization.id, '--name', 'from the CLI', '--permissions', 'events:read,events:write');
   expect(keyResult.code).toBe(0);
   const { key } = JSON.parse(keyResult.stdout) as { key: string };
 
@@ -85,7 +89,7 @@ test('the admin CLI works on the embedded database while the server runs (throug
 
   // The lookups and db migrate go through the server too.
   const json = async (...args: string[]) => {
-    const result = await cli(...args);
+    const result = await cliInProcess(...args);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     return JSON.parse(result.stdout);
   };
@@ -100,7 +104,7 @@ test('the admin CLI works on the embedded database while the server runs (throug
   expect(await json('db', 'migrate')).toMatchObject({ status: 'up-to-date', applied: [] });
 
   // Errors come back as the CLI's usual errors.
-  const missing = await cli('key', 'create', '--org', 'org_missing', '--name', 'x', '--permissions', 'events:read');
+  const missing = await cliInProcess('key', 'create', '--org', 'org_missing', '--name', 'x', '--permissions', 'events:read');
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain('NOT_FOUND');
   expect(missing.stdout).toBe('');
@@ -115,9 +119,15 @@ test('the admin CLI works on the embedded database while the server runs (throug
   const secondExit = await new Promise<number | null>((resolve) => second.once('exit', resolve));
   expect(secondExit).toBe(1);
   expect(secondStderr).toContain(`another server (pid ${server.child.pid}) is using the embedded database`);
-
   client.close();
-  await stop(server);
+});
+
+// The graceful shutdown on the embedded database (on PostgreSQL: test/graceful-shutdown.test.ts).
+test('SIGTERM during a burst of requests (embedded database): accepted requests finish with 2xx, new connections are refused, exit 0, the lock is released', async () => {
+  // 100 events so that every list request reads a full page.
+  await fillEvents(firstStart, firstKey, 100);
+  await expectGracefulShutdownDuringBurst(firstStart, firstKey, 60);
+  expect(existsSync(lockFile())).toBe(false);
 });
 
 test('a second start reuses the data and prints no new key, but says how to get one', async () => {
@@ -131,30 +141,34 @@ test('a second start reuses the data and prints no new key, but says how to get 
   expect(read.status).toBe(200);
   expect(read.body.slug).toBe(eventSlug);
   client.close();
-  await stop(server);
+  secondStart = server;
 });
 
 test('after a crash, the stale lock is taken over by the CLI (which then opens the data itself) and by the server', async () => {
-  const server = await start();
+  const server = secondStart;
   server.child.kill('SIGKILL');
   await server.exit;
   expect(existsSync(lockFile())).toBe(true);
 
-  const created = await cli('org', 'create', '--name', 'Made without a server');
-  expect(created.code).toBe(0);
-  expect(JSON.parse(created.stdout).name).toBe('Made without a server');
-  expect(existsSync(lockFile())).toBe(false);
-
-  // Two CLI commands at once without a server: the second waits for the first to release the data.
+  // Two CLI commands at once without a server (each opening the embedded database itself costs
+  // seconds of CPU): one takes the stale lock over, the other waits for it to release the data.
   const both = await Promise.all([cli('org', 'create', '--name', 'Concurrent one'), cli('org', 'create', '--name', 'Concurrent two')]);
-  expect(both.map((result) => result.code)).toEqual([0, 0]);
+  expect(both.map((result) => ({ code: result.code, stderr: result.stderr }))).toEqual([
+    { code: 0, stderr: '' },
+    { code: 0, stderr: '' },
+  ]);
   expect(both.map((result) => JSON.parse(result.stdout).name)).toEqual(['Concurrent one', 'Concurrent two']);
+  expect(existsSync(lockFile())).toBe(false);
 
   // A lock left by a process that no longer exists (another pid) is stale too.
   writeFileSync(lockFile(), JSON.stringify({ pid: 2 ** 22 + 17, adminPort: 1, token: 'x' }));
-  const restarted = await start();
+  restarted = await start();
   const client = new HttpsClient(restarted.url, restarted.ca);
   expect((await client.rest('GET', `/v1/events/${eventSlug}`, firstKey)).status).toBe(200);
   client.close();
-  await stop(restarted);
+});
+
+test('a connection accepted before SIGTERM that sends its request later is still answered, with Connection: close (embedded database)', async () => {
+  await expectLateRequestOnAcceptedConnectionAnswered(restarted, firstKey);
+  expect(existsSync(lockFile())).toBe(false);
 });

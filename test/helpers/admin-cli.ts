@@ -36,3 +36,30 @@ export async function within(timeoutMs: number, check: () => Promise<boolean>, i
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * The admin CLI's own entry (`runAdmin`, what `dist/cli/admin.js` runs) called in this process with
+ * `env` as its environment: the same arguments, output and exit code as `runCli` without starting a
+ * Node process per command. Suites keep a few `runCli` runs to prove the process wiring. The webhook
+ * commands read the process's own environment (src/cli/webhook.commands.ts): run those as a process.
+ */
+export async function runAdminInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  // Required here: test files that only spawn the CLI never load its modules.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runAdmin } = require('../../src/cli/run-admin') as typeof import('../../src/cli/run-admin');
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdmin(args, { env, stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  let json: any;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
+
+/** `runCli(databaseUrl, args)` in this process (see runAdminInProcess). */
+export function runCliInProcess(databaseUrl: string, args: string[]): Promise<CliResult> {
+  return runAdminInProcess(args, { ...process.env, DATABASE_URL: databaseUrl });
+}

@@ -66,6 +66,8 @@ export interface Outcome {
   data: any;
   error?: ApiError;
   text: string;
+  /** GraphQL only: the answer has a `data` entry, i.e. the operation was executed (null when refused before). */
+  executed?: boolean;
 }
 
 export type ListParams = Record<string, string | number | undefined>;
@@ -136,7 +138,8 @@ export class EventApi {
     const error = first
       ? { code: first.extensions?.code as string, message: first.message as string, details: first.extensions?.details }
       : undefined;
-    return { status: response.status, headers: response.headers, data: response.body?.data?.[field] ?? undefined, error, text: response.text };
+    const executed = typeof response.body === 'object' && response.body !== null && 'data' in response.body;
+    return { status: response.status, headers: response.headers, data: response.body?.data?.[field] ?? undefined, error, text: response.text, executed };
   }
 }
 
@@ -151,13 +154,32 @@ export function failingFields(outcome: Outcome): string[] {
   return [...new Set(errors.map((error) => error.field))].sort();
 }
 
+/** Codes only ever found before a GraphQL operation runs (README "GraphQL HTTP statuses", D13). */
+const BEFORE_EXECUTION = new Set(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_EXPIRED', 'FORBIDDEN', 'IP_NOT_ALLOWED', 'RATE_LIMITED', 'QUERY_TOO_COMPLEX']);
+
 /**
- * The HTTP status through each door: REST answers the code's status; GraphQL answers it for errors
- * found before execution (arguments, permissions, limits) and 200 for errors raised while resolving.
+ * The exact HTTP status through each door (D13): REST answers the code's status. GraphQL answers it
+ * for errors found before execution (key, permissions, limits: no `data` in the answer) and 200 with
+ * `data` for errors raised while resolving (a missing event, a state rule). A VALIDATION_ERROR is
+ * either: 400 without `data` for an argument of the wrong type or range, 200 with `data` for a rule of
+ * an input field.
  */
 function expectStatus(outcome: Outcome, door: Door, status: number): void {
-  if (door === 'rest') expect(outcome.status).toBe(status);
-  else expect([200, status]).toContain(outcome.status);
+  if (door === 'rest') {
+    expect(outcome.status).toBe(status);
+    return;
+  }
+  expectGraphqlErrorStatus({ code: outcome.error?.code, status: outcome.status, executed: outcome.executed }, status);
+}
+
+/**
+ * The HTTP status of a GraphQL error answer (see expectStatus): `status` (the code's REST status)
+ * without `data` when found before execution, 200 with `data` when raised while resolving.
+ */
+export function expectGraphqlErrorStatus(answer: { code: string | undefined; status: number; executed: boolean | undefined }, status: number): void {
+  const code = answer.code ?? '';
+  const before = BEFORE_EXECUTION.has(code) || (code === 'VALIDATION_ERROR' && answer.executed === false);
+  expect({ code, status: answer.status, executed: answer.executed }).toEqual({ code, status: before ? status : 200, executed: !before });
 }
 
 /** Asserts a VALIDATION_ERROR naming exactly these fields, with the status of each door. */

@@ -62,7 +62,12 @@ export async function setStoredStatus(orm: MikroORM, eventId: string, status: Ev
   await orm.em.fork().nativeUpdate(EventEntity, { id: eventId }, { storedStatus: status });
 }
 
-/** Bookings inserted directly (their API comes later); confirmed ones block a delete. */
+/**
+ * Bookings inserted directly, in a state the booking service could have made: each confirmed one is
+ * counted in the event's registrationCount and its ticket type's `sold`, as createBooking counts it
+ * (the database's checks refuse more than the capacity or the ticket quantity). Confirmed ones block a
+ * delete.
+ */
 export async function insertBookings(
   orm: MikroORM,
   event: { id: string; organizationId: string },
@@ -70,16 +75,23 @@ export async function insertBookings(
   ticketTypeId?: string,
 ): Promise<void> {
   const em = orm.em.fork();
-  statuses.forEach((status, index) =>
-    em.create(BookingEntity, {
-      organization: em.getReference(OrganizationEntity, event.organizationId),
-      event: em.getReference(EventEntity, event.id),
-      ticketType: ticketTypeId ? em.getReference(TicketTypeEntity, ticketTypeId) : null,
-      quantity: 1,
-      attendeeEmail: `attendee${index}@example.com`,
-      attendeeName: `Attendee ${index}`,
-      status,
-    }),
-  );
-  await em.flush();
+  await em.transactional(async (tx) => {
+    statuses.forEach((status, index) =>
+      tx.create(BookingEntity, {
+        organization: tx.getReference(OrganizationEntity, event.organizationId),
+        event: tx.getReference(EventEntity, event.id),
+        ticketType: ticketTypeId ? tx.getReference(TicketTypeEntity, ticketTypeId) : null,
+        quantity: 1,
+        attendeeEmail: `attendee${index}@example.com`,
+        attendeeName: `Attendee ${index}`,
+        status,
+      }),
+    );
+    await tx.flush();
+    const confirmed = statuses.filter((status) => status === BookingStatus.CONFIRMED).length;
+    if (confirmed === 0) return;
+    const connection = tx.getConnection();
+    await connection.execute('update events set registration_count = registration_count + ? where id = ?', [confirmed, event.id]);
+    if (ticketTypeId) await connection.execute('update ticket_types set sold = sold + ? where id = ?', [confirmed, ticketTypeId]);
+  });
 }

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { ADMIN_URL, databaseUrl, withAdminClient } from './database';
+import { ADMIN_URL, databaseFingerprint, databaseUrl, withAdminClient } from './database';
 
 const ADMIN_CLI = path.resolve(__dirname, '../../dist/cli/admin.js');
 
@@ -41,7 +41,8 @@ function location(url: string): string {
 /**
  * Once per run: decides the database and makes the migrated template each test file copies.
  * PostgreSQL (TEST_DATABASE_URL, else 127.0.0.1:5432) when it answers: a template database copied
- * with CREATE DATABASE … TEMPLATE. Otherwise, or with TEST_DATABASE=embedded, the embedded PGlite:
+ * with CREATE DATABASE … TEMPLATE, each copy then reused by later test files once emptied (see
+ * releaseDatabase in database.ts; global teardown drops them all). Otherwise, or with TEST_DATABASE=embedded, the embedded PGlite:
  * a migrated template data directory, copied and served by one PGlite process per test file.
  * TEST_DATABASE=postgres makes an unreachable server an error instead of a fallback.
  * Migrations run in a child process with the compiled CLI (`npm test` builds first), because MikroORM
@@ -57,7 +58,7 @@ export default async function globalSetup(): Promise<void> {
   if (unavailable && wanted === 'postgres') throw new Error(`TEST_DATABASE=postgres but PostgreSQL at ${location(ADMIN_URL)} is unreachable: ${unavailable}`);
 
   if (!unavailable) {
-    process.stdout.write(`\nTests use PostgreSQL at ${location(ADMIN_URL)} (one database per test file).\n`);
+    process.stdout.write(`\nTests use PostgreSQL at ${location(ADMIN_URL)} (each test file gets a database in the migrated template's state).\n`);
     process.env.EVENT_SERVICE_TEST_DB = 'postgres';
     const template = `event_service_template_${randomBytes(4).toString('hex')}`;
     process.env.EVENT_SERVICE_TEST_TEMPLATE = template;
@@ -66,6 +67,7 @@ export default async function globalSetup(): Promise<void> {
       env: { ...process.env, DATABASE_URL: databaseUrl(template) },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
+    process.env.EVENT_SERVICE_TEST_TEMPLATE_FINGERPRINT = await databaseFingerprint(databaseUrl(template));
     return;
   }
 

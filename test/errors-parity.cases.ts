@@ -1,4 +1,7 @@
+import { BookingStatus } from '../src/modules/booking/booking.entity';
+import { insertBookings, storedEvent } from './helpers/event-rows';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
+import { expectGraphqlErrorStatus } from './helpers/event-api';
 import type { HttpResponse } from './helpers/https-client';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -9,10 +12,12 @@ let app: TestApp;
 let key: string;
 let readOnlyKey: string;
 let otherKey: string;
+let organizationId: string;
 beforeAll(async () => {
   app = await startTestApp();
   const tenant = await createTenant(app.orm);
   key = tenant.key;
+  organizationId = tenant.organization.id;
   readOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:read', 'members:read'] })).key;
   otherKey = (await createTenant(app.orm)).key;
 });
@@ -28,6 +33,7 @@ function expectSameError(rest: HttpResponse, graphql: HttpResponse, status: numb
   expect(rest.body.error.code).toBe(code);
   expect(graphql.body.errors).toHaveLength(1);
   const [error] = graphql.body.errors;
+  expectGraphqlErrorStatus({ code: error.extensions.code, status: graphql.status, executed: 'data' in graphql.body }, status);
   expect(error.extensions.code).toBe(rest.body.error.code);
   expect(error.extensions.details).toEqual(rest.body.error.details);
   expect(error.message).toBe(rest.body.error.message);
@@ -120,13 +126,9 @@ test('409 EVENT_ALREADY_PUBLISHED', async () => {
 
 test('409 EVENT_HAS_BOOKINGS', async () => {
   const slug = await createEvent();
-  const connection = app.orm.em.fork().getConnection();
-  await connection.execute(
-    `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
-     select 'bk_parity' || substr(md5(random()::text), 1, 8), organization_id, id, 2, 'a@example.com', 'A', 'CONFIRMED', now()
-     from events where slug = ?`,
-    [slug],
-  );
+  const event = (await storedEvent(app.orm, { organizationId, slug }))!;
+  // A confirmed booking, counted in the event as the booking service counts it.
+  await insertBookings(app.orm, { id: event.id, organizationId }, [BookingStatus.CONFIRMED]);
   const rest = await app.client.rest('DELETE', `/v1/events/${slug}`, key);
   const graphql = await app.client.graphql(key, DELETE, { slug });
   expectSameError(rest, graphql, 409, 'EVENT_HAS_BOOKINGS');

@@ -1,4 +1,4 @@
-import { runCli, within } from './helpers/admin-cli';
+import { runCliInProcess, within } from './helpers/admin-cli';
 import { sessionGraphql, signIn } from './helpers/dashboard';
 import { createTestDatabase } from './helpers/database';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 async function cli(args: string[]) {
-  const result = await runCli(database.url, args);
+  const result = await runCliInProcess(database.url, args);
   expect(result.code).toBe(0);
   return result.json;
 }
@@ -51,7 +51,7 @@ test('`member add` + `member invite`, a password set on one instance, and sign-o
   expect(refused.body.errors[0].extensions.code).toBe('UNAUTHORIZED');
 
   // An unknown member id is a clear error from the CLI.
-  const missing = await runCli(database.url, ['member', 'invite', 'mem_missing']);
+  const missing = await runCliInProcess(database.url, ['member', 'invite', 'mem_missing']);
   expect(missing.code).not.toBe(0);
   expect(missing.stderr).toMatch(/No member with id "mem_missing"/);
 });

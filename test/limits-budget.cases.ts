@@ -1,8 +1,8 @@
-import { runCli, within } from './helpers/admin-cli';
+import { runCliInProcess, within } from './helpers/admin-cli';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Each admin CLI run is a fresh Node process (about 1-3 s when the machine is busy).
+// The admin CLI runs in this process (runCliInProcess); test/cli-*.test.ts also run it as a Node process.
 jest.setTimeout(120_000);
 
 let app: TestApp;
@@ -94,7 +94,7 @@ test('`org update --rate-limit` overrides the default for that organization on t
   const { key } = await createApiKey(app.orm, organization.id);
   expect(rateHeaders(await app.client.rest('GET', '/v1/events', key)).limit).toBe(5);
 
-  const updated = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '8']);
+  const updated = await runCliInProcess(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '8']);
   expect(updated.code).toBe(0);
   expect(updated.json.rateLimitPerMinute).toBe(8);
   expect(await within(1_000, async () => rateHeaders(await app.client.rest('GET', '/v1/events', key)).limit === 8)).toBeDefined();
@@ -103,12 +103,12 @@ test('`org update --rate-limit` overrides the default for that organization on t
   expect(response.status).toBe(429);
   expect(rateHeaders(response)).toMatchObject({ limit: 8, remaining: 0 });
 
-  const reset = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'default']);
+  const reset = await runCliInProcess(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'default']);
   expect(reset.json.rateLimitPerMinute).toBeNull();
-  const invalid = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'many']);
+  const invalid = await runCliInProcess(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', 'many']);
   expect(invalid.code).not.toBe(0);
   expect(invalid.stderr).toContain('rate-limit: --rate-limit must be a whole number of at least 1');
-  const tooBig = await runCli(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '99999999999', '--timezone', 'Mars/Base']);
+  const tooBig = await runCliInProcess(app.databaseUrl, ['org', 'update', organization.id, '--rate-limit', '99999999999', '--timezone', 'Mars/Base']);
   expect(tooBig.code).not.toBe(0);
   expect(tooBig.stderr).toContain('rate-limit: --rate-limit must be at most 10000000');
   expect(tooBig.stderr).toContain('timezone: timezone must be an IANA time zone name');

@@ -32,7 +32,13 @@ function expectRestFailure(response: HttpResponse, status: number, code: string)
   expectSafe(response);
 }
 
-function expectGraphqlFailure(response: HttpResponse, code: string): void {
+/**
+ * A server failure's HTTP status (D13): without data (none, or null) the code's status as in REST
+ * (500 / 503); with partial data (a nullable field answered null) 200.
+ */
+function expectGraphqlFailure(response: HttpResponse, code: 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE'): void {
+  const withoutData = response.body.data === undefined || response.body.data === null;
+  expect(response.status).toBe(withoutData ? (code === 'INTERNAL_ERROR' ? 500 : 503) : 200);
   const requestId = response.headers['x-request-id'];
   expect(requestId).toEqual(expect.any(String));
   expect(response.body.errors).toHaveLength(1);

@@ -9,7 +9,7 @@ import { compileRoutes } from '../src/rest/rest-executor';
 
 // Who can reach what, as a committed file: any change to a field's permission or to the operation behind
 // a REST route shows up as a diff of test/snapshots/access-control.json in review.
-// After an intended change: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/schema-access.test.ts, then review the diff.
+// After an intended change: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/group-graphql.test.ts -t schema-access, then review the diff.
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'access-control.json');
 
@@ -45,7 +45,7 @@ test('field -> permission and REST route -> operation match the reviewed snapsho
     expect(current).toEqual(committed);
   } catch (error) {
     (error as Error).message =
-      'Who can reach what has changed. If intended: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/schema-access.test.ts, ' +
+      'Who can reach what has changed. If intended: UPDATE_ACCESS_SNAPSHOT=1 npx jest test/group-graphql.test.ts -t schema-access, ' +
       `then review and commit test/snapshots/access-control.json.\n${(error as Error).message}`;
     throw error;
   }

@@ -1,0 +1,13 @@
+/* eslint-disable @typescript-eslint/no-require-imports */
+import { caseFile } from './helpers/case-group';
+
+// Case files that share this jest test file's module load (see test/helpers/case-group.ts).
+caseFile('bookings-batching', () => require('./bookings-batching.cases'));
+caseFile('bookings-concurrency', () => require('./bookings-concurrency.cases'));
+caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));
+caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
+caseFile('bookings-validation', () => require('./bookings-validation.cases'));
+caseFile('ticket-types-mutations', () => require('./ticket-types-mutations.cases'));
+
+// jest.setTimeout in a case file applies to the whole group: the longest any of them asks for.
+jest.setTimeout(120_000);
