@@ -43,12 +43,15 @@ export class UsageRecorder {
     if (rateLimited) tally.rateLimited += 1;
   }
 
-  /** Counts every finished request made with a key (dashboard sessions are not key usage). */
+  /** Counts a finished request made with a key (dashboard sessions are not key usage). */
+  recordResponse(auth: AuthContext | undefined, statusCode: number): void {
+    if (auth !== undefined && auth.apiKeyId !== '') this.record(auth.organization.id, auth.apiKeyId, statusCode === 429);
+  }
+
+  /** Counts every finished request made with a key, once its response is finished. */
   readonly middleware: RequestHandler = (_req, res, next) => {
     const auth: AuthContext | undefined = res.locals.auth;
-    if (auth !== undefined && auth.apiKeyId !== '') {
-      res.once('finish', () => this.record(auth.organization.id, auth.apiKeyId, res.statusCode === 429));
-    }
+    if (auth !== undefined && auth.apiKeyId !== '') res.once('finish', () => this.recordResponse(auth, res.statusCode));
     next();
   };
 
