@@ -31,8 +31,19 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
+  /** Today (UTC, YYYY-MM-DD) and when it ends, so that a request does not format a date. */
+  private today = { day: '', endsAt: 0 };
+
+  private dayOf(now: number): string {
+    if (now >= this.today.endsAt || now < this.today.endsAt - 24 * 3600 * 1000) {
+      const day = new Date(now).toISOString().slice(0, 10);
+      this.today = { day, endsAt: Date.parse(`${day}T00:00:00.000Z`) + 24 * 3600 * 1000 };
+    }
+    return this.today.day;
+  }
+
   record(organizationId: string, apiKeyId: string, rateLimited: boolean): void {
-    const day = new Date().toISOString().slice(0, 10);
+    const day = this.dayOf(Date.now());
     const id = `${apiKeyId}|${day}`;
     let tally = this.tallies.get(id);
     if (tally === undefined) {
