@@ -1,5 +1,6 @@
 import express from 'express';
-import { createApiKey, createTenant } from './helpers/factories';
+import { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../src/modules/organization/organization.entity';
+import { createApiKey, createOrganization, createTenant } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
 import { insertEvents } from './helpers/event-rows';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -159,4 +160,43 @@ test('the access log names the route and operation the same way on both paths', 
   expect(fresh[4]).toEqual(fresh[3]);
   expect(fresh[5]).toEqual(fresh[3]);
   expect(fresh[3]).toEqual({ method: 'GET', url: `/v1/events/${slug}`, route: '/v1/events/:slug', operation: 'GetEvent', status: 200 });
+});
+
+describe('behind a proxy (TRUST_PROXY): the client address and scheme are read as Express reads them', () => {
+  let proxied: TestApp;
+  let strictKey: string;
+  beforeAll(async () => {
+    proxied = await startTestApp({ TRUST_PROXY: 'true' });
+    const organization = await createOrganization(proxied.orm, { plan: OrganizationPlan.ENTERPRISE });
+    strictKey = (await createApiKey(proxied.orm, organization.id)).key;
+    await proxied.orm.em.fork().nativeUpdate(
+      OrganizationEntity,
+      { id: organization.id },
+      { allowedIps: ['203.0.113.0/24', '2001:db8::/32'], restrictionMode: RestrictionMode.STRICT },
+    );
+  });
+  afterAll(() => proxied.close());
+
+  test.each<[string, Record<string, string>]>([
+    ['an allowed client', { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https' }],
+    ['a refused client (403 naming its address)', { 'x-forwarded-for': '10.0.0.1', 'x-forwarded-proto': 'https' }],
+    ['the last entry counts (allowed)', { 'x-forwarded-for': '10.0.0.1, 203.0.113.9', 'x-forwarded-proto': 'https' }],
+    ['the last entry counts (refused)', { 'x-forwarded-for': '203.0.113.9,10.0.0.2', 'x-forwarded-proto': 'https' }],
+    ['spaces and empty entries', { 'x-forwarded-for': ' 10.0.0.1 ,  203.0.113.10 , ,', 'x-forwarded-proto': 'https' }],
+    ['an IPv4-mapped IPv6 client', { 'x-forwarded-for': '::ffff:203.0.113.11', 'x-forwarded-proto': 'https' }],
+    ['an IPv6 client', { 'x-forwarded-for': '2001:db8::1', 'x-forwarded-proto': 'https' }],
+    ['no X-Forwarded-For (the socket address)', { 'x-forwarded-proto': 'https' }],
+    ['not a valid address', { 'x-forwarded-for': 'nonsense', 'x-forwarded-proto': 'https' }],
+    ['the proxy did not say https (403)', { 'x-forwarded-for': '203.0.113.7' }],
+    ['the proxy said http (403)', { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'http' }],
+  ])('%s', async (_name, forwarded) => {
+    const send: Send = (headers) =>
+      proxied.client.request('GET', '/v1/events?limit=1', { headers: { authorization: `Bearer ${strictKey}`, ...forwarded, ...headers } });
+    const before = expressHandled;
+    const lane = comparable(await send({}));
+    // Requests the proxy marked as HTTPS are the lane's; the others are refused by Express.
+    expect(expressHandled - before).toBe(forwarded['x-forwarded-proto'] === 'https' ? 0 : 1);
+    const reference = comparable(await send({ cookie: 'unrelated=1' }));
+    expect(lane).toEqual(reference);
+  });
 });

@@ -9,7 +9,9 @@ import type { Metrics } from '../observability/metrics';
 import { runRoute, type CompiledRoute } from '../rest/rest-executor';
 import { writeAccessLine } from './access-log';
 import type { KeyAuthentication } from './authenticate';
+import { clientIpOf } from './client-address';
 import { answerError, type Door } from './error-handler';
+import { isForwardedHttps } from './https-only';
 import { HttpRequestContext, type ContextShared } from './http-request-context';
 import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
@@ -44,7 +46,7 @@ export interface FastLaneDeps {
   readonly context: ContextShared;
   /** CORS is configured: every response varies on Origin, requests with one go to Express. */
   readonly cors: boolean;
-  /** TRUST_PROXY: client addresses and the scheme come from the proxy's headers: Express answers. */
+  /** TRUST_PROXY: the client's address and scheme come from the proxy's headers (one hop), as in Express. */
   readonly trustProxy: boolean;
   readonly graphql?: GraphqlLane;
 }
@@ -119,7 +121,7 @@ export function fastLane(deps: FastLaneDeps, fallback: RequestListener): Request
     const requestId = requestIdOf(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     if (cors) res.setHeader('Vary', 'Origin');
-    const ip = req.socket.remoteAddress;
+    const ip = clientIpOf(req, deps.trustProxy);
     let auth: AuthContext | undefined;
     try {
       auth = await keyAuthentication({ ip, authorization: req.headers.authorization, query: hot.query });
@@ -163,7 +165,8 @@ export function fastLane(deps: FastLaneDeps, fallback: RequestListener): Request
 
   return (req, res) => {
     const url = req.url as string;
-    if (deps.trustProxy || !isPlain(req, cors)) {
+    // Behind a proxy, a request it did not mark as HTTPS is refused by Express (403 HTTPS_REQUIRED).
+    if (!isPlain(req, cors) || (deps.trustProxy && !isForwardedHttps(req.headers))) {
       fallback(req, res);
       return;
     }
