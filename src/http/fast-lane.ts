@@ -163,6 +163,13 @@ export function fastLane(deps: FastLaneDeps, fallback: RequestListener): Request
     await serve(req, res, { door: 'graphql', route: GRAPHQL_PATH, operation, query: NO_QUERY, run: (out, context) => request.answer(out, context) }, started);
   }
 
+  // Nothing above lets an error escape; should one, it is logged and the connection let go, never
+  // left to crash the process as an unhandled rejection.
+  const failed = (res: ServerResponse) => (error: unknown) => {
+    logger.error({ err: error }, 'fast lane failed');
+    if (!res.writableEnded) res.destroy();
+  };
+
   return (req, res) => {
     const url = req.url as string;
     // Behind a proxy, a request it did not mark as HTTPS is refused by Express (403 HTTPS_REQUIRED).
@@ -173,11 +180,11 @@ export function fastLane(deps: FastLaneDeps, fallback: RequestListener): Request
     if (req.method === 'GET') {
       const hot = restHot(url);
       if (hot) {
-        void serve(req, res, hot, process.hrtime.bigint());
+        serve(req, res, hot, process.hrtime.bigint()).catch(failed(res));
         return;
       }
     } else if (req.method === 'POST' && url === GRAPHQL_PATH && deps.graphql) {
-      void graphql(req, res, deps.graphql, process.hrtime.bigint());
+      graphql(req, res, deps.graphql, process.hrtime.bigint()).catch(failed(res));
       return;
     }
     fallback(req, res);
