@@ -1,6 +1,7 @@
 import { expressMiddleware } from '@as-integrations/express5';
 import type { ApolloServer } from '@apollo/server';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { RequestListener } from 'node:http';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
@@ -11,10 +12,15 @@ import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
 import type { UsageRecorder } from './dashboard/usage-recorder';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
 import type { RequestContext } from './graphql/request-context';
-import { preparedReads, type PreparedReads } from './db/prepared-reads';
+import type { CompiledOperations } from './graphql/compiled-operations';
+import { graphqlLane } from './graphql/graphql-lane';
+import type { QueryLimits } from './graphql/query-limits';
+import { preparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
-import { authenticate } from './http/authenticate';
+import { authenticate, keyAuthentication, type KeyAuthentication } from './http/authenticate';
+import { fastLane } from './http/fast-lane';
+import { HttpRequestContext, type ContextShared } from './http/http-request-context';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import { graphqlRequestBounds } from './http/graphql-bounds';
@@ -27,14 +33,13 @@ import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
 import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
 import { healthz, readyz } from './observability/health';
-import { createMetrics } from './observability/metrics';
+import { createMetrics, type Metrics } from './observability/metrics';
 import { packageVersion } from './openapi/api-version';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import type { Limits } from './limits/limits';
 import type { CompiledRoute } from './rest/rest-executor';
 import { createRestRouter } from './rest/rest-router';
 import type { Webhooks } from './modules/webhook/webhooks';
-import type { WebhookRuntime } from './modules/webhook/webhook-runtime';
 
 export interface AppDeps {
   config: Config;
@@ -42,6 +47,8 @@ export interface AppDeps {
   schema: GraphQLSchema;
   routes: readonly CompiledRoute[];
   apollo: ApolloServer<RequestContext>;
+  /** The executor Apollo's gateway uses (compiled operations), shared with the fast lane. */
+  operations: CompiledOperations;
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
@@ -49,44 +56,48 @@ export interface AppDeps {
   usage: UsageRecorder;
   idempotency: IdempotencyMiddleware;
   webhooks: Webhooks;
+  /** GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST, as Apollo's query-limits plugin applies them. */
+  graphqlLimits: QueryLimits;
 }
 
 /**
- * A request's context. The entity manager and the request logger are made when first used (the hot
- * reads need neither); they are getters on the prototype, so Apollo's per-operation copy of the
- * context (Object.assign of own fields) keeps them lazy instead of calling them.
+ * The request listener of the HTTPS server: the fast lane (src/http/fast-lane.ts) for the hot requests,
+ * in front of the Express app for everything else. Both call the same guards, made once here.
  */
-class HttpRequestContext implements RequestContext {
-  readonly requestId: string;
-  readonly auth: RequestContext['auth'];
-  readonly operation: { name?: string };
-  readonly rateLimit: RequestContext['rateLimit'];
-  private forked: EntityManager | undefined;
+export function createRequestListener(deps: AppDeps): RequestListener {
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
+  const shared: ContextShared = { orm, reads: preparedReads(orm.em), webhooks: webhooks.runtime, logger };
+  // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
+  const authentication = keyAuthentication(authenticator, limits.authFailures);
+  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
+  const app = createApp(deps, { shared, authentication, metrics });
+  return fastLane(
+    {
+      logger,
+      schema,
+      routes,
+      keyAuthentication: authentication,
+      rateLimiter: limits.organization,
+      usage,
+      metrics,
+      context: shared,
+      cors: config.corsOrigins.length > 0,
+      trustProxy: config.trustProxy,
+      graphql: graphqlLane({ schema, apollo, operations: deps.operations, limits: deps.graphqlLimits }),
+    },
+    app,
+  );
+}
 
-  constructor(
-    private readonly orm: MikroORM,
-    private readonly res: Response,
-    readonly reads: PreparedReads,
-    readonly webhooks: WebhookRuntime,
-  ) {
-    this.requestId = res.locals.requestId;
-    this.auth = authOf(res);
-    this.operation = res.locals.operation ??= {};
-    this.rateLimit = res.locals.rateLimit;
-  }
-
-  get em(): EntityManager {
-    return (this.forked ??= this.orm.em.fork());
-  }
-
-  get logger(): Logger {
-    return this.res.locals.logger;
-  }
+interface Shared {
+  readonly shared: ContextShared;
+  readonly authentication: KeyAuthentication;
+  readonly metrics: Metrics;
 }
 
 /** The Express app; middleware runs top to bottom in the order written here. */
-export function createApp(deps: AppDeps): express.Express {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage, webhooks, idempotency } = deps;
+function createApp(deps: AppDeps, { shared, authentication, metrics }: Shared): express.Express {
+  const { config, orm, schema, routes, apollo, limits, logger, dashboard, usage, idempotency } = deps;
   const app = express();
   app.disable('x-powered-by');
   // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
@@ -96,10 +107,10 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
 
-  const reads = preparedReads(orm.em);
-  const contextFor = (res: Response): RequestContext => new HttpRequestContext(orm, res, reads, webhooks.runtime);
+  const contextFor = (res: Response): RequestContext =>
+    new HttpRequestContext(shared, res.locals.requestId, authOf(res), (res.locals.operation ??= {}), res.locals.rateLimit, res.locals);
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
-  const keyAuthentication = authenticate(authenticator, limits.authFailures);
+  const keyAuthentication = authenticate(authentication);
   const organizationRateLimit = rateLimit(limits.organization);
   const guards: RequestHandler[] = [keyAuthentication, usage.middleware, ipAllowlist, organizationRateLimit];
   // On /graphql only, a dashboard session may stand in for the key (D19); REST takes keys alone.
@@ -110,7 +121,6 @@ export function createApp(deps: AppDeps): express.Express {
     forKeysOnly(organizationRateLimit),
   ];
 
-  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const cors = corsFor(config.corsOrigins);
 
   app.use(assignRequestId);

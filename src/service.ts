@@ -2,12 +2,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { createApp } from './app';
+import { createRequestListener } from './app';
 import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
 import { startAuthentication, type Authentication } from './auth/authentication';
 import type { Config } from './config';
 import { UsageRecorder } from './dashboard/usage-recorder';
 import { startApollo } from './graphql/apollo';
+import { CompiledOperations } from './graphql/compiled-operations';
 import { buildAppSchema } from './graphql/schema';
 import { answerClientErrors, malformedRequestError } from './http/client-error';
 import { connectionDrainer } from './http/connection-drain';
@@ -53,11 +54,14 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   setEventPayloadRenderer(eventPayloadRenderer(schema));
-  const apollo = await startApollo(schema, {
-    introspection: config.graphqlIntrospection,
-    explorer: config.graphqlExplorer,
-    limits: { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost },
-  });
+  const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
+  // One executor for Apollo and the fast lane: a document compiled for one is compiled for both.
+  const operations = new CompiledOperations(schema);
+  const apollo = await startApollo(
+    schema,
+    { introspection: config.graphqlIntrospection, explorer: config.graphqlExplorer, limits: graphqlLimits },
+    operations,
+  );
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   const limits = await createLimits(config, logger);
@@ -71,10 +75,25 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);
-  const app = createApp({ config, orm, schema, routes, apollo, authenticator, limits, logger, dashboard, usage, webhooks, idempotency });
+  const listener = createRequestListener({
+    config,
+    orm,
+    schema,
+    routes,
+    apollo,
+    operations,
+    authenticator,
+    limits,
+    logger,
+    dashboard,
+    usage,
+    webhooks,
+    idempotency,
+    graphqlLimits,
+  });
 
   const tls = await loadTlsCredentials(config, logger);
-  const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, app);
+  const secure = https.createServer({ key: tls.key, cert: tls.cert, requireHostHeader: false }, listener);
   secure.keepAliveTimeout = 5_000;
   secure.headersTimeout = 30_000;
   secure.requestTimeout = 60_000;

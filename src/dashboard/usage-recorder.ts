@@ -31,8 +31,19 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
+  /** Today (UTC, YYYY-MM-DD) and when it ends, so that a request does not format a date. */
+  private today = { day: '', endsAt: 0 };
+
+  private dayOf(now: number): string {
+    if (now >= this.today.endsAt || now < this.today.endsAt - 24 * 3600 * 1000) {
+      const day = new Date(now).toISOString().slice(0, 10);
+      this.today = { day, endsAt: Date.parse(`${day}T00:00:00.000Z`) + 24 * 3600 * 1000 };
+    }
+    return this.today.day;
+  }
+
   record(organizationId: string, apiKeyId: string, rateLimited: boolean): void {
-    const day = new Date().toISOString().slice(0, 10);
+    const day = this.dayOf(Date.now());
     const id = `${apiKeyId}|${day}`;
     let tally = this.tallies.get(id);
     if (tally === undefined) {
@@ -43,12 +54,15 @@ export class UsageRecorder {
     if (rateLimited) tally.rateLimited += 1;
   }
 
-  /** Counts every finished request made with a key (dashboard sessions are not key usage). */
+  /** Counts a finished request made with a key (dashboard sessions are not key usage). */
+  recordResponse(auth: AuthContext | undefined, statusCode: number): void {
+    if (auth !== undefined && auth.apiKeyId !== '') this.record(auth.organization.id, auth.apiKeyId, statusCode === 429);
+  }
+
+  /** Counts every finished request made with a key, once its response is finished. */
   readonly middleware: RequestHandler = (_req, res, next) => {
     const auth: AuthContext | undefined = res.locals.auth;
-    if (auth !== undefined && auth.apiKeyId !== '') {
-      res.once('finish', () => this.record(auth.organization.id, auth.apiKeyId, res.statusCode === 429));
-    }
+    if (auth !== undefined && auth.apiKeyId !== '') res.once('finish', () => this.recordResponse(auth, res.statusCode));
     next();
   };
 

@@ -1,6 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { getOperationAST, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getOperationAST, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { AuthContext } from '../auth/auth-context';
 import type { Permission } from '../auth/permissions';
 import type { ExplorerKind } from '../config';
 import { AppError } from '../errors/app-error';
@@ -28,11 +29,29 @@ const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
 /** The messages of graphql's ValuesOfCorrectTypeRule: a value written inline that its argument's type refuses. */
 const VALUE_ERROR = /cannot represent|does not exist in ".*" enum|^Expected value of type|^Field ".*" of required type .* was not provided|^Field ".*" is not defined by type/;
 
+const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Permission[]>();
+
 /**
  * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
  * arguments, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
+ * Throws the AppError. A repeated document's permissions are found once (Apollo and the fast lane
+ * hand back the same parsed document for every repeat of a query).
  */
-const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Permission[]>();
+export function checkOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  auth: AuthContext,
+  variables: Record<string, unknown>,
+): void {
+  let permissions = permissionsByOperation.get(operation);
+  if (!permissions) {
+    permissions = operationPermissions(schema, document, operation);
+    permissionsByOperation.set(operation, permissions);
+  }
+  assertOperationAllowed(auth, permissions);
+  assertValidArguments(schema, document, operation, variables);
+}
 
 const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
@@ -60,14 +79,7 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
       async didResolveOperation({ operation, document, request, schema, contextValue }) {
         if (!operation) return;
         try {
-          // Apollo reuses the parsed document of a repeated query: its permissions are found once.
-          let permissions = permissionsByOperation.get(operation);
-          if (!permissions) {
-            permissions = operationPermissions(schema, document, operation);
-            permissionsByOperation.set(operation, permissions);
-          }
-          assertOperationAllowed(contextValue.auth, permissions);
-          assertValidArguments(schema, document, operation, request.variables ?? {});
+          checkOperation(schema, document, operation, contextValue.auth, request.variables ?? {});
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
           throw toGraphQLError(error);

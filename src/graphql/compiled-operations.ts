@@ -65,6 +65,9 @@ export class CompiledOperations {
       },
       load: async () => ({
         executor: async (request) =>
+          // The fast lane hands Apollo a result it already has (an answer with errors), for Apollo to
+          // report exactly as its own: it is not executed again.
+          (request.context as { executed?: ExecutionResult }).executed ??
           this.execute(request.document, request.operationName, request.context, request.request.variables),
       }),
       stop: async () => undefined,

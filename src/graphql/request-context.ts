@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../auth/auth-context';
 import { preparedReads, type PreparedReads } from '../db/prepared-reads';
@@ -20,6 +21,11 @@ export interface RequestContext {
   readonly webhooks?: WebhookRuntime;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
+  /**
+   * The result of this very operation, already executed by the fast lane (an answer with errors),
+   * which it hands to Apollo to report: Apollo's executor returns it instead of executing again.
+   */
+  readonly executed?: ExecutionResult;
 }
 
 export function readsOf(context: RequestContext): PreparedReads {

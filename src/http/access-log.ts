@@ -3,9 +3,38 @@ import type { Logger } from 'pino';
 import { redactUrl } from '../logger';
 import { routeLabelOf } from './route-label';
 
+/** What the access line says of one answered request. */
+export interface AccessRecord {
+  readonly method: string;
+  /** The raw URL (redacted here). */
+  readonly url: string;
+  readonly route: string;
+  readonly operation: string | undefined;
+  readonly status: number;
+  /** process.hrtime.bigint() when the request arrived. */
+  readonly started: bigint;
+  readonly organizationId: string | undefined;
+}
+
+/** The one structured access line of a request, on its request-scoped logger. Never a key or header. */
+export function writeAccessLine(requestLogger: Logger, record: AccessRecord): void {
+  requestLogger.info(
+    {
+      method: record.method,
+      url: redactUrl(record.url),
+      route: record.route,
+      operation: record.operation,
+      status: record.status,
+      durationMs: Number(process.hrtime.bigint() - record.started) / 1e6,
+      organizationId: record.organizationId,
+    },
+    'request',
+  );
+}
+
 /**
  * One structured line per request (request id, organization, route pattern, operation, status,
- * duration), and a request-scoped logger for the handlers. Never a key or header.
+ * duration), and a request-scoped logger for the handlers.
  */
 export function accessLog(logger: Logger): RequestHandler {
   const accessLineEnabled = logger.isLevelEnabled('info');
@@ -20,18 +49,15 @@ export function accessLog(logger: Logger): RequestHandler {
       return;
     }
     res.on('finish', () => {
-      requestLogger().info(
-        {
-          method: req.method,
-          url: redactUrl(req.originalUrl),
-          route: routeLabelOf(res),
-          operation: res.locals.operation?.name,
-          status: res.statusCode,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-          organizationId: res.locals.auth?.organization.id,
-        },
-        'request',
-      );
+      writeAccessLine(requestLogger(), {
+        method: req.method,
+        url: req.originalUrl,
+        route: routeLabelOf(res),
+        operation: res.locals.operation?.name,
+        status: res.statusCode,
+        started,
+        organizationId: res.locals.auth?.organization.id,
+      });
     });
     next();
   };

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../errors/app-error';
@@ -52,25 +53,44 @@ function transportError(error: unknown): AppError | undefined {
   }
 }
 
-/** Writes an error in the caller's door's shape: the REST envelope, or a GraphQL `errors` array. */
-export function sendError(res: Response, error: AppError): void {
+/** Which door answers: errors are written in its shape. */
+export type Door = 'rest' | 'graphql';
+
+/**
+ * Writes an error in the door's shape: the REST envelope, or a GraphQL `errors` array; the status of
+ * its code, Retry-After when it has one. Headers already set (X-Request-Id, RateLimit-*) stay.
+ */
+export function writeError(res: ServerResponse, door: Door | undefined, error: AppError): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  res.status(httpStatusOf(error.code));
+  res.statusCode = httpStatusOf(error.code);
   if (typeof error.details?.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
   if (error.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
-  if (res.locals.door === 'graphql') res.json({ errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] });
-  else res.json(errorEnvelope(error));
+  const body = JSON.stringify(door === 'graphql' ? { errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] } : errorEnvelope(error));
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(res.req.method === 'HEAD' ? undefined : body);
+}
+
+/** Writes an error in the caller's door's shape (see writeError). */
+export function sendError(res: Response, error: AppError): void {
+  writeError(res, res.locals.door, error);
+}
+
+/**
+ * Any error that ends a request, as its answer: mapped to an AppError (unknown failures become
+ * INTERNAL_ERROR with the request id, and are logged once with their stack), written in the door's shape.
+ */
+export function answerError(logger: Logger, res: ServerResponse, door: Door | undefined, requestId: string, error: unknown): void {
+  const appError = transportError(error) ?? toAppError(error, requestId);
+  if (isServerFailure(appError.code)) logger.error({ err: error, requestId }, 'request failed');
+  writeError(res, door, appError);
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error, _req, res, _next) => {
-    const appError = transportError(error) ?? toAppError(error, res.locals.requestId);
-    if (isServerFailure(appError.code)) logger.error({ err: error, requestId: res.locals.requestId }, 'request failed');
-    sendError(res, appError);
-  };
+  return (error, _req, res, _next) => answerError(logger, res, res.locals.door, res.locals.requestId, error);
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {

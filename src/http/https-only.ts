@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { errorEnvelope } from './error-handler';
@@ -28,9 +28,13 @@ export function createPlainHttpRefuser(): http.Server {
   return server;
 }
 
+/** Behind a TLS-terminating proxy (TRUST_PROXY): did the proxy say the client used https? */
+export function isForwardedHttps(headers: IncomingHttpHeaders): boolean {
+  return String(headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase() === 'https';
+}
+
 /** Behind a TLS-terminating proxy (TRUST_PROXY): the proxy must say the client used https. */
 export const requireForwardedHttps: RequestHandler = (req, _res, next) => {
-  const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase();
-  if (proto !== 'https') throw httpsRequired();
+  if (!isForwardedHttps(req.headers)) throw httpsRequired();
   next();
 };

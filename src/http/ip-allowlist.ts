@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { OrganizationSnapshot } from '../auth/auth-context';
+import type { AuthContext, OrganizationSnapshot } from '../auth/auth-context';
 import { AppError } from '../errors/app-error';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { RestrictionMode } from '../modules/organization/organization.entity';
@@ -20,17 +20,17 @@ function allowlistOf(organization: OrganizationSnapshot): IpAllowlist {
 
 /**
  * D11: an organization in STRICT mode with a non-empty list is reachable only from its ranges.
- * `req.ip` is the socket address, or the X-Forwarded-For client when TRUST_PROXY is set.
+ * `ip` is the socket address, or the X-Forwarded-For client when TRUST_PROXY is set (req.ip).
  */
+export function assertIpAllowed({ organization }: AuthContext, ip: string | undefined): void {
+  if (organization.restrictionMode !== String(RestrictionMode.STRICT) || organization.allowedIps.length === 0) return;
+  if (!allowlistOf(organization).allows(ip)) {
+    throw AppError.ipNotAllowed(IpAllowlist.clientAddress(ip) ?? ip);
+  }
+}
+
+/** The Express guard (after authentication). */
 export const ipAllowlist: RequestHandler = (req, res, next) => {
-  const { organization } = authOf(res);
-  if (organization.restrictionMode !== String(RestrictionMode.STRICT) || organization.allowedIps.length === 0) {
-    next();
-    return;
-  }
-  if (!allowlistOf(organization).allows(req.ip)) {
-    const ip = IpAllowlist.clientAddress(req.ip) ?? req.ip;
-    throw AppError.ipNotAllowed(ip);
-  }
+  assertIpAllowed(authOf(res), req.ip);
   next();
 };

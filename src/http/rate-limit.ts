@@ -1,23 +1,32 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
+import type { AuthContext } from '../auth/auth-context';
 import { AppError } from '../errors/app-error';
-import type { OrganizationRateLimiter } from '../limits/organization-rate-limiter';
+import type { OrganizationRateLimiter, RateLimitState } from '../limits/organization-rate-limiter';
 import { authOf } from './locals';
 
-/** Draws one request from the organization's budget; headers on every authenticated response, 429 past it. */
+/**
+ * D12: draws one request from the organization's budget. The RateLimit-* headers go on the response
+ * (also on the 429, and on any error after this), then 429 RATE_LIMITED past the budget.
+ */
+export async function drawFromBudget(limiter: OrganizationRateLimiter, auth: AuthContext, res: ServerResponse): Promise<RateLimitState> {
+  const state = await limiter.consume(auth.organization);
+  res.setHeader('RateLimit-Limit', String(state.limit));
+  res.setHeader('RateLimit-Remaining', String(state.remaining));
+  res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+  if (!state.allowed) {
+    throw AppError.rateLimited(
+      `Rate limit of ${state.limit} requests a minute exceeded for this organization; retry in ${state.resetSeconds} s`,
+      { retryAfterSeconds: state.resetSeconds, limit: state.limit },
+    );
+  }
+  return { limit: state.limit, remaining: state.remaining, resetSeconds: state.resetSeconds };
+}
+
+/** The Express guard: headers on every authenticated response, 429 past the budget. */
 export function rateLimit(limiter: OrganizationRateLimiter): RequestHandler {
   return async (_req, res, next) => {
-    const auth = authOf(res);
-    const state = await limiter.consume(auth.organization);
-    res.setHeader('RateLimit-Limit', String(state.limit));
-    res.setHeader('RateLimit-Remaining', String(state.remaining));
-    res.setHeader('RateLimit-Reset', String(state.resetSeconds));
-    res.locals.rateLimit = { limit: state.limit, remaining: state.remaining, resetSeconds: state.resetSeconds };
-    if (!state.allowed) {
-      throw AppError.rateLimited(
-        `Rate limit of ${state.limit} requests a minute exceeded for this organization; retry in ${state.resetSeconds} s`,
-        { retryAfterSeconds: state.resetSeconds, limit: state.limit },
-      );
-    }
+    res.locals.rateLimit = await drawFromBudget(limiter, authOf(res), res);
     next();
   };
 }

@@ -1,10 +1,10 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 /**
  * A JSON body with its status, written in one piece: the body stays a string, so Node sends the
  * headers and the body in a single write (one TLS record batch), without Express's Buffer copy.
  */
-export function sendJson(res: Response, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error';
-import type { WindowCounter } from './window-counter';
+import { WINDOW_SECONDS, type WindowCounter } from './window-counter';
 
 /** D12: failed authentications per client address; past the limit the address is refused until the window ends. */
 export class AuthFailureLimiter {
@@ -8,7 +8,20 @@ export class AuthFailureLimiter {
     private readonly failuresPerMinute: number,
   ) {}
 
-  async assertNotBlocked(clientIp: string): Promise<void> {
+  /** When this process last counted a failure (with counts kept in this process only, nothing older can block). */
+  private lastFailureAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Refuses (429) an address past its budget. Undefined (nothing to wait for) when the counts are this
+   * process's own and it counted no failure within a window: every window has ended then, so no
+   * address can be blocked (the hot path skips the lookup).
+   */
+  assertNotBlocked(clientIp: string): Promise<void> | undefined {
+    if (!this.counter.shared && this.failuresPerMinute > 0 && Date.now() - this.lastFailureAt >= WINDOW_SECONDS * 1000) return undefined;
+    return this.check(clientIp);
+  }
+
+  private async check(clientIp: string): Promise<void> {
     const { consumed, msBeforeReset } = await this.counter.peek(`auth-failure:${clientIp}`);
     if (consumed < this.failuresPerMinute) return;
     const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeReset / 1000));
@@ -18,6 +31,7 @@ export class AuthFailureLimiter {
   }
 
   async recordFailure(clientIp: string): Promise<void> {
+    this.lastFailureAt = Date.now();
     await this.counter.consume(`auth-failure:${clientIp}`);
   }
 }

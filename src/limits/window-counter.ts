@@ -22,7 +22,7 @@ const NEVER_REFUSE = Number.MAX_SAFE_INTEGER;
  */
 export class WindowCounter {
   private readonly local: RateLimiterMemory;
-  private readonly shared: RateLimiterRedis | undefined;
+  private readonly redisLimiter: RateLimiterRedis | undefined;
   private lastWarningAt = 0;
 
   constructor(
@@ -31,9 +31,14 @@ export class WindowCounter {
     redis?: Redis,
   ) {
     this.local = new RateLimiterMemory({ keyPrefix, points: NEVER_REFUSE, duration: WINDOW_SECONDS });
-    this.shared = redis
+    this.redisLimiter = redis
       ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points: NEVER_REFUSE, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true })
       : undefined;
+  }
+
+  /** Counts are kept in Redis, shared by every instance (else in this process only). */
+  get shared(): boolean {
+    return this.redisLimiter !== undefined;
   }
 
   consume(key: string): Promise<WindowCount> {
@@ -46,9 +51,9 @@ export class WindowCounter {
   }
 
   private async run(operation: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes | null>): Promise<WindowCount> {
-    if (this.shared) {
+    if (this.redisLimiter) {
       try {
-        return toCount(await operation(this.shared));
+        return toCount(await operation(this.redisLimiter));
       } catch (error) {
         this.warn(error);
       }

@@ -8,6 +8,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** Counts and times every request once its response is finished. */
   readonly record: RequestHandler;
+  /** Counts and times one answered request (`started`: process.hrtime.bigint() when it arrived). */
+  observe(method: string, route: string, status: number, started: bigint): void;
   /** GET /metrics in the Prometheus text format; wants the token when one is configured. */
   readonly handler: RequestHandler;
 }
@@ -33,13 +35,22 @@ export function createMetrics(options: { token?: string; extra?: readonly Metric
     registers: [registry],
   });
 
+  // One label object per label set, made once.
+  const labelSets = new Map<string, { method: string; route: string; status: string }>();
+  const observe = (method: string, route: string, status: number, started: bigint): void => {
+    const key = `${method} ${route} ${status}`;
+    let labels = labelSets.get(key);
+    if (labels === undefined) {
+      labels = { method, route, status: String(status) };
+      labelSets.set(key, labels);
+    }
+    requests.inc(labels);
+    duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  };
+
   const record: RequestHandler = (req, res, next) => {
-    const stop = duration.startTimer();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabelOf(res), status: String(res.statusCode) };
-      requests.inc(labels);
-      stop(labels);
-    });
+    const started = process.hrtime.bigint();
+    res.on('finish', () => observe(req.method, routeLabelOf(res), res.statusCode, started));
     next();
   };
 
@@ -52,5 +63,5 @@ export function createMetrics(options: { token?: string; extra?: readonly Metric
     res.send(await registry.metrics());
   };
 
-  return { registry, record, handler };
+  return { registry, record, observe, handler };
 }

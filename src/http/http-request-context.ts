@@ -1,0 +1,53 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { ExecutionResult } from 'graphql';
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/auth-context';
+import type { PreparedReads } from '../db/prepared-reads';
+import type { RequestContext } from '../graphql/request-context';
+import type { RateLimitState } from '../limits/organization-rate-limiter';
+import type { WebhookRuntime } from '../modules/webhook/webhook-runtime';
+
+/** What every request's context shares (made once). */
+export interface ContextShared {
+  readonly orm: MikroORM;
+  readonly reads: PreparedReads;
+  readonly webhooks: WebhookRuntime;
+  readonly logger: Logger;
+}
+
+/**
+ * A request's context, the same for both doors and both transports (Express, the fast lane). The
+ * entity manager and the request logger are made when first used (the hot reads need neither); they
+ * are getters on the prototype, so Apollo's per-operation copy of the context (Object.assign of own
+ * fields) keeps them lazy instead of calling them.
+ */
+export class HttpRequestContext implements RequestContext {
+  readonly reads: PreparedReads;
+  readonly webhooks: WebhookRuntime;
+  /** See RequestContext.executed (set by the fast lane only). */
+  executed: ExecutionResult | undefined;
+  private forked: EntityManager | undefined;
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly shared: ContextShared,
+    readonly requestId: string,
+    readonly auth: AuthContext,
+    readonly operation: { name?: string },
+    readonly rateLimit: RateLimitState | undefined,
+    /** The request's logger when the transport already has one (Express's access log). */
+    private readonly loggerSource?: { readonly logger: Logger },
+  ) {
+    this.reads = shared.reads;
+    this.webhooks = shared.webhooks;
+  }
+
+  get em(): EntityManager {
+    return (this.forked ??= this.shared.orm.em.fork());
+  }
+
+  get logger(): Logger {
+    if (this.loggerSource) return this.loggerSource.logger;
+    return (this.child ??= this.shared.logger.child({ requestId: this.requestId }));
+  }
+}
