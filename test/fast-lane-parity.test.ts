@@ -115,6 +115,8 @@ describe('GraphQL: the lane answers as Apollo does', () => {
     const withKey = which === 'readOnly' ? readOnlyKey : which === 'writeOnly' ? writeOnlyKey : key;
     const { lane, express: reference } = await bothWays(graphql(body(), withKey));
     expect(lane).toEqual(reference);
+    // The same answer is also a right one: client mistakes are 4xx, never a server error.
+    expect(reference.status).toBeLessThan(500);
   });
 
   test('the hot documents never reach Express once known', async () => {

@@ -68,7 +68,10 @@ export class CompiledOperations {
           // The fast lane hands Apollo a result it already has (an answer with errors), for Apollo to
           // report exactly as its own: it is not executed again.
           (request.context as { executed?: ExecutionResult }).executed ??
-          this.execute(request.document, request.operationName, request.context, request.request.variables),
+          // The name the client sent: Apollo's own `operationName` is the resolved one, null when the
+          // name matches no operation, which would run the document's only operation instead of
+          // answering "Unknown operation" (400 OPERATION_RESOLUTION_FAILURE).
+          this.execute(request.document, request.request.operationName ?? null, request.context, request.request.variables),
       }),
       stop: async () => undefined,
     };
