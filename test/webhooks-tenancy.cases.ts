@@ -93,7 +93,7 @@ test('bad input is a 400 listing every field; the secret is never readable again
   expect(messages.body.errors[0].extensions.details.errors).toEqual([{ field: 'limit', message: expect.any(String) }]);
 });
 
-test('admin CLI: webhook create prints the id and the secret, list never shows it, delete removes it', async () => {
+test('admin CLI: webhook create prints the id and the secret, list never shows it (an unknown organization is NOT_FOUND), delete removes it', async () => {
   const { organization, key } = await createTenant(app.orm);
   const env = { DATABASE_URL: app.databaseUrl, WEBHOOK_SECRET_KEY: SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   // One real process: the CLI reads WEBHOOK_SECRET_KEY from its environment; the other runs are in-process.
@@ -121,5 +121,8 @@ test('admin CLI: webhook create prints the id and the secret, list never shows i
   const again = await inProcess(['webhook', 'delete', output.id]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('WEBHOOK_ENDPOINT_NOT_FOUND');
+  // An unknown organization is NOT_FOUND (as for key list and member list), not an empty list.
+  const unknown = await inProcess(['webhook', 'list', '--org', 'org_missing']);
+  expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'error: NOT_FOUND\n  No organization with id "org_missing"\n' });
   // The CLI process run takes seconds on a busy machine.
 }, 120_000);

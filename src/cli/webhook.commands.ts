@@ -1,5 +1,6 @@
 import type * as CreateModule from '../modules/webhook/commands/create-webhook-endpoint';
 import type * as DeleteModule from '../modules/webhook/commands/delete-webhook-endpoint';
+import type * as OrganizationRepositoryModule from '../modules/organization/organization.repository';
 import type * as RuntimeModule from '../modules/webhook/webhook-runtime';
 import type * as RepositoryModule from '../modules/webhook/webhook.repository';
 import type * as ViewModule from '../modules/webhook/webhook.view';
@@ -39,10 +40,14 @@ export const WEBHOOK_COMMANDS: Command[] = [
     name: 'webhook list',
     usage: 'webhook list --org ORG_ID',
     help: `webhook list --org ORG_ID
-  The organization's webhook endpoints (never a secret).`,
+  The organization's webhook endpoints (never a secret). An unknown organization is NOT_FOUND.`,
     parse: parser({ org: { type: 'string' } }),
     async run(em, options) {
-      return { endpoints: (await endpoints().endpointsOfOrganization(em, required(options, 'org'))).map(view()) };
+      const { findOrganization } = require('../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
+      const organizationId = required(options, 'org');
+      // Like `key list` and `member list`: an unknown organization is NOT_FOUND, not an empty list.
+      await findOrganization(em, organizationId);
+      return { endpoints: (await endpoints().endpointsOfOrganization(em, organizationId)).map(view()) };
     },
   },
   {
