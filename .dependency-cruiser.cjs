@@ -72,15 +72,6 @@ module.exports = {
       to: { path: '@mikro-orm', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'facades-only-for-tests',
-      severity: 'error',
-      comment:
-        'MemberService, OrganizationService, ApiKeyService and InvitationService are thin facades over the commands, kept for test ' +
-        'helpers; code in src/ calls the commands and repositories.',
-      from: { path: '^src/', pathNot: '^src/modules/(member|organization|api-key)/[^/]+\\.service\\.ts$|^src/dashboard/invitation\\.service\\.ts$' },
-      to: { path: '^src/modules/(member|organization|api-key)/[^/]+\\.service\\.ts$|^src/dashboard/invitation\\.service\\.ts$' },
-    },
-    {
       name: 'policies-are-pure',
       severity: 'error',
       comment: 'Policies are pure functions of loaded state: no ORM, no repository, no command, no resolver.',

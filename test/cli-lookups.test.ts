@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { runCli, runCliInProcess, type CliResult } from './helpers/admin-cli';
-import { ApiKeyService } from '../src/modules/api-key/api-key.service';
-import { MemberService } from '../src/modules/member/member.service';
+import { revokeApiKey } from '../src/modules/api-key/commands/revoke-api-key';
+import { addMember } from '../src/modules/member/commands/add-member';
 import { databaseUrl, describeOnPostgres, withAdminClient } from './helpers/database';
 import { createApiKey, createOrganization } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -42,15 +42,15 @@ let keyId: string;
 let secret: string;
 const memberIds: string[] = [];
 
-// The data is made in-process (as the CLI's own services make it): only the lookups run the CLI.
+// The data is made in-process (by the commands the CLI calls): only the lookups run the CLI.
 beforeAll(async () => {
   organizationId = (await createOrganization(app.orm, { name: 'Lookup org', timezone: 'Europe/Paris' })).id;
   otherOrganizationId = (await createOrganization(app.orm, { name: 'Other lookup org' })).id;
   ({ id: keyId, key: secret } = await createApiKey(app.orm, organizationId, { name: 'ci', permissions: ['events:read'] }));
   const revoked = await createApiKey(app.orm, organizationId, { name: 'old', permissions: ['events:read'] });
-  await new ApiKeyService(app.orm.em.fork()).revoke(revoked.id);
+  await revokeApiKey(app.orm.em.fork(), organizationId, revoked.id);
   for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
-    memberIds.push((await new MemberService(app.orm.em.fork()).add({ organizationId, email, name: email.split('@')[0] })).id);
+    memberIds.push((await addMember(app.orm.em.fork(), organizationId, { email, name: email.split('@')[0] })).id);
   }
 });
 

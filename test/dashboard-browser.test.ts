@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { MemberService } from '../src/modules/member/member.service';
+import { addMember } from '../src/modules/member/commands/add-member';
 import { OrganizationPlan } from '../src/modules/organization/organization.entity';
 import { runCliInProcess, within } from './helpers/admin-cli';
 import { createMemberWithPassword } from './helpers/dashboard';
@@ -78,7 +78,7 @@ async function go(page: Page, hash: string, heading: string): Promise<void> {
 
 test('invite link → set password → sign in → create a key → it lists events over REST → revoke → 401 within a second; every page readable and accessible', async () => {
   const organization = await createOrganization(app.orm, { name: 'Acme Events', plan: OrganizationPlan.ENTERPRISE });
-  const admin = await new MemberService(app.orm.em.fork()).add({ organizationId: organization.id, email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
+  const admin = await addMember(app.orm.em.fork(), organization.id, { email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
 
   const invited = await runCliInProcess(app.databaseUrl, ['member', 'invite', admin.id]);
   expect(invited.code).toBe(0);

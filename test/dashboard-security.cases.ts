@@ -1,4 +1,4 @@
-import { InvitationService } from '../src/dashboard/invitation.service';
+import { issueInvitation } from '../src/modules/member/commands/issue-invitation';
 import { permissionsOfRole } from '../src/auth/permissions';
 import { ALL_PERMISSIONS, createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { within } from './helpers/admin-cli';
@@ -80,7 +80,7 @@ describe('session cookie and cross-site requests', () => {
   test('an invitation link works once; a password shorter than 12 characters is refused', async () => {
     const organization = await createOrganization(app.orm);
     const member = await createMemberWithPassword(app.orm, organization.id, 'member');
-    const invitation = await new InvitationService(app.orm.em.fork()).invite(member.id, 'https://localhost');
+    const invitation = await issueInvitation(app.orm.em.fork(), organization.id, member.id, 'https://localhost');
     const token = invitation.path.split('/').pop();
     const accept = (password: string) =>
       app.client.request('POST', '/dashboard/api/invitations/accept', { headers: { 'x-csrf-token': 'x' }, json: { token, password } });

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { addMember } from '../src/modules/member/commands/add-member';
+import { runCli, runCliInProcess, type CliResult } from './helpers/admin-cli';
 import { createApiKey, createTenant } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -12,18 +11,17 @@ afterAll(() => app.close());
 
 jest.setTimeout(60_000);
 
-const CLI = path.resolve(__dirname, '../dist/cli/admin.js');
 const MEMBERS = `query($page: Int, $limit: Int) { members(page: $page, limit: $limit) { members { id email name role createdAt } total page limit } }`;
 
-/** The compiled admin CLI (what `npm run --silent admin --` runs), on the test app's database. */
-function admin(...args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: app.databaseUrl }, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const statusOf = ({ code, stdout, stderr }: CliResult) => ({ status: code, stdout, stderr });
+/** The admin CLI in this process (runAdmin: the same output and exit code), on the test app's database. */
+const admin = async (...args: string[]) => statusOf(await runCliInProcess(app.databaseUrl, args));
+/** The compiled admin CLI as a Node process (what `npm run --silent admin --` runs): for exit codes and stderr. */
+const processAdmin = async (...args: string[]) => statusOf(await runCli(app.databaseUrl, args));
 
 test('member add prints one JSON object and stores the member (email in lower case, role member by default)', async () => {
   const { organization } = await createTenant(app.orm);
-  const result = admin('member', 'add', '--org', organization.id, '--email', ' Ada@Example.COM ', '--name', 'Ada Lovelace');
+  const result = await admin('member', 'add', '--org', organization.id, '--email', ' Ada@Example.COM ', '--name', 'Ada Lovelace');
   expect(result.stderr).toBe('');
   expect(result.status).toBe(0);
   const member = JSON.parse(result.stdout);
@@ -38,7 +36,7 @@ test('member add prints one JSON object and stores the member (email in lower ca
   const rows = await app.orm.em.fork().getConnection().execute('select organization_id, email, name, role from members where id = ?', [member.id]);
   expect(rows).toEqual([{ organization_id: organization.id, email: 'ada@example.com', name: 'Ada Lovelace', role: 'MEMBER' }]);
 
-  const adminRole = admin('member', 'add', '--org', organization.id, '--email', 'grace@example.com', '--name', 'Grace', '--role', 'ADMIN');
+  const adminRole = await admin('member', 'add', '--org', organization.id, '--email', 'grace@example.com', '--name', 'Grace', '--role', 'ADMIN');
   expect(JSON.parse(adminRole.stdout).role).toBe('ADMIN');
 });
 
@@ -48,25 +46,25 @@ test('member add prints one JSON object and stores the member (email in lower ca
 
 test('member add validates every field at once, and names an unknown organization or a missing --org', async () => {
   const { organization } = await createTenant(app.orm);
-  const invalid = admin('member', 'add', '--org', organization.id, '--email', 'not-an-email', '--name', ' ', '--role', 'owner');
+  const invalid = await processAdmin('member', 'add', '--org', organization.id, '--email', 'not-an-email', '--name', ' ', '--role', 'owner');
   expect(invalid.status).toBe(1);
   expect(invalid.stderr).toBe(
     'error: VALIDATION_ERROR\n  email: email must be an email address of at most 254 characters\n  name: name must be 1 to 200 characters\n  role: role must be admin or member\n',
   );
   // An absent required option is a usage error (exit 2), found before the database is opened.
-  const missingEmail = admin('member', 'add', '--org', organization.id, '--name', 'No Email');
+  const missingEmail = await processAdmin('member', 'add', '--org', organization.id, '--name', 'No Email');
   expect(missingEmail.status).toBe(2);
   expect(missingEmail.stderr).toContain('missing required option --email');
 
-  const unknownOrganization = admin('member', 'add', '--org', 'org_missing', '--email', 'a@example.com', '--name', 'A');
+  const unknownOrganization = await admin('member', 'add', '--org', 'org_missing', '--email', 'a@example.com', '--name', 'A');
   expect(unknownOrganization.status).toBe(1);
   expect(unknownOrganization.stderr).toBe('error: NOT_FOUND\n  No organization with id "org_missing"\n');
 
-  const noOrganization = admin('member', 'add', '--email', 'a@example.com', '--name', 'A');
+  const noOrganization = await admin('member', 'add', '--email', 'a@example.com', '--name', 'A');
   expect(noOrganization.status).toBe(2);
   expect(noOrganization.stderr).toContain('missing required option --org');
 
-  const unknownOption = admin('member', 'add', '--org', organization.id, '--email', 'a@example.com', '--name', 'A', '--admin');
+  const unknownOption = await admin('member', 'add', '--org', organization.id, '--email', 'a@example.com', '--name', 'A', '--admin');
   expect(unknownOption.status).toBe(2);
   const [count] = await app.orm.em.fork().getConnection().execute('select count(*)::int as count from members where organization_id = ?', [organization.id]);
   expect(count.count).toBe(0);

@@ -1,5 +1,6 @@
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
-import { runCli } from './helpers/spawned-server';
+import { runAdminInProcess } from './helpers/admin-cli';
+import { childEnv, runCli } from './helpers/spawned-server';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 
@@ -92,9 +93,11 @@ test('bad input is a 400 listing every field; the secret is never readable again
   expect(messages.body.errors[0].extensions.details.errors).toEqual([{ field: 'limit', message: expect.any(String) }]);
 });
 
-test('admin CLI: webhook create prints the id and the secret, list never shows it, delete removes it', async () => {
+test('admin CLI: webhook create prints the id and the secret, list never shows it (an unknown organization is NOT_FOUND), delete removes it', async () => {
   const { organization, key } = await createTenant(app.orm);
   const env = { DATABASE_URL: app.databaseUrl, WEBHOOK_SECRET_KEY: SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+  // One real process: the CLI reads WEBHOOK_SECRET_KEY from its environment; the other runs are in-process.
+  const inProcess = (args: string[], overrides: Record<string, string> = {}) => runAdminInProcess(args, childEnv({ ...env, ...overrides }));
   const created = await runCli(['webhook', 'create', '--org', organization.id, '--url', `${receiver.url}?tag=cli`, '--events', 'event.created,event.deleted'], env);
   expect(created.code).toBe(0);
   const output = JSON.parse(created.stdout);
@@ -106,17 +109,20 @@ test('admin CLI: webhook create prints the id and the secret, list never shows i
   expect(verify(output.secret, message)).toEqual(message.json);
 
   const [listed, refused] = await Promise.all([
-    runCli(['webhook', 'list', '--org', organization.id], env),
-    runCli(['webhook', 'create', '--org', organization.id, '--url', 'https://10.0.0.1/in'], { ...env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }),
+    inProcess(['webhook', 'list', '--org', organization.id]),
+    inProcess(['webhook', 'create', '--org', organization.id, '--url', 'https://10.0.0.1/in'], { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }),
   ]);
   expect(JSON.parse(listed.stdout).endpoints).toEqual([expect.objectContaining({ id: output.id, url: `${receiver.url}?tag=cli` })]);
   expect(listed.stdout).not.toContain(output.secret.slice(6));
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('url:');
-  expect((await runCli(['webhook', 'delete', output.id], env)).code).toBe(0);
+  expect((await inProcess(['webhook', 'delete', output.id])).code).toBe(0);
   expect(await app.orm.em.fork().execute(`select id from webhook_endpoints where id = ?`, [output.id])).toEqual([]);
-  const again = await runCli(['webhook', 'delete', output.id], env);
+  const again = await inProcess(['webhook', 'delete', output.id]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('WEBHOOK_ENDPOINT_NOT_FOUND');
-  // Each CLI run is a fresh Node process: seconds each on a busy machine.
+  // An unknown organization is NOT_FOUND (as for key list and member list), not an empty list.
+  const unknown = await inProcess(['webhook', 'list', '--org', 'org_missing']);
+  expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'error: NOT_FOUND\n  No organization with id "org_missing"\n' });
+  // The CLI process run takes seconds on a busy machine.
 }, 120_000);

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { Config } from '../config';
 import { AppError, type AppErrorArguments, type ErrorCode, type ErrorDetails } from '../errors/app-error';
 import type { Options } from './command';
 import { COMMANDS } from './commands';
@@ -41,7 +42,7 @@ function sameToken(given: unknown, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-async function answer(orm: MikroORM, logger: Logger, token: string, line: string): Promise<ChannelResponse> {
+async function answer(orm: MikroORM, config: Config, logger: Logger, token: string, line: string): Promise<ChannelResponse> {
   let request: ChannelRequest;
   try {
     request = JSON.parse(line) as ChannelRequest;
@@ -53,7 +54,7 @@ async function answer(orm: MikroORM, logger: Logger, token: string, line: string
   if (!command) return { ok: false, error: { message: `unknown command "${request.command}"` } };
   try {
     // The server applied its migrations at start: there is never one left for `db migrate` here.
-    const result = await command.run(orm.em.fork(), request.options ?? {}, request.positionals ?? [], { migrationsApplied: [] });
+    const result = await command.run(orm.em.fork(), request.options ?? {}, request.positionals ?? [], { migrationsApplied: [], config });
     logger.info({ command: command.name }, 'admin command run for the CLI');
     return { ok: true, result };
   } catch (error) {
@@ -62,7 +63,8 @@ async function answer(orm: MikroORM, logger: Logger, token: string, line: string
   }
 }
 
-export async function startAdminChannel(orm: MikroORM, logger: Logger): Promise<AdminChannel> {
+/** Runs the CLI's commands on the server's ORM with the server's configuration. */
+export async function startAdminChannel(orm: MikroORM, config: Config, logger: Logger): Promise<AdminChannel> {
   const token = randomBytes(24).toString('hex');
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -77,7 +79,7 @@ export async function startAdminChannel(orm: MikroORM, logger: Logger): Promise<
       const newline = buffer.indexOf('\n');
       if (newline === -1) return;
       socket.removeAllListeners('data');
-      void answer(orm, logger, token, buffer.slice(0, newline)).then((response) => socket.end(`${JSON.stringify(response)}\n`));
+      void answer(orm, config, logger, token, buffer.slice(0, newline)).then((response) => socket.end(`${JSON.stringify(response)}\n`));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -11,10 +11,10 @@ import type { Command, Options } from './command';
 const database = () => require('../db/database') as typeof DatabaseModule;
 const embeddedPostgres = () => require('../db/embedded-postgres') as typeof EmbeddedModule;
 
-async function runOn(settings: DatabaseModule.OpenSettings, command: Command, options: Options, positionals: string[]): Promise<unknown> {
+async function runOn(settings: DatabaseModule.OpenSettings, config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
   const { orm, migrationsApplied } = await database().openMigratedDatabase(settings);
   try {
-    return await command.run(orm.em.fork(), options, positionals, { migrationsApplied });
+    return await command.run(orm.em.fork(), options, positionals, { migrationsApplied, config });
   } finally {
     await orm.close();
   }
@@ -27,7 +27,7 @@ async function runOn(settings: DatabaseModule.OpenSettings, command: Command, op
 export async function runCommand(config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
   if (config.databaseUrl) {
     // A mistyped DATABASE_URL must fail, not quietly create a new database the server never reads.
-    return runOn({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false }, command, options, positionals);
+    return runOn({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false }, config, command, options, positionals);
   }
   const claim = await claimDataDir(config.dataDir);
   if (claim.kind === 'server') {
@@ -39,7 +39,7 @@ export async function runCommand(config: Config, command: Command, options: Opti
     database();
     const embedded = await starting;
     try {
-      return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, command, options, positionals);
+      return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, config, command, options, positionals);
     } finally {
       await embedded.close();
     }

@@ -1,12 +1,18 @@
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
 
 export type Options = Record<string, string | undefined>;
 
-/** What the runner did before the command ran. */
+/** What the runner gives a command besides the database: commands never read the process environment. */
 export interface CommandContext {
   /** Migrations applied while opening the database (none when a running server owns it). */
   readonly migrationsApplied: readonly string[];
+  /**
+   * The configuration the command runs with: the CLI's (from the environment `runAdmin` is given), or
+   * the server's when it runs the command for the CLI through its admin channel.
+   */
+  readonly config: Config;
 }
 
 /**

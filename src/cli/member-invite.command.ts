@@ -1,4 +1,3 @@
-import { loadDashboardSettings } from '../config';
 import type * as IssueModule from '../modules/member/commands/issue-invitation';
 import type * as RepositoryModule from '../modules/member/member.repository';
 import type * as ViewModule from '../modules/member/member.view';
@@ -11,12 +10,12 @@ export const MEMBER_INVITE_COMMAND: Command = {
   Prints a one-time link (valid 24 hours) where the member sets a dashboard password. A new link makes
   earlier ones stop working. Links start with PUBLIC_URL (default https://localhost:$PORT).`,
   parse: parser({}, 1),
-  async run(em, _options, [memberId]) {
+  async run(em, _options, [memberId], { config }) {
     // Required when the command runs, not when the command list is built (see Command).
     const { issueInvitation } = require('../modules/member/commands/issue-invitation') as typeof IssueModule;
     const { organizationOfMember } = require('../modules/member/member.repository') as typeof RepositoryModule;
     const { memberView } = require('../modules/member/member.view') as typeof ViewModule;
-    const invitation = await issueInvitation(em, await organizationOfMember(em, memberId), memberId, loadDashboardSettings().publicUrl);
+    const invitation = await issueInvitation(em, await organizationOfMember(em, memberId), memberId, config.dashboard.publicUrl);
     return { member: memberView(invitation.member), url: invitation.url, expiresAt: invitation.expiresAt.toISOString() };
   },
 };

@@ -71,7 +71,7 @@ export async function openServerDatabase(config: Config, logger?: Logger): Promi
     embedded: true,
     description: `embedded PostgreSQL (PGlite) in ${pgdata}`,
     async startAdminChannel(logger) {
-      channel = await startAdminChannel(opened, logger);
+      channel = await startAdminChannel(opened, config, logger);
       lock.advertise(channel.port, channel.token);
     },
     close,

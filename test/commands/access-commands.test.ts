@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { AppError } from '../../src/errors/app-error';
 import { ApiKeyEntity } from '../../src/modules/api-key/api-key.entity';
+import { keysOfOrganization, organizationOfKey } from '../../src/modules/api-key/api-key.repository';
 import { createApiKey } from '../../src/modules/api-key/commands/create-api-key';
 import { revokeApiKey } from '../../src/modules/api-key/commands/revoke-api-key';
 import { rotateApiKey } from '../../src/modules/api-key/commands/rotate-api-key';
@@ -18,8 +18,10 @@ import { SIGN_IN_LIMITS } from '../../src/modules/member/sign-in.policy';
 import { createOrganization } from '../../src/modules/organization/commands/create-organization';
 import { updateOrganization } from '../../src/modules/organization/commands/update-organization';
 import { OrganizationPlan, RestrictionMode } from '../../src/modules/organization/organization.entity';
+import { findOrganization } from '../../src/modules/organization/organization.repository';
 import { findSession } from '../../src/dashboard/dashboard-session';
 import { openCommandDatabase, type CommandDatabase } from '../helpers/command-database';
+import { failure, fieldsOf } from '../helpers/command-failure';
 
 // The organization, member and API-key commands (D8, D9, D11, D12, D19) on real PostgreSQL without
 // HTTP or a CLI process: the case matrices, tenancy, locks and races. The rules themselves are unit
@@ -38,17 +40,6 @@ const PASSWORD = 'correct horse battery staple';
 let counter = 0;
 const email = (name: string) => `${name}-${++counter}@example.com`;
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
-
-const fieldsOf = (error: AppError) => (error.details as { errors: Array<{ field: string }> }).errors.map((item) => item.field);
 const newOrganization = (name = 'Org') => createOrganization(em(), { name });
 
 describe('organizations', () => {
@@ -71,6 +62,8 @@ describe('organizations', () => {
       'restrictionMode',
       'allowedIPs',
     ]);
+    // Becoming ENTERPRISE and STRICT in one change still needs an address.
+    expect(fieldsOf(await failure(updateOrganization(em(), id, { plan: OrganizationPlan.ENTERPRISE, restrictionMode: RestrictionMode.STRICT })))).toEqual(['allowedIPs']);
     // Nothing was applied by a refused change.
     expect(await em().findOneOrFail('OrganizationEntity', { id })).toMatchObject({ allowedIps: [], restrictionMode: RestrictionMode.OFF });
 
@@ -87,6 +80,7 @@ describe('organizations', () => {
     expect(fieldsOf(await failure(updateOrganization(em(), id, { plan: OrganizationPlan.STANDARD })))).toEqual(['restrictionMode', 'allowedIPs']);
     expect(await updateOrganization(em(), id, { rateLimitPerMinute: null })).toMatchObject({ rateLimitPerMinute: null, timezone: 'Europe/Paris', allowedIps: ['10.0.0.0/8', '2001:db8::1'] });
     expect(await failure(updateOrganization(em(), 'org_missing', {}))).toMatchObject({ code: 'NOT_FOUND', message: 'No organization with id "org_missing"', details: { id: 'org_missing' } });
+    expect(await failure(findOrganization(em(), 'org_missing'))).toMatchObject({ code: 'NOT_FOUND', details: { id: 'org_missing' } });
   });
 
   test('two concurrent changes are checked one after the other (the row lock): the result always passes D11', async () => {
@@ -275,5 +269,13 @@ describe('API keys', () => {
     await revokeApiKey(em(), id, ended.entity.id);
     expect(await failure(rotateApiKey(em(), id, ended.entity.id))).toMatchObject({ details: { errors: [{ field: 'keyId', message: 'the key is revoked; create a new one instead' }] } });
     expect(await failure(rotateApiKey(em(), 'org_other', ended.entity.id))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('the operator\'s lookups (admin CLI): by key id across organizations, the keys of one organization (rotated ones too); an unknown key NOT_FOUND', async () => {
+    const { id } = await newOrganization();
+    const { entity } = await createApiKey(em(), id, { name: 'ci', permissions: ['events:read'] });
+    const rotated = await rotateApiKey(em(), await organizationOfKey(em(), entity.id), entity.id, 1);
+    expect((await keysOfOrganization(em(), id)).map((key) => key.id).sort()).toEqual([entity.id, rotated.entity.id].sort());
+    expect(await failure(organizationOfKey(em(), 'key_missing'))).toMatchObject({ code: 'NOT_FOUND', details: { id: 'key_missing' } });
   });
 });

@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OrganizationSnapshot } from '../../src/auth/auth-context';
-import { AppError } from '../../src/errors/app-error';
 import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
 import { cancelBooking } from '../../src/modules/booking/commands/cancel-booking';
 import { createBooking } from '../../src/modules/booking/commands/create-booking';
@@ -15,6 +14,7 @@ import { updateTicketType } from '../../src/modules/ticket-type/commands/update-
 import { TicketTypeInput, TicketTypeUpdateInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { MAX_TICKET_TYPES } from '../../src/modules/ticket-type/ticket-type.policy';
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
 
 // Booking and ticket type commands on real PostgreSQL, without HTTP (D6, D7): counts, locks, rules.
@@ -29,16 +29,6 @@ beforeAll(async () => {
 afterAll(() => database.close());
 
 const em = () => orm.em.fork();
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the command to fail');
-}
 
 async function publishedEvent(capacity: number | null, ticketTypes: Array<Record<string, unknown>> = []) {
   const event = await createEvent(

@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OrganizationSnapshot } from '../../src/auth/auth-context';
-import { AppError } from '../../src/errors/app-error';
 import { cancelBooking } from '../../src/modules/booking/commands/cancel-booking';
 import { createBooking } from '../../src/modules/booking/commands/create-booking';
 import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
@@ -12,6 +11,7 @@ import { BookingEntity } from '../../src/modules/booking/booking.entity';
 import { EventEntity } from '../../src/modules/event/event.entity';
 import { EventStatus } from '../../src/modules/event/event-status';
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
 
 // The event commands on real PostgreSQL, without HTTP: the case matrices of D3, D4 and D16. The
@@ -31,16 +31,6 @@ const future = (days: number, hour = 9) => new Date(Date.UTC(2031, 0, days, hour
 
 function createInput(overrides: Record<string, unknown> = {}): CreateEventInput {
   return inputOf(CreateEventInput, { title: 'Launch', slug: uniqueSlug(), startDate: future(1), endDate: future(1, 17), ...overrides });
-}
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the command to fail');
 }
 
 async function failingFields(promise: Promise<unknown>): Promise<string[]> {

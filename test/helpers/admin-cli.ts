@@ -40,8 +40,8 @@ export async function within(timeoutMs: number, check: () => Promise<boolean>, i
 /**
  * The admin CLI's own entry (`runAdmin`, what `dist/cli/admin.js` runs) called in this process with
  * `env` as its environment: the same arguments, output and exit code as `runCli` without starting a
- * Node process per command. Suites keep a few `runCli` runs to prove the process wiring. The webhook
- * commands read the process's own environment (src/cli/webhook.commands.ts): run those as a process.
+ * Node process per command. Suites keep a few `runCli` runs to prove the process wiring. Commands
+ * read their configuration from `env` only (CommandContext), never from this process's environment.
  */
 export async function runAdminInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   // Required here: test files that only spawn the CLI never load its modules.

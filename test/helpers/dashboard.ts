@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { InvitationService } from '../../src/dashboard/invitation.service';
-import { MemberService } from '../../src/modules/member/member.service';
+import { acceptInvitation } from '../../src/modules/member/commands/accept-invitation';
+import { addMember } from '../../src/modules/member/commands/add-member';
+import { issueInvitation } from '../../src/modules/member/commands/issue-invitation';
 import type { HttpResponse, HttpsClient } from './https-client';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -9,9 +10,9 @@ export const PASSWORD = 'correct horse battery staple';
 /** A member with a password set through a one-time invitation, as `member invite` makes it. */
 export async function createMemberWithPassword(orm: MikroORM, organizationId: string, role: 'admin' | 'member', password = PASSWORD) {
   const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
-  const member = await new MemberService(orm.em.fork()).add({ organizationId, email, name: `${role} ${email.slice(0, 12)}`, role });
-  const invitation = await new InvitationService(orm.em.fork()).invite(member.id, 'https://localhost');
-  await new InvitationService(orm.em.fork()).accept(invitation.path.split('/').pop(), password);
+  const member = await addMember(orm.em.fork(), organizationId, { email, name: `${role} ${email.slice(0, 12)}`, role });
+  const invitation = await issueInvitation(orm.em.fork(), organizationId, member.id, 'https://localhost');
+  await acceptInvitation(orm.em.fork(), invitation.path.split('/').pop(), password);
   return { id: member.id, email, name: member.name, password };
 }
 

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PERMISSIONS } from '../../src/auth/permissions';
 import { KeyEnvironment } from '../../src/modules/api-key/api-key.entity';
-import { ApiKeyService } from '../../src/modules/api-key/api-key.service';
+import { createApiKey as createApiKeyCommand } from '../../src/modules/api-key/commands/create-api-key';
+import { createOrganization as createOrganizationCommand } from '../../src/modules/organization/commands/create-organization';
 import { OrganizationPlan, type OrganizationEntity } from '../../src/modules/organization/organization.entity';
-import { OrganizationService } from '../../src/modules/organization/organization.service';
 
 export const ALL_PERMISSIONS = [...PERMISSIONS];
 
@@ -13,7 +13,7 @@ export function createOrganization(
   orm: MikroORM,
   options: { name?: string; timezone?: string; plan?: OrganizationPlan; rateLimitPerMinute?: number } = {},
 ): Promise<OrganizationEntity> {
-  return new OrganizationService(orm.em.fork()).create({ name: options.name ?? 'Test organization', ...options });
+  return createOrganizationCommand(orm.em.fork(), { name: options.name ?? 'Test organization', ...options });
 }
 
 /** An API key, made the way the admin CLI makes one; returns the secret shown once. */
@@ -22,8 +22,7 @@ export async function createApiKey(
   organizationId: string,
   options: { permissions?: string[]; name?: string; environment?: KeyEnvironment; expiresAt?: Date } = {},
 ): Promise<{ id: string; key: string }> {
-  const { entity, key } = await new ApiKeyService(orm.em.fork()).create({
-    organizationId,
+  const { entity, key } = await createApiKeyCommand(orm.em.fork(), organizationId, {
     name: options.name ?? 'test key',
     permissions: options.permissions ?? ALL_PERMISSIONS,
     environment: options.environment ?? KeyEnvironment.TEST,
