@@ -81,15 +81,15 @@ module.exports = {
     {
       name: 'repositories-not-up',
       severity: 'error',
-      comment: 'Repositories are called by commands and services; they call nothing above them.',
+      comment: 'Repositories are called by commands and read models; they call nothing above them.',
       from: { path: '\\.repository\\.ts$' },
       to: { path: '/commands/|\\.resolver\\.ts$|\\.service\\.ts$|^src/graphql/' },
     },
     {
       name: 'orm-only-below-commands',
       severity: 'error',
-      comment: 'Commands and resolvers reach the database only through repositories (type imports of the EntityManager are fine).',
-      from: { path: '/commands/|\\.resolver\\.ts$' },
+      comment: 'Commands, read models and resolvers reach the database only through repositories (type imports of the EntityManager are fine).',
+      from: { path: '/commands/|\\.resolver\\.ts$|\\.read-model\\.ts$' },
       to: { path: '@mikro-orm', dependencyTypesNot: ['type-only'] },
     },
     {

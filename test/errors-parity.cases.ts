@@ -127,7 +127,7 @@ test('409 EVENT_ALREADY_PUBLISHED', async () => {
 test('409 EVENT_HAS_BOOKINGS', async () => {
   const slug = await createEvent();
   const event = (await storedEvent(app.orm, { organizationId, slug }))!;
-  // A confirmed booking, counted in the event as the booking service counts it.
+  // A confirmed booking, counted in the event as the booking commands count it.
   await insertBookings(app.orm, { id: event.id, organizationId }, [BookingStatus.CONFIRMED]);
   const rest = await app.client.rest('DELETE', `/v1/events/${slug}`, key);
   const graphql = await app.client.graphql(key, DELETE, { slug });

@@ -63,7 +63,7 @@ export async function setStoredStatus(orm: MikroORM, eventId: string, status: Ev
 }
 
 /**
- * Bookings inserted directly, in a state the booking service could have made: each confirmed one is
+ * Bookings inserted directly, in a state the booking commands could have made: each confirmed one is
  * counted in the event's registrationCount and its ticket type's `sold`, as createBooking counts it
  * (the database's checks refuse more than the capacity or the ticket quantity). Confirmed ones block a
  * delete.

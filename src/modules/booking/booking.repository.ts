@@ -12,6 +12,15 @@ import { BookingEntity, BookingStatus } from './booking.entity';
  * simply not found (D1).
  */
 
+// ---- Read side ---------------------------------------------------------------------------------
+
+/** The organization's booking `id`, or BOOKING_NOT_FOUND (another organization's included). */
+export async function findById(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+  const booking = await em.findOne(BookingEntity, { id, organization: organizationId });
+  if (!booking) throw AppError.bookingNotFound(id);
+  return booking;
+}
+
 // ---- Write side --------------------------------------------------------------------------------
 
 /** The event id of the organization's booking `id`, or BOOKING_NOT_FOUND (nothing is locked yet). */

@@ -6,7 +6,7 @@ import { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import { CreateBookingInput } from './booking.inputs';
-import { BookingService } from './booking.service';
+import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
 import { createBooking } from './commands/create-booking';
 import { BookingList } from './booking.types';
@@ -22,7 +22,7 @@ export class BookingResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
   ): Promise<BookingList> {
-    return new BookingService(context.em).list(context.auth.organization.id, eventSlug, { page, limit, status });
+    return bookingPage(context.em, context.auth.organization.id, eventSlug, { page, limit, status });
   }
 
   @Query(() => BookingEntity, {
@@ -31,7 +31,7 @@ export class BookingResolver {
   })
   @RequiresPermission('bookings:read')
   booking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return new BookingService(context.em).get(context.auth.organization.id, id);
+    return bookingById(context.em, context.auth.organization.id, id);
   }
 
   @Mutation(() => BookingEntity, {

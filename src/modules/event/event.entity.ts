@@ -25,7 +25,7 @@ import { EventStatus, effectiveStatus } from './event-status';
 @Entity({ tableName: 'events' })
 @Unique({ name: 'events_organization_id_slug_unique', properties: ['organization', 'slug'] })
 @Index({ name: 'events_organization_id_created_at_index', properties: ['organization', 'createdAt', 'id'] })
-// Backstops for the booking service, which keeps registrationCount under a row lock.
+// Backstops for the booking commands (src/modules/booking/commands/), which keep registrationCount under a row lock.
 @Check({ name: 'events_registration_count_check', expression: 'registration_count >= 0' })
 @Check({ name: 'events_registration_count_capacity_check', expression: 'capacity is null or registration_count <= capacity' })
 export class EventEntity {

@@ -5,7 +5,7 @@ import type { EventEntity } from '../event/event.entity';
 
 @ObjectType('TicketType', { simpleResolvers: true })
 @Entity({ tableName: 'ticket_types' })
-// Backstops for the booking service, which keeps `sold` under a row lock.
+// Backstops for the booking commands (src/modules/booking/commands/), which keep `sold` under a row lock.
 @Check({ name: 'ticket_types_quantity_check', expression: 'quantity >= 0' })
 @Check({ name: 'ticket_types_sold_check', expression: 'sold >= 0' })
 @Check({ name: 'ticket_types_sold_quantity_check', expression: 'sold <= quantity' })
