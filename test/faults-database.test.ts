@@ -121,7 +121,13 @@ describeOnPostgres('needs a PostgreSQL server behind a TCP proxy')('PostgreSQL f
     if (fault === 'stopped') await proxy.cut();
     else proxy.freeze();
     const during = load.samples.length;
-    await pause(2_500);
+    // The fault lasts until the service has answered 503 (at most the bound), then a little longer: a
+    // fixed window raced the timeouts on a loaded machine, where the first 503 could land after it.
+    const faultStarted = performance.now();
+    while (!load.samples.slice(during).some((sample) => sample.status === 503) && performance.now() - faultStarted < BOUND_MS) {
+      await pause(50);
+    }
+    await pause(500);
     const duringFault = load.samples.slice(during);
     if (fault === 'stopped') await proxy.restore();
     else proxy.thaw();
