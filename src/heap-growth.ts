@@ -9,15 +9,25 @@ import v8 from 'node:v8';
  */
 export const HEAP_GROWING_PERCENT = 100;
 
-/** True when the operator chose V8's heap growth themselves (NODE_OPTIONS or a node flag). */
-function chosenByOperator(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag));
+/**
+ * The growth to apply: HEAP_GROWING_PERCENT from the environment (0 = V8's own), else the default.
+ * Node refuses this V8 flag in NODE_OPTIONS, hence the variable. Throws on a value that is not an
+ * integer from 0 to 1000 (the start stops with that message, as for the other settings).
+ */
+export function heapGrowingPercent(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.HEAP_GROWING_PERCENT;
+  if (raw === undefined || raw.trim() === '') return HEAP_GROWING_PERCENT;
+  const value = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || value > 1000) throw new Error(`HEAP_GROWING_PERCENT must be an integer from 0 to 1000 (0: V8's default), got "${raw}"`);
+  return value;
 }
 
 /**
- * Applies the server's heap growth unless the operator chose one. The flag is read by V8 each time it
- * sets the next collection's limit, so setting it when the process starts takes effect.
+ * Applies the heap growth when the server starts, unless `node --heap-growing-percent=…` chose one. V8
+ * reads the flag each time it sets the next collection's limit, so setting it at start takes effect.
  */
-export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS): void {
-  if (!chosenByOperator(execArgv, nodeOptions)) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, env: NodeJS.ProcessEnv = process.env): void {
+  const percent = heapGrowingPercent(env);
+  if (percent === 0 || execArgv.some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag))) return;
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -1,29 +1,38 @@
 import v8 from 'node:v8';
-import { HEAP_GROWING_PERCENT, limitHeapGrowth } from '../src/heap-growth';
+import { HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/heap-growth';
 
-describe('the server limits V8 heap growth unless the operator chose it (docs/operating.md, Memory)', () => {
+describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
   let setFlags: jest.SpyInstance;
   beforeEach(() => {
     setFlags = jest.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
   });
   afterEach(() => setFlags.mockRestore());
 
-  it('sets --heap-growing-percent when nothing chose it', () => {
-    limitHeapGrowth([], undefined);
+  it('sets --heap-growing-percent to its default when nothing chose it', () => {
+    limitHeapGrowth([], {});
     expect(setFlags).toHaveBeenCalledWith(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   });
 
+  it('takes HEAP_GROWING_PERCENT from the environment', () => {
+    limitHeapGrowth([], { HEAP_GROWING_PERCENT: '250' });
+    expect(setFlags).toHaveBeenCalledWith('--heap-growing-percent=250');
+  });
+
   it.each([
-    [['--heap-growing-percent=300'], undefined],
-    [['--heap_growing_percent=50'], undefined],
-    [[], '--max-semi-space-size=4 --heap-growing-percent=200'],
-  ])('leaves V8 alone when the operator set it (execArgv %j, NODE_OPTIONS %j)', (execArgv, nodeOptions) => {
-    limitHeapGrowth(execArgv, nodeOptions);
+    ['HEAP_GROWING_PERCENT=0 (V8 decides)', [], { HEAP_GROWING_PERCENT: '0' }],
+    ['a node flag', ['--heap-growing-percent=300'], {}],
+    ['a node flag with underscores', ['--heap_growing_percent=50'], {}],
+  ])('leaves V8 alone for %s', (_name, execArgv, env) => {
+    limitHeapGrowth(execArgv, env);
     expect(setFlags).not.toHaveBeenCalled();
   });
 
-  it('keeps unrelated flags from counting as a choice', () => {
-    limitHeapGrowth(['--enable-source-maps'], '--max-old-space-size=512');
+  it('keeps unrelated node flags from counting as a choice', () => {
+    limitHeapGrowth(['--enable-source-maps', '--max-old-space-size=512'], {});
     expect(setFlags).toHaveBeenCalledTimes(1);
+  });
+
+  it.each(['-5', '1.5', 'lots', '1001'])('refuses HEAP_GROWING_PERCENT=%s with a clear message', (value) => {
+    expect(() => heapGrowingPercent({ HEAP_GROWING_PERCENT: value })).toThrow(/HEAP_GROWING_PERCENT must be an integer from 0 to 1000/);
   });
 });
