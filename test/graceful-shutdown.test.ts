@@ -40,6 +40,10 @@ describe.each(variants)('SIGTERM during a burst of requests (%s)', (variant) => 
     await fillEvents(server, key, 100);
   });
 
+  // The cases' checks live in helpers/graceful-shutdown.ts (zero-config runs them on the embedded
+  // database too): a case that stopped checking anything fails here.
+  beforeEach(() => expect.hasAssertions());
+
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await database?.drop();
@@ -48,10 +52,12 @@ describe.each(variants)('SIGTERM during a burst of requests (%s)', (variant) => 
 
   test('accepted requests all finish with 2xx, new connections are refused, the process exits 0', async () => {
     await expectGracefulShutdownDuringBurst(server, key, variant === 'DATABASE_URL' ? 150 : 60);
+    expect(server.child.exitCode).toBe(0);
   });
 
   test('a connection accepted before SIGTERM that sends its request later is still answered (with Connection: close)', async () => {
     await start();
     await expectLateRequestOnAcceptedConnectionAnswered(server, key);
+    expect(server.child.exitCode).toBe(0);
   });
 });
