@@ -15,7 +15,7 @@ import type { RequestContext } from './graphql/request-context';
 import type { CompiledOperations } from './graphql/compiled-operations';
 import { graphqlLane } from './graphql/graphql-lane';
 import type { QueryLimits } from './graphql/query-limits';
-import { preparedReads } from './db/prepared-reads';
+import type { PreparedReads } from './db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate, keyAuthentication, type KeyAuthentication } from './http/authenticate';
@@ -58,6 +58,8 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST, as Apollo's query-limits plugin applies them. */
   graphqlLimits: QueryLimits;
+  /** The hot reads outside transactions: the read pool (src/db/read-pool.ts), or the ORM's pool. */
+  reads: PreparedReads;
 }
 
 /**
@@ -66,7 +68,7 @@ export interface AppDeps {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
-  const shared: ContextShared = { orm, reads: preparedReads(orm.em), webhooks: webhooks.runtime, logger };
+  const shared: ContextShared = { orm, reads: deps.reads, webhooks: webhooks.runtime, logger };
   // Key first (D9), then where it is used from (D11), then how often (D12): both doors share these.
   const authentication = keyAuthentication(authenticator, limits.authFailures);
   const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });

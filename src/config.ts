@@ -33,6 +33,11 @@ export interface Config {
   readonly dashboard: DashboardSettings;
   /** Bounds on every piece of database work, so a stopped or frozen database is a quick 503. */
   readonly databaseTimeouts: DatabaseTimeouts;
+  /**
+   * Connections of the hot reads' own pool (DB_READ_POOL_MAX, default 4; 0: the reads share the ORM's
+   * pool of 10). An instance opens at most 10 + this many connections to PostgreSQL.
+   */
+  readonly readPoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
   readonly idempotencyKeyTtlHours: number;
   readonly webhooks: WebhookSettings;
@@ -48,6 +53,9 @@ export interface DatabaseTimeouts {
   /** A transaction left idle by its client is ended by PostgreSQL (DB_TRANSACTION_TIMEOUT_MS). */
   readonly idleInTransactionMs: number;
 }
+
+/** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/db/read-pool.ts). */
+export const DEFAULT_READ_POOL_MAX = 4;
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
 
@@ -141,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
       idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
     },
+    readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     webhooks: webhookSettings(env),
   };

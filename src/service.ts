@@ -15,6 +15,8 @@ import { connectionDrainer } from './http/connection-drain';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
+import { preparedReads } from './db/prepared-reads';
+import { openReadPool } from './db/read-pool';
 import { IdempotencyKeyStore } from './idempotency/idempotency-key.store';
 import { idempotentRequests } from './idempotency/idempotent-requests';
 import { createLimits } from './limits/limits';
@@ -75,6 +77,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);
+  // The embedded database takes one connection: its reads share the ORM's.
+  const singleConnection = (orm.config.get('pool')?.max ?? 10) < 2;
+  const readPool = config.readPoolMax > 0 && !singleConnection ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
   const listener = createRequestListener({
     config,
     orm,
@@ -90,6 +95,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     webhooks,
     idempotency,
     graphqlLimits,
+    reads: readPool ?? preparedReads(orm.em),
   });
 
   const tls = await loadTlsCredentials(config, logger);
@@ -107,7 +113,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     clearInterval(sweeper);
-    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -117,6 +123,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     closing ??= (async () => {
       clearInterval(sweeper);
       await drain(graceMs);
+      await readPool?.close();
       await webhooks.close();
       await apollo.stop();
       await authentication.close();

@@ -18,7 +18,7 @@ export interface OrmSettings {
 }
 
 /** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
-const DRIVER_TIMEOUT_SLACK_MS = 500;
+export const DRIVER_TIMEOUT_SLACK_MS = 500;
 /** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
 export const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
 export const MIGRATIONS_EXTENSION = __filename.endsWith('.ts') ? '.ts' : '.js';

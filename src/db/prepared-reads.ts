@@ -40,11 +40,19 @@ interface KnexClient {
   releaseConnection(connection: PooledClient): Promise<unknown>;
 }
 
+/**
+ * Writes a statement to the ORM's query log (tests count statements with it), or undefined when that
+ * log is off: what every read runner calls after a statement.
+ */
+export function queryLogOf(em: EntityManager): ((text: string, values: readonly unknown[], started: number) => void) | undefined {
+  const logger = em.config.getLogger();
+  if (!logger.isEnabled('query')) return undefined;
+  return (text, values, started) => logger.logQuery({ query: text, params: [...values], took: Date.now() - started, level: 'info' });
+}
+
 function createPreparedReads(em: EntityManager, knexClient = em.getConnection().getKnex().client as KnexClient): PreparedReads {
   const driver = em.getDriver();
-  // The ORM's query log (tests count statements with it) sees these statements too.
-  const logger = em.config.getLogger();
-  const logging = logger.isEnabled('query');
+  const log = queryLogOf(em);
   const names = new Map<string, string>();
   const nameOf = (text: string): string => {
     let name = names.get(text);
@@ -64,7 +72,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
       } catch (error) {
         throw driver.convertException(error as Error);
       }
-      const started = logging ? Date.now() : 0;
+      const started = log ? Date.now() : 0;
       try {
         const { rows } = await connection.query({ name, text, values });
         return rows as Row[];
@@ -72,7 +80,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
         // The same exception classes as the ORM's own statements, so errors map the same way.
         throw driver.convertException(error as Error);
       } finally {
-        if (logging) logger.logQuery({ query: text, params: [...values], took: Date.now() - started, level: 'info' });
+        log?.(text, values, started);
         void knexClient.releaseConnection(connection);
       }
     },

@@ -1,0 +1,129 @@
+import 'reflect-metadata';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../src/config';
+import { preparedReads, type PreparedReads } from '../src/db/prepared-reads';
+import { openReadPool, type ReadPool } from '../src/db/read-pool';
+import { EventOrder } from '../src/modules/event/event-order';
+import { EventStatus } from '../src/modules/event/event-status';
+import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';
+import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
+import { describeOnPostgres, withAdminClient } from './helpers/database';
+import { insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
+import { createTenant, eventInput } from './helpers/factories';
+import { startTestApp } from './helpers/test-app';
+
+// Issue 8: the hot reads run on a read pool of their own (postgres.js, pipelined). It must return
+// exactly what the ORM's connections return for every read statement, and live and die with the service.
+
+/** Connections of the read pool on one database, as PostgreSQL lists them. */
+async function readConnections(databaseUrl: string): Promise<number> {
+  const database = new URL(databaseUrl).pathname.slice(1);
+  return withAdminClient(async (client) => {
+    const { rows } = await client.query<{ count: number }>(
+      `select count(*)::int as count from pg_stat_activity where datname = $1 and application_name = 'event-service reads'`,
+      [database],
+    );
+    return rows[0].count;
+  });
+}
+
+describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () => {
+  describe('returns the rows the ORM connections return', () => {
+    let database: CommandDatabase;
+    let pool: ReadPool;
+    let orm: PreparedReads;
+    let organizationId: string;
+    let other: string;
+    const slugs: string[] = [];
+
+    beforeAll(async () => {
+      database = await openCommandDatabase();
+      pool = openReadPool(database.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS });
+      orm = preparedReads(database.orm.em);
+      ({ organization: { id: organizationId } } = await createTenant(database.orm));
+      ({ organization: { id: other } } = await createTenant(database.orm));
+      const day = 24 * 3600 * 1000;
+      const soon = await insertEvents(database.orm, organizationId, 4, { ticketTypesEach: 3, startDate: new Date(Date.now() + 3 * day), endDate: new Date(Date.now() + 4 * day) });
+      const later = await insertEvents(database.orm, organizationId, 3, { status: EventStatus.PUBLISHED, ticketTypesEach: 0 });
+      await insertEvents(database.orm, other, 2, { ticketTypesEach: 1 });
+      await setStoredStatus(database.orm, soon[1].id, EventStatus.PUBLISHED);
+      await moveIntoPast(database.orm, soon[1].id);
+      await setStoredStatus(database.orm, soon[2].id, EventStatus.CANCELLED);
+      // Fields that differ by type: nulls, non-ASCII text, a price with cents, a capacity.
+      const connection = database.orm.em.getConnection();
+      await connection.execute(`update events set title = 'Café 100% _under_ ☕', description = null, venue = 'Zürich', capacity = 250 where id = ?`, [soon[0].id]);
+      await connection.execute(`update ticket_types set price = 12.5, currency = 'CHF' where event_id = ?`, [soon[0].id]);
+      slugs.push(...soon.map((event) => event.slug), ...later.map((event) => event.slug));
+    });
+    afterAll(async () => {
+      await pool.close();
+      await database.close();
+    });
+
+    test('one event by slug, with its ticket types; another organization\'s slug and a missing one', async () => {
+      for (const slug of [...slugs, 'no-such-event']) {
+        const fromPool = await findEventBySlug(pool, organizationId, slug);
+        expect(fromPool).toEqual(await findEventBySlug(orm, organizationId, slug));
+        if (slug !== 'no-such-event') expect(fromPool).not.toBeNull();
+      }
+      expect(await findEventBySlug(pool, other, slugs[0])).toBeNull();
+      const withCents = await findEventBySlug(pool, organizationId, slugs[0]);
+      expect(withCents).toMatchObject({ title: 'Café 100% _under_ ☕', description: null, capacity: 250 });
+      expect(withCents?.ticketTypes?.[0]).toMatchObject({ price: 12.5, currency: 'CHF' });
+    });
+
+    const queries: Array<[string, EventListQuery]> = [
+      ['first page', { page: 1, limit: 20 }],
+      ['a small page', { page: 2, limit: 2 }],
+      ['past the last page', { page: 9, limit: 20 }],
+      ...Object.values(EventStatus).map((status): [string, EventListQuery] => [`status ${status}`, { page: 1, limit: 20, status }]),
+      ['starting within a window', { page: 1, limit: 20, startsAfter: new Date(Date.now() + 2 * 86_400_000), startsBefore: new Date(Date.now() + 5 * 86_400_000) }],
+      ['a search with LIKE characters', { page: 1, limit: 20, search: '100% _' }],
+      ...Object.values(EventOrder).map((orderBy): [string, EventListQuery] => [`order ${orderBy}`, { page: 1, limit: 5, orderBy }]),
+    ];
+    test.each(queries)('a page of events: %s', async (_, query) => {
+      const fromPool = await listEvents(pool, organizationId, query);
+      expect(fromPool).toEqual(await listEvents(orm, organizationId, query));
+      // Every query here matches something: equal empty answers would prove nothing.
+      expect(fromPool.total).toBeGreaterThan(0);
+    });
+
+    test('the ticket types of a page of events', async () => {
+      const { events } = await listEvents(orm, organizationId, { page: 1, limit: 20 });
+      const ids = events.map((event) => event.id);
+      expect([...(await ticketTypesOfEvents(pool, ids))]).toEqual([...(await ticketTypesOfEvents(orm, ids))]);
+    });
+  });
+
+  test('the service reads through its own connections, and closes them when it stops', async () => {
+    const app = await startTestApp();
+    let closed = false;
+    try {
+      const { key } = await createTenant(app.orm);
+      const created = await app.client.rest('POST', '/v1/events', key, eventInput());
+      expect(created.status).toBe(201);
+      const read = await app.client.rest('GET', `/v1/events/${created.body.slug}`, key);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(created.body);
+      expect(await readConnections(app.databaseUrl)).toBeGreaterThan(0);
+      await app.close();
+      closed = true;
+      expect(await readConnections(app.databaseUrl)).toBe(0);
+    } finally {
+      if (!closed) await app.close();
+    }
+  });
+
+  test('DB_READ_POOL_MAX=0: the reads share the ORM connections', async () => {
+    const app = await startTestApp({ DB_READ_POOL_MAX: '0' });
+    try {
+      const { key } = await createTenant(app.orm);
+      const created = await app.client.rest('POST', '/v1/events', key, eventInput());
+      const read = await app.client.rest('GET', `/v1/events/${created.body.slug}`, key);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(created.body);
+      expect(await readConnections(app.databaseUrl)).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
