@@ -87,6 +87,11 @@ describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () =>
       expect(fromPool.total).toBeGreaterThan(0);
     });
 
+    test('its connections carry the same statement timeout as the ORM\'s', async () => {
+      const [row] = await pool.query<{ statement_timeout: string }>('show statement_timeout', []);
+      expect(row.statement_timeout).toBe(`${DEFAULT_DATABASE_TIMEOUTS.statementMs / 1000}s`);
+    });
+
     test('the ticket types of a page of events', async () => {
       const { events } = await listEvents(orm, organizationId, { page: 1, limit: 20 });
       const ids = events.map((event) => event.id);
