@@ -5,13 +5,14 @@ import { openServerDatabase } from './db/server-database';
 import { createLogger } from './logger';
 import { startService, type RunningService } from './service';
 import { startupBanner } from './startup-banner';
-import { limitHeapGrowth } from './heap-growth';
+import { disablePretenuring, limitHeapGrowth } from './heap-growth';
 
 /** How long SIGTERM waits for in-flight requests before closing the remaining connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   limitHeapGrowth();
+  disablePretenuring();
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const database = await openServerDatabase(config, logger);

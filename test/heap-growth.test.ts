@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/heap-growth';
+import { disablePretenuring, HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/heap-growth';
 
 describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
   let setFlags: jest.SpyInstance;
@@ -34,5 +34,23 @@ describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
 
   it.each(['-5', '1.5', 'lots', '1001'])('refuses HEAP_GROWING_PERCENT=%s with a clear message', (value) => {
     expect(() => heapGrowingPercent({ HEAP_GROWING_PERCENT: value })).toThrow(/HEAP_GROWING_PERCENT must be an integer from 0 to 1000/);
+  });
+});
+
+describe('the server turns off V8 allocation-site pretenuring (docs/operating.md, Memory)', () => {
+  let setFlags: jest.SpyInstance;
+  beforeEach(() => {
+    setFlags = jest.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+  });
+  afterEach(() => setFlags.mockRestore());
+
+  it('sets --no-allocation-site-pretenuring when no node flag chose', () => {
+    disablePretenuring([]);
+    expect(setFlags).toHaveBeenCalledWith('--no-allocation-site-pretenuring');
+  });
+
+  it.each(['--allocation-site-pretenuring', '--no-allocation-site-pretenuring', '--allocation_site_pretenuring'])('leaves it to the node flag %s', (flag) => {
+    disablePretenuring([flag]);
+    expect(setFlags).not.toHaveBeenCalled();
   });
 });
