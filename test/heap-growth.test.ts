@@ -1,13 +1,14 @@
 import v8 from 'node:v8';
 import { disablePretenuring, HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/heap-growth';
 
-describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
-  let setFlags: jest.SpyInstance;
-  beforeEach(() => {
-    setFlags = jest.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
-  });
-  afterEach(() => setFlags.mockRestore());
+// V8's flags are process-wide: every case only records what would be set.
+let setFlags: jest.SpyInstance;
+beforeEach(() => {
+  setFlags = jest.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
+});
+afterEach(() => setFlags.mockRestore());
 
+describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
   it('sets --heap-growing-percent to its default when nothing chose it', () => {
     limitHeapGrowth([], {});
     expect(setFlags).toHaveBeenCalledWith(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
@@ -38,12 +39,6 @@ describe('the server limits V8 heap growth (docs/operating.md, Memory)', () => {
 });
 
 describe('the server turns off V8 allocation-site pretenuring (docs/operating.md, Memory)', () => {
-  let setFlags: jest.SpyInstance;
-  beforeEach(() => {
-    setFlags = jest.spyOn(v8, 'setFlagsFromString').mockImplementation(() => undefined);
-  });
-  afterEach(() => setFlags.mockRestore());
-
   it('sets --no-allocation-site-pretenuring when no node flag chose', () => {
     disablePretenuring([]);
     expect(setFlags).toHaveBeenCalledWith('--no-allocation-site-pretenuring');
