@@ -25,6 +25,7 @@ import { webhookSecretBox } from './modules/webhook/webhook-secret';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
 import { eventPayloadRenderer } from './rest/event-payload';
+import { sparesConnections } from './db/orm-config';
 
 export interface RunningService {
   readonly port: number;
@@ -78,8 +79,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);
   // The embedded database takes one connection: its reads share the ORM's.
-  const singleConnection = (orm.config.get('pool')?.max ?? 10) < 2;
-  const readPool = config.readPoolMax > 0 && !singleConnection ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
+  const readPool = config.readPoolMax > 0 && sparesConnections(orm.config.get('pool')) ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
   const listener = createRequestListener({
     config,
     orm,

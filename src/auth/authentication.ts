@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { AuthChangeListener } from './auth-change-listener';
 import { LastUsedRecorder } from './last-used-recorder';
+import { sparesConnections } from '../db/orm-config';
 
 /** How long a key stays cached while change notifications arrive (they evict it at once). */
 export const LIVE_CACHE_TTL_MS = 60_000;
@@ -26,7 +27,7 @@ export async function startAuthentication(orm: MikroORM, logger: Logger): Promis
     onAuthenticated: (apiKeyId) => lastUsed.record(apiKeyId),
   });
   // A database that accepts a single connection cannot spare one for LISTEN (it would starve the pool).
-  if ((orm.config.get('pool')?.max ?? 10) >= 2) {
+  if (sparesConnections(orm.config.get('pool'))) {
     listener = new AuthChangeListener(String(orm.config.get('clientUrl')), (change) => authenticator.applyChange(change), logger);
     await listener.start();
   } else {

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import type * as MigrationsModule from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { createOrmConfig, MIGRATIONS_DIRECTORY, MIGRATIONS_EXTENSION, type OrmSettings } from './orm-config';
+import { createOrmConfig, MIGRATIONS_DIRECTORY, MIGRATIONS_EXTENSION, sparesConnections, type OrmSettings } from './orm-config';
 
 // Arbitrary constant shared by every process of this service: serializes concurrent migrators.
 const MIGRATION_LOCK_ID = 7_020_261_122;
@@ -36,7 +36,7 @@ async function migrate(orm: MikroORM, settings: OrmSettings): Promise<string[]> 
   };
   // A single-connection database (the embedded one) cannot spare a connection for the lock, and
   // only one process can reach it anyway.
-  if ((settings.pool?.max ?? 10) < 2) return up();
+  if (!sparesConnections(settings.pool)) return up();
   const lock = new Client({ connectionString: settings.clientUrl });
   await lock.connect();
   try {

@@ -19,6 +19,16 @@ export interface OrmSettings {
 
 /** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
 export const DRIVER_TIMEOUT_SLACK_MS = 500;
+/** The ORM's pool unless the settings give another (the embedded database's takes one connection). */
+const DEFAULT_POOL = { min: 0, max: 10 };
+
+/**
+ * Whether the database is reached through more than one connection, so that connections can be spared
+ * beside the ORM's pool (LISTEN, the migration lock, the read pool): not the embedded one, which takes one.
+ */
+export function sparesConnections(pool: { max: number } | undefined): boolean {
+  return (pool?.max ?? DEFAULT_POOL.max) >= 2;
+}
 /** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
 export const MIGRATIONS_DIRECTORY = path.join(__dirname, 'migrations');
 export const MIGRATIONS_EXTENSION = __filename.endsWith('.ts') ? '.ts' : '.js';
@@ -35,7 +45,7 @@ export function createOrmConfig(settings: OrmSettings): Options {
     forceUtcTimezone: true,
     discovery: { disableDynamicFileAccess: true },
     preferTs: !compiled,
-    pool: settings.pool ?? { min: 0, max: 10 },
+    pool: settings.pool ?? DEFAULT_POOL,
     ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',

@@ -12,9 +12,11 @@ export interface ReadPool extends PreparedReads {
   close(): Promise<void>;
 }
 
-/** A read that got no answer within the driver's bound: the database stopped answering (503, as the ORM's "Query read timeout"). */
+/**
+ * A read that got no answer within the driver's bound: the database stopped answering. Worded as
+ * node-postgres words its own, which src/errors/to-app-error.ts answers with 503.
+ */
 export class ReadTimeoutError extends Error {
-  readonly code = 'READ_TIMEOUT';
   constructor(ms: number) {
     super(`Query read timeout: no answer from the database within ${ms} ms`);
     this.name = 'ReadTimeoutError';

@@ -15,12 +15,11 @@ const CONNECTION_ERROR_CODES = new Set([
   '57014', // query_canceled: statement_timeout
   '25P03', // idle_in_transaction_session_timeout
   '53300', // too_many_connections
-  // postgres.js (the read pool, src/db/read-pool.ts), and the read pool's own bound on a silent server
+  // postgres.js (the read pool, src/db/read-pool.ts)
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
   'CONNECT_TIMEOUT',
-  'READ_TIMEOUT',
 ]);
 
 /** What the driver and pool say when the database went away or stopped answering in time. */

@@ -5,6 +5,7 @@ import type { Config } from '../../config';
 import { WebhookMetrics } from './webhook-metrics';
 import { webhookRuntime, type WebhookRuntime } from './webhook-runtime';
 import { WebhookWorker } from './webhook-worker';
+import { sparesConnections } from '../../db/orm-config';
 
 export interface Webhooks {
   readonly runtime: WebhookRuntime;
@@ -20,7 +21,7 @@ export async function startWebhooks(config: Config, orm: MikroORM, logger: Logge
   const runtime = webhookRuntime(settings, config.dataDir, () => worker?.wake());
   if (settings.worker) {
     // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
-    const listenUrl = (orm.config.get('pool')?.max ?? 10) >= 2 ? orm.config.get('clientUrl') : undefined;
+    const listenUrl = sparesConnections(orm.config.get('pool')) ? orm.config.get('clientUrl') : undefined;
     worker = new WebhookWorker({ orm, settings, secrets: runtime.secrets, metrics, logger, listenUrl });
     await worker.start();
   }
