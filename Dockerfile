@@ -3,10 +3,10 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches ./patches
-# `npm ci` fails with this lockfile (it leaves out other platforms' optional binaries); `npm install` honours it.
-# No install script is needed to build or run (they would compile optional native watchers for jest),
-# but our own fix of a dependency (patches/, see the README) is applied as `npm install` applies it.
-RUN npm install --no-audit --no-fund --ignore-scripts && npx patch-package
+# The lockfile holds every platform's optional packages, so `npm ci` installs exactly it. No install
+# script is needed to build or run (they would compile optional native watchers for jest), but our own
+# fix of a dependency (patches/, see the README) is applied as `npm install` applies it.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npx patch-package
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
