@@ -26,7 +26,7 @@ export default tseslint.config(
     // The admin CLI and the database start load heavy modules (MikroORM, the migrator, PGlite) with a
     // typed require() only on the path that needs them, so `--help` and most commands start in a
     // fraction of the time (import() is not an option under jest's CommonJS sandbox).
-    files: ['src/cli/**/*.ts', 'src/db/database.ts', 'src/db/embedded-postgres.ts'],
+    files: ['src/doors/cli/**/*.ts', 'src/schema/database.ts', 'src/schema/embedded-postgres.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

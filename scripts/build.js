@@ -43,8 +43,8 @@ function build(files) {
   // Compiler output goes to stderr: the admin CLI's stdout is one JSON object.
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: ['ignore', 2, 2] });
   if (result.status !== 0) process.exit(result.status ?? 1);
-  // The dashboard's pages: bundled by esbuild into dist/dashboard/public (src/dashboard/build-frontend.ts).
-  const pages = spawnSync(process.execPath, [path.join(root, 'dist/dashboard/build-frontend.js')], { stdio: ['ignore', 2, 2] });
+  // The dashboard's pages: bundled by esbuild into dist/doors/dashboard/public (src/doors/dashboard/build-frontend.ts).
+  const pages = spawnSync(process.execPath, [path.join(root, 'dist/doors/dashboard/build-frontend.js')], { stdio: ['ignore', 2, 2] });
   if (pages.status !== 0) process.exit(pages.status ?? 1);
   const sourcesSeen = files.map((file) => path.relative(root, file));
   fs.writeFileSync(stampFile, `${JSON.stringify({ startedAt, sources: sourcesSeen })}\n`);

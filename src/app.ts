@@ -5,17 +5,17 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { ApiKeyAuthenticator } from './auth/api-key-authenticator';
-import type { Config, DashboardSettings } from './config';
-import { createDashboardRouter } from './dashboard/dashboard-router';
-import { forKeysOnly, sessionOrKey } from './dashboard/session-auth';
-import type { UsageRecorder } from './dashboard/usage-recorder';
-import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './graphql/explorer';
-import type { RequestContext } from './graphql/request-context';
-import type { CompiledOperations } from './graphql/compiled-operations';
-import { graphqlLane } from './graphql/graphql-lane';
-import type { QueryLimits } from './graphql/query-limits';
-import type { PreparedReads } from './db/prepared-reads';
+import type { ApiKeyAuthenticator } from './modules/api-key/api-key-authenticator';
+import type { Config, DashboardSettings } from './foundation/config';
+import { createDashboardRouter } from './doors/dashboard/dashboard-router';
+import { forKeysOnly, sessionOrKey } from './doors/dashboard/session-auth';
+import type { UsageRecorder } from './modules/dashboard/usage-recorder';
+import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './doors/graphql/explorer';
+import type { RequestContext } from './platform/graphql/request-context';
+import type { CompiledOperations } from './platform/graphql/compiled-operations';
+import { graphqlLane } from './doors/graphql/graphql-lane';
+import type { QueryLimits } from './doors/graphql/query-limits';
+import type { PreparedReads } from './platform/db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { accessLog } from './http/access-log';
 import { authenticate, keyAuthentication, type KeyAuthentication } from './http/authenticate';
@@ -26,19 +26,19 @@ import { errorHandler, notFound } from './http/error-handler';
 import { graphqlRequestBounds } from './http/graphql-bounds';
 import { requireForwardedHttps } from './http/https-only';
 import { ipAllowlist } from './http/ip-allowlist';
-import { jsonBody } from './http/json-body';
+import { jsonBody } from './platform/web/json-body';
 import { authOf } from './http/locals';
 import { rateLimit } from './http/rate-limit';
 import { requestHygiene } from './http/request-hygiene';
 import { assignRequestId } from './http/request-id';
-import type { IdempotencyMiddleware } from './idempotency/idempotent-requests';
-import { healthz, readyz } from './observability/health';
-import { createMetrics, type Metrics } from './observability/metrics';
-import { packageVersion } from './openapi/api-version';
-import { buildOpenApiDocument } from './openapi/openapi-document';
-import type { Limits } from './limits/limits';
-import type { CompiledRoute } from './rest/rest-executor';
-import { createRestRouter } from './rest/rest-router';
+import type { IdempotencyMiddleware } from './http/idempotent-requests';
+import { healthz, readyz } from './http/health';
+import { createMetrics, type Metrics } from './platform/observability/metrics';
+import { packageVersion } from './doors/rest/openapi/api-version';
+import { buildOpenApiDocument } from './doors/rest/openapi/openapi-document';
+import type { Limits } from './platform/limits/limits';
+import type { CompiledRoute } from './doors/rest/rest-executor';
+import { createRestRouter } from './doors/rest/rest-router';
 import type { Webhooks } from './modules/webhook/webhooks';
 
 export interface AppDeps {
@@ -58,7 +58,7 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST, as Apollo's query-limits plugin applies them. */
   graphqlLimits: QueryLimits;
-  /** The hot reads outside transactions: the read pool (src/db/read-pool.ts), or the ORM's pool. */
+  /** The hot reads outside transactions: the read pool (src/platform/db/read-pool.ts), or the ORM's pool. */
   reads: PreparedReads;
 }
 

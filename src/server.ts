@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { loadConfig } from './config';
-import { ensureDevelopmentTenant } from './db/development-tenant';
-import { openServerDatabase } from './db/server-database';
-import { createLogger } from './logger';
+import { loadConfig } from './foundation/config';
+import { ensureDevelopmentTenant } from './development-tenant';
+import { openServerDatabase } from './server-database';
+import { createLogger } from './foundation/logger';
 import { startService, type RunningService } from './service';
 import { startupBanner } from './startup-banner';
-import { disablePretenuring, limitHeapGrowth } from './heap-growth';
+import { disablePretenuring, limitHeapGrowth } from './foundation/heap-growth';
 
 /** How long SIGTERM waits for in-flight requests before closing the remaining connections. */
 const SHUTDOWN_GRACE_MS = 10_000;

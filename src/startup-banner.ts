@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { PERMISSIONS } from './auth/permissions';
-import type { Config } from './config';
-import type { DevelopmentTenant } from './db/development-tenant';
+import { PERMISSIONS } from './platform/auth/permissions';
+import type { Config } from './foundation/config';
+import type { DevelopmentTenant } from './development-tenant';
 
 function shellPath(file: string): string {
   const relative = path.relative(process.cwd(), file);

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { graphql, type GraphQLSchema } from 'graphql';
-import type { AuthContext } from '../src/auth/auth-context';
-import type { Permission } from '../src/auth/permissions';
-import { openDatabase } from '../src/db/database';
-import { AppError } from '../src/errors/app-error';
-import { buildAppSchema } from '../src/graphql/schema';
-import type { RequestContext } from '../src/graphql/request-context';
-import { createLogger } from '../src/logger';
+import type { AuthContext } from '../src/platform/auth/auth-context';
+import type { Permission } from '../src/platform/auth/permissions';
+import { openDatabase } from '../src/schema/database';
+import { AppError } from '../src/foundation/errors/app-error';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import type { RequestContext } from '../src/platform/graphql/request-context';
+import { createLogger } from '../src/foundation/logger';
 import { createTestDatabase } from './helpers/database';
 import { createOrganization, eventInput } from './helpers/factories';
 

@@ -8,10 +8,10 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 
 // D14: the admin CLI as an operator runs it, against the running test service's database. Output is one
 // JSON object on stdout, exit 0; errors go to stderr with a non-zero exit and nothing on stdout. The
-// cases call the CLI's entry in this process; the first runs the compiled `node dist/cli/admin.js`
+// cases call the CLI's entry in this process; the first runs the compiled `node dist/doors/cli/admin.js`
 // (which `npm run admin` runs), as do test/cli-help-arguments.test.ts and test/cli-lookups.test.ts.
 
-const ADMIN = path.resolve(__dirname, '../dist/cli/admin.js');
+const ADMIN = path.resolve(__dirname, '../dist/doors/cli/admin.js');
 
 interface Run {
   code: number;
@@ -27,7 +27,7 @@ afterAll(() => app.close());
 
 /**
  * The CLI's entry in this process (runAdminInProcess: the same arguments, output and exit code as the
- * compiled CLI); `processAdmin` runs `node dist/cli/admin.js` itself, which the first case uses.
+ * compiled CLI); `processAdmin` runs `node dist/doors/cli/admin.js` itself, which the first case uses.
  */
 function admin(args: string[], env: Record<string, string> = { DATABASE_URL: app.databaseUrl }): Promise<Run> {
   return runAdminInProcess(args, { PATH: process.env.PATH ?? '', ...env });

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { COMMANDS } from '../src/cli/commands';
+import { COMMANDS } from '../src/doors/cli/commands';
 import { runAdminInProcess } from './helpers/admin-cli';
 
 // The cases that start a Node process (the compiled CLI) are slow on a busy machine.
 jest.setTimeout(90_000);
 
-const ADMIN = path.resolve(__dirname, '../dist/cli/admin.js');
+const ADMIN = path.resolve(__dirname, '../dist/doors/cli/admin.js');
 
 function cliEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };

@@ -4,11 +4,11 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/foundation/config';
 import { connectionDrainer } from '../src/http/connection-drain';
 import { createDualServer } from '../src/http/dual-server';
 import { loadTlsCredentials } from '../src/http/tls';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/foundation/logger';
 
 // The drain finds the responses in flight through their connections (no per-request bookkeeping, see
 // connection-drain.ts): a response already being handled when the drain starts still goes out, with

@@ -8,13 +8,13 @@ const ROOT = path.resolve(__dirname, '..');
 
 test('every dashboard operation is valid against the committed schema.graphql', () => {
   const schema = buildSchema(readFileSync(path.join(ROOT, 'schema.graphql'), 'utf8'));
-  const document = parse(readFileSync(path.join(ROOT, 'src/dashboard/frontend/operations.graphql'), 'utf8'));
+  const document = parse(readFileSync(path.join(ROOT, 'src/doors/dashboard/frontend/operations.graphql'), 'utf8'));
   expect(validate(schema, document).map((error) => error.message)).toEqual([]);
 });
 
-test('src/dashboard/frontend/generated/operations.ts is up to date (npm run dashboard:codegen)', () => {
+test('src/doors/dashboard/frontend/generated/operations.ts is up to date (npm run dashboard:codegen)', () => {
   // The generator runs in its own process (compiled by npm run build): its plugins are ES modules.
-  const script = `require('${path.join(ROOT, 'dist/dashboard/codegen.js')}').generateOperationTypes().then((text) => process.stdout.write(text))`;
+  const script = `require('${path.join(ROOT, 'dist/doors/dashboard/codegen.js')}').generateOperationTypes().then((text) => process.stdout.write(text))`;
   const generated = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-  expect(generated).toBe(readFileSync(path.join(ROOT, 'src/dashboard/frontend/generated/operations.ts'), 'utf8'));
+  expect(generated).toBe(readFileSync(path.join(ROOT, 'src/doors/dashboard/frontend/generated/operations.ts'), 'utf8'));
 });

@@ -1,5 +1,5 @@
 import { issueInvitation } from '../src/modules/member/commands/issue-invitation';
-import { permissionsOfRole } from '../src/auth/permissions';
+import { permissionsOfRole } from '../src/platform/auth/permissions';
 import { ALL_PERMISSIONS, createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { within } from './helpers/admin-cli';
 import { createMemberWithPassword, sessionGraphql, signIn, PASSWORD } from './helpers/dashboard';

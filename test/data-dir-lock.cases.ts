@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSyn
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { claimDataDir, lockFile } from '../src/db/data-dir-lock';
+import { claimDataDir, lockFile } from '../src/platform/db/data-dir-lock';
 
 // The ownership rules of the embedded database's data directory (no PGlite involved here).
 let dataDir: string;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { REST_ROUTES } from '../src/rest/routes';
+import { REST_ROUTES } from '../src/doors/rest/routes';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

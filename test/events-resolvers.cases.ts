@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { graphql, type GraphQLSchema } from 'graphql';
-import type { AuthContext } from '../src/auth/auth-context';
-import type { Permission } from '../src/auth/permissions';
-import { buildAppSchema } from '../src/graphql/schema';
-import type { RequestContext } from '../src/graphql/request-context';
-import { createLogger } from '../src/logger';
+import type { AuthContext } from '../src/platform/auth/auth-context';
+import type { Permission } from '../src/platform/auth/permissions';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import type { RequestContext } from '../src/platform/graphql/request-context';
+import { createLogger } from '../src/foundation/logger';
 import type { OrganizationEntity } from '../src/modules/organization/organization.entity';
 import { createOrganization, eventInput } from './helpers/factories';
 import { storedEvent, storedEventCount } from './helpers/event-rows';

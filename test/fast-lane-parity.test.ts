@@ -5,7 +5,7 @@ import type { HttpResponse } from './helpers/https-client';
 import { insertEvents } from './helpers/event-rows';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Issue 8: the fast lane (src/http/fast-lane.ts, src/graphql/graphql-lane.ts) answers the hot requests
+// Issue 8: the fast lane (src/http/fast-lane.ts, src/doors/graphql/graphql-lane.ts) answers the hot requests
 // without Express and Apollo's pipeline. What a client sees must be what Express and Apollo answer:
 // the same status, the same body byte for byte, the same headers (those that change per request
 // aside). A request carrying an unrelated cookie takes the Express path (the lane leaves cookies to

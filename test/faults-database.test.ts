@@ -61,7 +61,7 @@ const create: Request = async (index) => {
   return { response: response.status === 200 && code ? { ...response, status: 0 } : response, code, slug: input.slug as string };
 };
 
-/** A read of one event through both doors (the read pool, src/db/read-pool.ts). */
+/** A read of one event through both doors (the read pool, src/platform/db/read-pool.ts). */
 const readOf =
   (slug: string): Request =>
   async (index) => {

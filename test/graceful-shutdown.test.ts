@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../src/db/database';
+import { openDatabase } from '../src/schema/database';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './helpers/database';
 import { createTenant } from './helpers/factories';
 import { expectGracefulShutdownDuringBurst, expectLateRequestOnAcceptedConnectionAnswered, fillEvents } from './helpers/graceful-shutdown';

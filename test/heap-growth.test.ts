@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { disablePretenuring, HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/heap-growth';
+import { disablePretenuring, HEAP_GROWING_PERCENT, heapGrowingPercent, limitHeapGrowth } from '../src/foundation/heap-growth';
 
 // V8's flags are process-wide: every case only records what would be set.
 let setFlags: jest.SpyInstance;

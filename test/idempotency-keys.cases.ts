@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { IdempotencyKeyStore } from '../src/idempotency/idempotency-key.store';
+import { IdempotencyKeyStore } from '../src/platform/idempotency/idempotency-key.store';
 import { CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import { storedEventCount } from './helpers/event-rows';

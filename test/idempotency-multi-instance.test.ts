@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase } from '../src/db/database';
+import { openDatabase } from '../src/schema/database';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { storedEventCount } from './helpers/event-rows';
 import { createTenant, eventInput } from './helpers/factories';

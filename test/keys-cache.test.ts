@@ -1,8 +1,8 @@
-import { LISTENER_APPLICATION_NAME } from '../src/auth/auth-change-listener';
-import { startAuthentication } from '../src/auth/authentication';
-import { LastUsedRecorder } from '../src/auth/last-used-recorder';
-import { openDatabase } from '../src/db/database';
-import { createLogger } from '../src/logger';
+import { LISTENER_APPLICATION_NAME } from '../src/platform/auth/auth-change-listener';
+import { startAuthentication } from '../src/modules/api-key/authentication';
+import { LastUsedRecorder } from '../src/platform/auth/last-used-recorder';
+import { openDatabase } from '../src/schema/database';
+import { createLogger } from '../src/foundation/logger';
 import { ApiKeyEntity } from '../src/modules/api-key/api-key.entity';
 import { within } from './helpers/admin-cli';
 import { withAdminClient } from './helpers/database';

@@ -1,10 +1,10 @@
 import { getDirective } from '@graphql-tools/utils';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
-import { buildAppSchema } from '../src/graphql/schema';
-import { buildOpenApiDocument } from '../src/openapi/openapi-document';
-import { compileRoutes } from '../src/rest/rest-executor';
-import { REST_ROUTES } from '../src/rest/routes';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import { buildOpenApiDocument } from '../src/doors/rest/openapi/openapi-document';
+import { compileRoutes } from '../src/doors/rest/rest-executor';
+import { REST_ROUTES } from '../src/doors/rest/routes';
 
 let app: TestApp;
 let doc: any;

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildAppSchema } from '../src/graphql/schema';
-import { buildOpenApiDocument } from '../src/openapi/openapi-document';
-import { compileRoutes } from '../src/rest/rest-executor';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import { buildOpenApiDocument } from '../src/doors/rest/openapi/openapi-document';
+import { compileRoutes } from '../src/doors/rest/rest-executor';
 
 const run = promisify(execFile);
 const REDOCLY = path.resolve(__dirname, '../node_modules/.bin/redocly');

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { DEFAULT_DATABASE_TIMEOUTS } from '../src/config';
-import { preparedReads, type PreparedReads } from '../src/db/prepared-reads';
-import { openReadPool, type ReadPool } from '../src/db/read-pool';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../src/foundation/config';
+import { preparedReads, type PreparedReads } from '../src/platform/db/prepared-reads';
+import { openReadPool, type ReadPool } from '../src/platform/db/read-pool';
 import { EventOrder } from '../src/modules/event/event-order';
 import { EventStatus } from '../src/modules/event/event-status';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';

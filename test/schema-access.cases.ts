@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isObjectType } from 'graphql';
-import { permissionOf } from '../src/graphql/requires-permission';
-import { sessionRoleOf } from '../src/graphql/requires-session';
-import { buildAppSchema } from '../src/graphql/schema';
-import { compileRoutes } from '../src/rest/rest-executor';
+import { permissionOf } from '../src/platform/graphql/requires-permission';
+import { sessionRoleOf } from '../src/platform/graphql/requires-session';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import { compileRoutes } from '../src/doors/rest/rest-executor';
 
 // Who can reach what, as a committed file: any change to a field's permission or to the operation behind
 // a REST route shows up as a diff of test/snapshots/access-control.json in review.

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, Kind, parse, type ObjectTypeDefinitionNode } from 'graphql';
-import { PERMISSIONS } from '../src/auth/permissions';
-import { buildAppSchema, printAppSchema } from '../src/graphql/schema';
-import { enforcePermissions, isOpenToAnyKey, permissionOf } from '../src/graphql/requires-permission';
-import { sessionRoleOf } from '../src/graphql/requires-session';
+import { PERMISSIONS } from '../src/platform/auth/permissions';
+import { buildAppSchema, printAppSchema } from '../src/schema/graphql-schema';
+import { enforcePermissions, isOpenToAnyKey, permissionOf } from '../src/platform/graphql/requires-permission';
+import { sessionRoleOf } from '../src/platform/graphql/requires-session';
 
 // schema.graphql is generated from the code and committed: a reviewer reads who can reach what there.
 

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { buildAppSchema } from '../src/graphql/schema';
-import { compileRoutes } from '../src/rest/rest-executor';
-import { REST_OPERATIONS } from '../src/rest/operations';
-import { REST_ROUTES } from '../src/rest/routes';
+import { buildAppSchema } from '../src/schema/graphql-schema';
+import { compileRoutes } from '../src/doors/rest/rest-executor';
+import { REST_OPERATIONS } from '../src/doors/rest/operations';
+import { REST_ROUTES } from '../src/doors/rest/routes';
 
 // The REST operations are parsed and validated against the schema once, at start-up; a route whose
 // operation does not validate stops the start instead of failing per request.

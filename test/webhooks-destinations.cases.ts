@@ -3,7 +3,7 @@ import net from 'node:net';
 import { createTenant } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES } from './helpers/webhook-receiver';
-import { registrationError, type Resolve } from '../src/modules/webhook/webhook-destination';
+import { registrationError, type Resolve } from '../src/platform/outbox/webhook-destination';
 import { WebhookSender } from '../src/modules/webhook/webhook-sender';
 
 // Production rules: https only, public addresses only.

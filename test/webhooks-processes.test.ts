@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase } from '../src/db/database';
+import { openDatabase } from '../src/schema/database';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { createTenant, eventInput } from './helpers/factories';
 import { HttpsClient } from './helpers/https-client';

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
-import { SecretBox } from '../src/modules/webhook/webhook-secret';
+import { SecretBox } from '../src/platform/crypto/secret-box';
 
 let app: TestApp;
 beforeAll(async () => {

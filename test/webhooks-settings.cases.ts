@@ -1,6 +1,6 @@
-import { ConfigError, DEFAULT_RETRY_SCHEDULE_MS, loadConfig } from '../src/config';
-import { isForbiddenAddress } from '../src/modules/webhook/webhook-destination';
-import { SecretBox } from '../src/modules/webhook/webhook-secret';
+import { ConfigError, DEFAULT_RETRY_SCHEDULE_MS, loadConfig } from '../src/foundation/config';
+import { isForbiddenAddress } from '../src/platform/outbox/webhook-destination';
+import { SecretBox } from '../src/platform/crypto/secret-box';
 import { retryDelayMs } from '../src/modules/webhook/webhook-worker';
 
 test('webhook settings: D18 defaults, and bad values stop the start with a clear message', () => {

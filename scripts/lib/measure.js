@@ -74,11 +74,11 @@ function startServer(env) {
   });
 }
 
-/** `node dist/cli/admin.js …` (compiled; no build check) with `env`; its JSON answer. */
+/** `node dist/doors/cli/admin.js …` (compiled; no build check) with `env`; its JSON answer. */
 function admin(args, env) {
   const childEnv = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'dist/cli/admin.js'), ...args], { env: childEnv, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'dist/doors/cli/admin.js'), ...args], { env: childEnv, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`admin ${args.join(' ')} failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { redactUrl } from '../logger';
-import { routeLabelOf } from './route-label';
+import { redactUrl } from '../foundation/logger';
+import { routeLabelOf } from '../platform/observability/route-label';
 
 /** What the access line says of one answered request. */
 export interface AccessRecord {

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator';
-import type { AuthContext } from '../auth/auth-context';
-import { AppError } from '../errors/app-error';
-import type { AuthFailureLimiter } from '../limits/auth-failure-limiter';
+import type { ApiKeyAuthenticator } from '../modules/api-key/api-key-authenticator';
+import type { AuthContext } from '../platform/auth/auth-context';
+import { AppError } from '../foundation/errors/app-error';
+import type { AuthFailureLimiter } from '../platform/limits/auth-failure-limiter';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 
 const KEY_SHAPED = /nk_(live|test)_/;

@@ -3,7 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { AppError, httpStatusOf } from '../errors/app-error';
+import { AppError, httpStatusOf } from '../foundation/errors/app-error';
 import { errorEnvelope } from './error-handler';
 import { requestIdOf } from './request-id';
 

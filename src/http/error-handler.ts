@@ -1,16 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../errors/app-error';
-import { toAppError } from '../errors/to-app-error';
-import { graphqlExtensionsOf } from '../graphql/graphql-errors';
-import { MAX_BODY_BYTES } from './json-body';
+import { AppError, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../foundation/errors/app-error';
+import { toAppError } from '../foundation/errors/to-app-error';
+import { graphqlExtensionsOf } from '../platform/graphql/graphql-errors';
+import { MAX_BODY_BYTES } from '../platform/web/json-body';
 
 /**
  * The HTTP side of error mapping, in one file: what Express and body-parser raise before our code
  * runs, the REST envelope, and the answer written for any error that reaches Express (in the shape
  * of the door that was asked: GraphQL errors before Apollo runs, e.g. a missing key, answer as
- * GraphQL does). GraphQL execution errors are mapped in src/graphql/graphql-errors.ts.
+ * GraphQL does). GraphQL execution errors are mapped in src/platform/graphql/graphql-errors.ts.
  */
 
 interface HttpError {

@@ -2,11 +2,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { parse as parseQueryString } from 'node:querystring';
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/auth-context';
-import type { UsageRecorder } from '../dashboard/usage-recorder';
-import type { OrganizationRateLimiter, RateLimitState } from '../limits/organization-rate-limiter';
-import type { Metrics } from '../observability/metrics';
-import { runRoute, type CompiledRoute } from '../rest/rest-executor';
+import type { AuthContext } from '../platform/auth/auth-context';
+import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
+import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
+import type { Metrics } from '../platform/observability/metrics';
+import type { GraphqlLane, GraphqlLaneRequest } from '../doors/graphql/graphql-lane';
+import { runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
 import { writeAccessLine } from './access-log';
 import type { KeyAuthentication } from './authenticate';
 import { clientIpOf } from './client-address';
@@ -16,24 +17,7 @@ import { HttpRequestContext, type ContextShared } from './http-request-context';
 import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { requestIdOf } from './request-id';
-import { sendJson } from './send-json';
-
-/** A GraphQL request the lane may answer: read, parsed and looked up, before any guard runs. */
-export interface GraphqlLaneRequest {
-  /** The operation's name, for the access log. */
-  readonly operationName: string;
-  /** Runs the operation and writes its answer (the guards have passed). */
-  answer(res: ServerResponse, context: HttpRequestContext): Promise<void>;
-}
-
-/** The /graphql part of the lane (src/graphql/graphql-lane.ts). */
-export interface GraphqlLane {
-  /**
-   * Reads the body of a POST /graphql and says whether the lane answers it; when not, the request
-   * is handed to Express with its body already read (see json-body.ts).
-   */
-  accept(req: IncomingMessage): Promise<GraphqlLaneRequest | undefined>;
-}
+import { sendJson } from '../platform/web/send-json';
 
 export interface FastLaneDeps {
   readonly logger: Logger;

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors/app-error';
-import { documentBoundViolation, formatInputPath, jsonBoundViolation } from '../validation/input-bounds';
+import { AppError } from '../foundation/errors/app-error';
+import { documentBoundViolation, formatInputPath, jsonBoundViolation } from '../foundation/validation/input-bounds';
 
 /** A GET request's `variables` / `extensions` parameter, as Apollo will read it (JSON text). */
 function parsedParameter(value: unknown): unknown {

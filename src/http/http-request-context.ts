@@ -1,11 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/auth-context';
-import type { PreparedReads } from '../db/prepared-reads';
-import type { RequestContext } from '../graphql/request-context';
-import type { RateLimitState } from '../limits/organization-rate-limiter';
-import type { WebhookRuntime } from '../modules/webhook/webhook-runtime';
+import type { AuthContext } from '../platform/auth/auth-context';
+import type { PreparedReads } from '../platform/db/prepared-reads';
+import type { RequestContext } from '../platform/graphql/request-context';
+import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
+import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {

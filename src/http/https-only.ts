@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../foundation/errors/app-error';
 import { errorEnvelope } from './error-handler';
 import { answerClientErrors } from './client-error';
 import { requestIdOf } from './request-id';

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { AuthContext, OrganizationSnapshot } from '../auth/auth-context';
-import { AppError } from '../errors/app-error';
+import type { AuthContext, OrganizationSnapshot } from '../platform/auth/auth-context';
+import { AppError } from '../foundation/errors/app-error';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { RestrictionMode } from '../modules/organization/organization.entity';
 import { authOf } from './locals';

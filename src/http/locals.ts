@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../auth/auth-context';
-import type { RateLimitState } from '../limits/organization-rate-limiter';
+import type { AuthContext } from '../platform/auth/auth-context';
+import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 
 /*
  * What the middleware leaves on `res.locals` for the handlers after it, typed once (Express merges

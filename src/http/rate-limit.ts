@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { AuthContext } from '../auth/auth-context';
-import { AppError } from '../errors/app-error';
-import type { OrganizationRateLimiter, RateLimitState } from '../limits/organization-rate-limiter';
+import type { AuthContext } from '../platform/auth/auth-context';
+import { AppError } from '../foundation/errors/app-error';
+import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
 import { authOf } from './locals';
 
 /**

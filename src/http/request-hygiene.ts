@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError } from '../errors/app-error';
+import { AppError } from '../foundation/errors/app-error';
 
 /**
  * Requests Node would otherwise refuse or answer oddly, made explicit (the server is created with

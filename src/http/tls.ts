@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { Config } from '../foundation/config';
 
 export interface TlsCredentials {
   key: string;

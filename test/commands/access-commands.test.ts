@@ -19,7 +19,7 @@ import { createOrganization } from '../../src/modules/organization/commands/crea
 import { updateOrganization } from '../../src/modules/organization/commands/update-organization';
 import { OrganizationPlan, RestrictionMode } from '../../src/modules/organization/organization.entity';
 import { findOrganization } from '../../src/modules/organization/organization.repository';
-import { findSession } from '../../src/dashboard/dashboard-session';
+import { findSession } from '../../src/doors/dashboard/dashboard-session';
 import { openCommandDatabase, type CommandDatabase } from '../helpers/command-database';
 import { failure, fieldsOf } from '../helpers/command-failure';
 

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { OrganizationSnapshot } from '../../src/auth/auth-context';
+import type { OrganizationSnapshot } from '../../src/platform/auth/auth-context';
 import { cancelBooking } from '../../src/modules/booking/commands/cancel-booking';
 import { createBooking } from '../../src/modules/booking/commands/create-booking';
 import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';

@@ -7,10 +7,10 @@ import { redeliverWebhookMessage } from '../../src/modules/webhook/commands/rede
 import { rotateWebhookSecret } from '../../src/modules/webhook/commands/rotate-webhook-secret';
 import { sendTestWebhook } from '../../src/modules/webhook/commands/send-test-webhook';
 import { updateWebhookEndpoint } from '../../src/modules/webhook/commands/update-webhook-endpoint';
-import type { Resolve } from '../../src/modules/webhook/webhook-destination';
+import type { Resolve } from '../../src/platform/outbox/webhook-destination';
 import { enqueueWebhook } from '../../src/modules/webhook/webhook-outbox';
-import type { WebhookRuntime } from '../../src/modules/webhook/webhook-runtime';
-import { SecretBox } from '../../src/modules/webhook/webhook-secret';
+import type { WebhookRuntime } from '../../src/platform/outbox/webhook-runtime';
+import { SecretBox } from '../../src/platform/crypto/secret-box';
 import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhook/webhook-types';
 import { listWebhookMessages } from '../../src/modules/webhook/webhook.read-model';
 import { endpointsOfOrganization, organizationOfEndpoint } from '../../src/modules/webhook/webhook.repository';

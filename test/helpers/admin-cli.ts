@@ -9,7 +9,7 @@ export interface CliResult {
   json: any;
 }
 
-const ADMIN = path.resolve(__dirname, '../../dist/cli/admin.js');
+const ADMIN = path.resolve(__dirname, '../../dist/doors/cli/admin.js');
 
 /** Runs the compiled admin CLI as an operator would, against the given database. */
 export function runCli(databaseUrl: string, args: string[]): Promise<CliResult> {
@@ -38,7 +38,7 @@ export async function within(timeoutMs: number, check: () => Promise<boolean>, i
 }
 
 /**
- * The admin CLI's own entry (`runAdmin`, what `dist/cli/admin.js` runs) called in this process with
+ * The admin CLI's own entry (`runAdmin`, what `dist/doors/cli/admin.js` runs) called in this process with
  * `env` as its environment: the same arguments, output and exit code as `runCli` without starting a
  * Node process per command. Suites keep a few `runCli` runs to prove the process wiring. Commands
  * read their configuration from `env` only (CommandContext), never from this process's environment.
@@ -46,7 +46,7 @@ export async function within(timeoutMs: number, check: () => Promise<boolean>, i
 export async function runAdminInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   // Required here: test files that only spawn the CLI never load its modules.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { runAdmin } = require('../../src/cli/run-admin') as typeof import('../../src/cli/run-admin');
+  const { runAdmin } = require('../../src/doors/cli/run-admin') as typeof import('../../src/doors/cli/run-admin');
   let stdout = '';
   let stderr = '';
   const code = await runAdmin(args, { env, stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });

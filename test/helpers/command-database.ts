@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { openDatabase } from '../../src/db/database';
-import type { OrganizationSnapshot } from '../../src/auth/auth-context';
+import { openDatabase } from '../../src/schema/database';
+import type { OrganizationSnapshot } from '../../src/platform/auth/auth-context';
 import { createOrganization } from './factories';
 import { createTestDatabase, type TestDatabase } from './database';
 

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/errors/app-error';
+import { AppError } from '../../src/foundation/errors/app-error';
 
 /** The AppError a command failed with (any other error is rethrown; success fails the test). */
 export async function failure(promise: Promise<unknown>): Promise<AppError> {

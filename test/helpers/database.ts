@@ -66,7 +66,7 @@ async function createEmbeddedTestDatabase(): Promise<TestDatabase> {
   if (!template) throw new Error('EVENT_SERVICE_TEST_TEMPLATE_DIR is not set: run the tests through jest (global setup)');
   const directory = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-db-'));
   cpSync(template, directory, { recursive: true });
-  const child = spawn(process.execPath, [path.resolve(__dirname, '../../dist/db/embedded-serve.js'), directory], {
+  const child = spawn(process.execPath, [path.resolve(__dirname, '../../dist/schema/embedded-serve.js'), directory], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { PERMISSIONS } from '../../src/auth/permissions';
+import { PERMISSIONS } from '../../src/platform/auth/permissions';
 import { KeyEnvironment } from '../../src/modules/api-key/api-key.entity';
 import { createApiKey as createApiKeyCommand } from '../../src/modules/api-key/commands/create-api-key';
 import { createOrganization as createOrganizationCommand } from '../../src/modules/organization/commands/create-organization';

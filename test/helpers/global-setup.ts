@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { ADMIN_URL, databaseFingerprint, databaseUrl, withAdminClient } from './database';
 
-const ADMIN_CLI = path.resolve(__dirname, '../../dist/cli/admin.js');
+const ADMIN_CLI = path.resolve(__dirname, '../../dist/doors/cli/admin.js');
 
 /** Why PostgreSQL cannot be used, or undefined when it answers. */
 async function postgresUnavailable(): Promise<string | undefined> {

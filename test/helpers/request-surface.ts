@@ -2,7 +2,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import net from 'node:net';
 import fc from 'fast-check';
-import { ERROR_CATALOGUE } from '../../src/openapi/error-catalogue';
+import { ERROR_CATALOGUE } from '../../src/doors/rest/openapi/error-catalogue';
 
 /**
  * Arbitraries for the whole request surface (issue 9): paths, methods, query strings, headers,

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { loadConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/database';
-import { createLogger } from '../../src/logger';
+import { loadConfig } from '../../src/foundation/config';
+import { openDatabase } from '../../src/schema/database';
+import { createLogger } from '../../src/foundation/logger';
 import { startService, type RunningService } from '../../src/service';
 import { HttpsClient } from './https-client';
 

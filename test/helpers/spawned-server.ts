@@ -87,10 +87,10 @@ export async function spawnServer(env: Record<string, string> & { DATA_DIR: stri
   };
 }
 
-/** `node dist/cli/admin.js …` with `env`; the exit code, stdout and stderr. */
+/** `node dist/doors/cli/admin.js …` with `env`; the exit code, stdout and stderr. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'dist/cli/admin.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [path.join(ROOT, 'dist/doors/cli/admin.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -1,5 +1,5 @@
-import { PERMISSIONS } from '../../src/auth/permissions';
-import { AppError } from '../../src/errors/app-error';
+import { PERMISSIONS } from '../../src/platform/auth/permissions';
+import { AppError } from '../../src/foundation/errors/app-error';
 import { KeyEnvironment } from '../../src/modules/api-key/api-key.entity';
 import {
   assertRotatable,

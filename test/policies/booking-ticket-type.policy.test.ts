@@ -1,8 +1,8 @@
-import { AppError } from '../../src/errors/app-error';
+import { AppError } from '../../src/foundation/errors/app-error';
 import { BookingStatus } from '../../src/modules/booking/booking.entity';
 import { assertAvailable, assertCancellable } from '../../src/modules/booking/booking.policy';
 import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
-import { validateInput } from '../../src/validation/validate-input';
+import { validateInput } from '../../src/foundation/validation/validate-input';
 import { assertRemovable, MAX_TICKET_TYPES, quantityErrors, ticketTypeCountErrors } from '../../src/modules/ticket-type/ticket-type.policy';
 
 // Pure rules (docs/decisions.md D6, D7): no database, no HTTP.

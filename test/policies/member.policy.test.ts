@@ -1,4 +1,4 @@
-import { AppError } from '../../src/errors/app-error';
+import { AppError } from '../../src/foundation/errors/app-error';
 import { MemberRole } from '../../src/modules/member/member.entity';
 import {
   assertKeepsAnAdmin,

@@ -1,5 +1,5 @@
 import { Entity, Enum, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import { OrganizationEntity } from '../organization/organization.entity';
 
 export enum KeyEnvironment {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomAlphanumeric } from '../../ids';
+import { randomAlphanumeric } from '../../foundation/ids';
 import { KeyEnvironment } from './api-key.entity';
 
 export const API_KEY_PATTERN = /^nk_(live|test)_[A-Za-z0-9]{32}$/;

@@ -1,5 +1,5 @@
-import { AppError, type FieldError } from '../../errors/app-error';
-import { isPermission, permissionsOfRole, PERMISSIONS } from '../../auth/permissions';
+import { AppError, type FieldError } from '../../foundation/errors/app-error';
+import { isPermission, permissionsOfRole, PERMISSIONS } from '../../platform/auth/permissions';
 import { KeyEnvironment } from './api-key.entity';
 import { ROTATION_GRACE_HOURS } from './api-key.constants';
 

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { ApiKeyEntity, type KeyEnvironment } from './api-key.entity';
 
@@ -8,7 +8,7 @@ import { ApiKeyEntity, type KeyEnvironment } from './api-key.entity';
  * The only place that reaches the api_keys table through the ORM, for management (create, list,
  * revoke, rotate). The organization is always the first argument after the entity manager: another
  * organization's key answers as a missing one. Authenticating a request with a key is a hot read of
- * its own: src/auth/api-key-authenticator.ts.
+ * its own: src/modules/api-key/api-key-authenticator.ts.
  */
 
 /** The key (never its secret: only the hash is stored), or NOT_FOUND. */

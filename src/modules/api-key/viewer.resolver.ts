@@ -1,8 +1,8 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import type { AuthContext, SessionPrincipal } from '../../auth/auth-context';
-import { AppError } from '../../errors/app-error';
-import type { RequestContext } from '../../graphql/request-context';
-import { AnyKey } from '../../graphql/requires-permission';
+import type { AuthContext, SessionPrincipal } from '../../platform/auth/auth-context';
+import { AppError } from '../../foundation/errors/app-error';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { AnyKey } from '../../platform/graphql/requires-permission';
 import { findMemberWithOrganization } from '../member/member.repository';
 import type { OrganizationEntity } from '../organization/organization.entity';
 import { findKeyWithOrganization } from './api-key.repository';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { AppError } from '../../errors/app-error';
-import { paginationErrors } from '../../validation/arguments';
+import { AppError } from '../../foundation/errors/app-error';
+import { paginationErrors } from '../../foundation/validation/arguments';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 import type { BookingList } from './booking.types';
 

@@ -1,7 +1,7 @@
 import { Check, Entity, Enum, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import { EventEntity } from '../event/event.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';

@@ -1,6 +1,6 @@
 import { IsEmail, Max, MaxLength, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { IsNotBlank } from '../../validation/rules';
+import { IsNotBlank } from '../../foundation/validation/rules';
 
 /** One booking takes at most this many seats: larger groups book several times. */
 export const MAX_BOOKING_QUANTITY = 1_000;

@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 import { BookingStatus } from './booking.entity';
 
 /* Every state rule of a booking (docs/decisions.md D7), as pure functions of the loaded state. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
-import { idErrors, paginationErrors, slugErrors } from '../../validation/arguments';
+import { AppError } from '../../foundation/errors/app-error';
+import { idErrors, paginationErrors, slugErrors } from '../../foundation/validation/arguments';
 import { idBySlug } from '../event/event.repository';
 import { bookingPageOf, type BookingQuery } from './booking-pages.loader';
 import type { BookingEntity } from './booking.entity';

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
-import { DEFAULT_LIMIT } from '../../validation/arguments';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { BookingEntity, BookingStatus } from './booking.entity';

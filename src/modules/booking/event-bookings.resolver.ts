@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
-import { DEFAULT_LIMIT } from '../../validation/arguments';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { BookingStatus } from './booking.entity';
 import { bookingPageOf } from './booking-pages.loader';

@@ -14,7 +14,7 @@ import {
 } from '@mikro-orm/core';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventStatus, effectiveStatus } from './event-status';

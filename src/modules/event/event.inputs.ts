@@ -1,8 +1,8 @@
 import { ArrayMaxSize, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
-import type { FieldError } from '../../errors/app-error';
-import { IsHttpsUrl, IsIanaTimeZone, IsNotBlank, MaxCharacters, NotNull, SLUG_PATTERN } from '../../validation/rules';
+import type { FieldError } from '../../foundation/errors/app-error';
+import { IsHttpsUrl, IsIanaTimeZone, IsNotBlank, MaxCharacters, NotNull, SLUG_PATTERN } from '../../foundation/validation/rules';
 import { MAX_TICKET_TYPES } from '../ticket-type/ticket-type.policy';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
 import { scheduleErrors } from './event.policy';

@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '../../errors/app-error';
+import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { EventStatus } from './event-status';
 
 /*

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { AppError, type FieldError } from '../../errors/app-error';
-import { readsOf, type RequestContext } from '../../graphql/request-context';
-import { paginationErrors } from '../../validation/arguments';
+import { AppError, type FieldError } from '../../foundation/errors/app-error';
+import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
+import { paginationErrors } from '../../foundation/validation/arguments';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
 
 /** The longest title search accepted (titles are at most 200 characters). */

@@ -1,4 +1,4 @@
-import type { PreparedReads } from '../../db/prepared-reads';
+import type { PreparedReads } from '../../platform/db/prepared-reads';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
 

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
@@ -8,7 +8,7 @@ import { eventBySlug, eventPage, ticketTypesOf, type EventPage } from './event.r
 import { EventOrder } from './event-order';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
-import { DEFAULT_LIMIT } from '../../validation/arguments';
+import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { createEvent } from './commands/create-event';
 import { deleteEvent } from './commands/delete-event';
 import { updateEvent } from './commands/update-event';

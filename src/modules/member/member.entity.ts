@@ -1,7 +1,7 @@
 import { Entity, Enum, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref, Unique } from '@mikro-orm/core';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import { OrganizationEntity } from '../organization/organization.entity';
 
 export enum MemberRole {

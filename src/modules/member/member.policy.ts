@@ -1,5 +1,5 @@
 import { isEmail } from 'class-validator';
-import { AppError, type FieldError } from '../../errors/app-error';
+import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { MemberRole } from './member.entity';
 
 /*

@@ -1,6 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { MemberEntity, MemberRole } from './member.entity';
 import { duplicateEmailError } from './member.policy';

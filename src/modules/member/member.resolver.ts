@@ -1,7 +1,7 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
-import { DEFAULT_LIMIT } from '../../validation/arguments';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { MemberEntity } from './member.entity';
 import { listMembers } from './member.read-model';
 import { MemberList } from './member.types';

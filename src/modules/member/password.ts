@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 
 // Argon2id with OWASP's recommended minimum (19 MiB, 2 passes, 1 lane): memory-hard, ~50 ms here.
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;

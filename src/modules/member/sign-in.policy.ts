@@ -1,4 +1,4 @@
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 
 /* The dashboard's sign-in rules (docs/dashboard.md), as pure functions: no database, no clock unless given. */
 

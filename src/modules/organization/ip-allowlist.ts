@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { FieldError } from '../../errors/app-error';
+import type { FieldError } from '../../foundation/errors/app-error';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];

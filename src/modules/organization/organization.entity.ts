@@ -1,5 +1,5 @@
 import { Entity, Enum, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 
 export enum OrganizationPlan {
   STANDARD = 'STANDARD',

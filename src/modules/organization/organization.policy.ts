@@ -1,5 +1,5 @@
-import type { FieldError } from '../../errors/app-error';
-import { isIanaTimeZone } from '../../validation/rules';
+import type { FieldError } from '../../foundation/errors/app-error';
+import { isIanaTimeZone } from '../../foundation/validation/rules';
 import { OrganizationPlan, RestrictionMode } from './organization.entity';
 
 /*

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 import { OrganizationEntity, type OrganizationPlan } from './organization.entity';
 
 /*

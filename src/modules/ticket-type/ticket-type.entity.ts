@@ -1,6 +1,6 @@
 import { Check, DecimalType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import type { EventEntity } from '../event/event.entity';
 
 @ObjectType('TicketType', { simpleResolvers: true })

@@ -1,6 +1,6 @@
 import { Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { IsCurrencyCode, IsDecimal, IsNotBlank, MaxCharacters, NotNull } from '../../validation/rules';
+import { IsCurrencyCode, IsDecimal, IsNotBlank, MaxCharacters, NotNull } from '../../foundation/validation/rules';
 
 export const MAX_TICKET_PRICE = 9_999_999.99;
 export const MAX_TICKET_QUANTITY = 1_000_000;

@@ -1,4 +1,4 @@
-import { AppError, type FieldError } from '../../errors/app-error';
+import { AppError, type FieldError } from '../../foundation/errors/app-error';
 
 /* Every state rule of a ticket type (docs/decisions.md D6), as pure functions of the loaded state. */
 

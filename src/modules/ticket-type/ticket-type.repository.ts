@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
+import { AppError } from '../../foundation/errors/app-error';
 import type { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from './ticket-type.entity';
 

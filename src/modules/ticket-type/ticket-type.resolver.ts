@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { TicketTypeEntity } from './ticket-type.entity';
 import { TicketTypeInput, TicketTypeUpdateInput } from './ticket-type.inputs';
 import { addTicketType } from './commands/add-ticket-type';

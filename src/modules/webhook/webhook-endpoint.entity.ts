@@ -1,7 +1,7 @@
 import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, ID, ObjectType } from 'type-graphql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import { OrganizationEntity } from '../organization/organization.entity';
 
 @ObjectType('WebhookEndpoint', { description: 'A URL of the organization that receives signed messages about changes (D18).' })

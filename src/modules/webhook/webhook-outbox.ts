@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../../ids';
+import { newId } from '../../foundation/ids';
 import type { BookingEntity } from '../booking/booking.entity';
 import type { EventEntity } from '../event/event.entity';
 import { EventStatus } from '../event/event-status';
@@ -99,7 +99,7 @@ export type EventPayloadRenderer = (em: EntityManager, organizationId: string, s
 let eventRenderer: EventPayloadRenderer | undefined;
 
 /**
- * Set once at start by the transport layer (src/rest/event-payload.ts runs the REST route's own
+ * Set once at start by the transport layer (src/doors/rest/event-payload.ts runs the REST route's own
  * operation): modules do not depend on the transports, and the payload cannot drift from the GET answer.
  */
 export function setEventPayloadRenderer(renderer: EventPayloadRenderer): void {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { checkedLookup, DestinationRefused, resolvePublic, systemResolve, type Resolve } from './webhook-destination';
+import { checkedLookup, DestinationRefused, resolvePublic, systemResolve, type Resolve } from '../../platform/outbox/webhook-destination';
 
 /** How much of a response body is kept with the attempt, for whoever debugs the receiver. */
 export const RESPONSE_BODY_LIMIT = 1024;

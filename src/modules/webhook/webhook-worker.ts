@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { WebhookSettings } from '../../config';
+import type { WebhookSettings } from '../../foundation/config';
 import type { WebhookMetrics, AttemptResult } from './webhook-metrics';
-import type { SecretBox } from './webhook-secret';
+import type { SecretBox } from '../../platform/crypto/secret-box';
 import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookListener } from './webhook-listener';
-import type { Resolve } from './webhook-destination';
+import type { Resolve } from '../../platform/outbox/webhook-destination';
 import { signingCiphertexts } from './webhook.policy';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../errors/app-error';
+import type { FieldError } from '../../foundation/errors/app-error';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './webhook-types';
 
 /*

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
-import { paginationErrors } from '../../validation/arguments';
+import { AppError } from '../../foundation/errors/app-error';
+import { paginationErrors } from '../../foundation/validation/arguments';
 import { findEndpoint, pageOfMessages } from './webhook.repository';
 import type { WebhookMessageList, WebhookMessageStatus } from './webhook.types';
 

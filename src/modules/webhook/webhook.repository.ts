@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../errors/app-error';
-import { idErrors } from '../../validation/arguments';
+import { AppError } from '../../foundation/errors/app-error';
+import { idErrors } from '../../foundation/validation/arguments';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WEBHOOK_CHANNEL } from './webhook-types';

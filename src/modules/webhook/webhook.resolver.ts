@@ -1,9 +1,9 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { RequestContext } from '../../graphql/request-context';
-import { RequiresPermission } from '../../graphql/requires-permission';
-import { DEFAULT_LIMIT } from '../../validation/arguments';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { RequiresPermission } from '../../platform/graphql/requires-permission';
+import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
-import { NO_WEBHOOK_RUNTIME } from './webhook-runtime';
+import { NO_WEBHOOK_RUNTIME } from '../../platform/outbox/webhook-runtime';
 import { createWebhookEndpoint } from './commands/create-webhook-endpoint';
 import { deleteWebhookEndpoint } from './commands/delete-webhook-endpoint';
 import { redeliverWebhookMessage } from './commands/redeliver-webhook-message';

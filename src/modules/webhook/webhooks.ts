@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Metric } from 'prom-client';
 import type { Logger } from 'pino';
-import type { Config } from '../../config';
+import type { Config } from '../../foundation/config';
 import { WebhookMetrics } from './webhook-metrics';
-import { webhookRuntime, type WebhookRuntime } from './webhook-runtime';
+import { webhookRuntime, type WebhookRuntime } from '../../platform/outbox/webhook-runtime';
 import { WebhookWorker } from './webhook-worker';
-import { sparesConnections } from '../../db/orm-config';
+import { sparesConnections } from '../../platform/db/orm-config';
 
 export interface Webhooks {
   readonly runtime: WebhookRuntime;

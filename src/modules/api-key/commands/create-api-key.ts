@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Permission } from '../../../auth/permissions';
-import { AppError } from '../../../errors/app-error';
+import type { Permission } from '../../../platform/auth/permissions';
+import { AppError } from '../../../foundation/errors/app-error';
 import { findOrganization } from '../../organization/organization.repository';
 import { KeyEnvironment, type ApiKeyEntity } from '../api-key.entity';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key.format';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { idErrors } from '../../../validation/arguments';
+import { AppError } from '../../../foundation/errors/app-error';
+import { idErrors } from '../../../foundation/validation/arguments';
 import { lockById as lockEvent } from '../../event/event.repository';
 import { lockById as lockTicketType } from '../../ticket-type/ticket-type.repository';
 import type { BookingEntity } from '../booking.entity';

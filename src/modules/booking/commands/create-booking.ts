@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { idErrors, slugErrors } from '../../../validation/arguments';
-import { validateInput } from '../../../validation/validate-input';
+import { AppError } from '../../../foundation/errors/app-error';
+import { idErrors, slugErrors } from '../../../foundation/validation/arguments';
+import { validateInput } from '../../../foundation/validation/validate-input';
 import { assertBookable } from '../../event/event.policy';
 import { lockBySlug } from '../../event/event.repository';
 import { lockOfEvent } from '../../ticket-type/ticket-type.repository';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { validateInput } from '../../../validation/validate-input';
-import type { OrganizationSnapshot } from '../../../auth/auth-context';
+import { AppError } from '../../../foundation/errors/app-error';
+import { validateInput } from '../../../foundation/validation/validate-input';
+import type { OrganizationSnapshot } from '../../../platform/auth/auth-context';
 import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
 import type { CreateEventInput } from '../event.inputs';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { validateInput } from '../../../validation/validate-input';
+import { AppError } from '../../../foundation/errors/app-error';
+import { validateInput } from '../../../foundation/validation/validate-input';
 import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { findOrganization } from '../../organization/organization.repository';
 import type { MemberEntity } from '../member.entity';
 import { duplicateEmailError, newMemberErrors, normalizeEmail, parseRole } from '../member.policy';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { canonicalTimeZone } from '../../event/event.queries';
 import { OrganizationPlan, type OrganizationEntity } from '../organization.entity';
 import { organizationNameErrors, rateLimitErrors, timezoneErrors } from '../organization.policy';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { canonicalTimeZone } from '../../event/event.queries';
 import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../organization.entity';
 import { normalizeAllowlist } from '../ip-allowlist';
@@ -20,7 +20,7 @@ export interface UpdateOrganizationInput {
  * `org update` and Mutation.updateOrganizationSettings (D11, D12): every field checked at once, the
  * organization locked, the settings checked as a whole (only ENTERPRISE may have an allowlist or
  * STRICT mode), then applied. Running servers drop what they cached within a second (the database
- * trigger on organizations, src/auth/auth-change-listener.ts).
+ * trigger on organizations, src/platform/auth/auth-change-listener.ts).
  */
 export async function updateOrganization(em: EntityManager, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
   const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);

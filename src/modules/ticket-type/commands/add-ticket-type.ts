@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { slugErrors } from '../../../validation/arguments';
-import { validateInput } from '../../../validation/validate-input';
+import { AppError } from '../../../foundation/errors/app-error';
+import { slugErrors } from '../../../foundation/validation/arguments';
+import { validateInput } from '../../../foundation/validation/validate-input';
 import { lockBySlug } from '../../event/event.repository';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { lockById as lockEvent } from '../../event/event.repository';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import { eventIdOfTicketType, lockOfEvent } from '../ticket-type.repository';

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { idErrors } from '../../../validation/arguments';
+import { AppError } from '../../../foundation/errors/app-error';
+import { idErrors } from '../../../foundation/validation/arguments';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import { assertRemovable } from '../ticket-type.policy';
 import { removeTicketType as removeRow } from '../ticket-type.repository';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { idErrors } from '../../../validation/arguments';
-import { validateInput } from '../../../validation/validate-input';
+import { AppError } from '../../../foundation/errors/app-error';
+import { idErrors } from '../../../foundation/validation/arguments';
+import { validateInput } from '../../../foundation/validation/validate-input';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';

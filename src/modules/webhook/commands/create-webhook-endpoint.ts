@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { findOrganization } from '../../organization/organization.repository';
-import { registrationError } from '../webhook-destination';
+import { registrationError } from '../../../platform/outbox/webhook-destination';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
-import type { WebhookRuntime } from '../webhook-runtime';
-import { newSigningSecret } from '../webhook-secret';
+import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
+import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../webhook.policy';
 import { addEndpoint } from '../webhook.repository';
 

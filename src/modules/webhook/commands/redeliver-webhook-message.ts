@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import type { WebhookRuntime } from '../webhook-runtime';
+import { AppError } from '../../../foundation/errors/app-error';
+import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { findEndpoint, findMessage, requeueMessage } from '../webhook.repository';
 import type { WebhookMessage } from '../webhook.types';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
-import type { WebhookRuntime } from '../webhook-runtime';
-import { newSigningSecret } from '../webhook-secret';
+import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
+import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { rotatedSecrets } from '../webhook.policy';
 import { lockEndpoint } from '../webhook.repository';
 

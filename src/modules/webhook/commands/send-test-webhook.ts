@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
+import { AppError } from '../../../foundation/errors/app-error';
 import { insertMessage } from '../webhook-outbox';
-import type { WebhookRuntime } from '../webhook-runtime';
+import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { TEST_MESSAGE_TYPE } from '../webhook-types';
 import { findEndpoint, findMessage } from '../webhook.repository';
 import type { WebhookMessage } from '../webhook.types';

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../errors/app-error';
-import { registrationError } from '../webhook-destination';
+import { AppError } from '../../../foundation/errors/app-error';
+import { registrationError } from '../../../platform/outbox/webhook-destination';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
-import type { WebhookRuntime } from '../webhook-runtime';
+import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { endpointChanges, endpointInputErrors, type EndpointInput } from '../webhook.policy';
 import { findEndpoint } from '../webhook.repository';
 

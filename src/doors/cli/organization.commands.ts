@@ -1,0 +1,119 @@
+import { AppError } from '../../foundation/errors/app-error';
+import type * as KeyRepositoryModule from '../../modules/api-key/api-key.repository';
+import type * as MemberRepositoryModule from '../../modules/member/member.repository';
+import type * as CreateModule from '../../modules/organization/commands/create-organization';
+import type * as UpdateModule from '../../modules/organization/commands/update-organization';
+import type * as AllowlistModule from '../../modules/organization/ip-allowlist';
+import type * as EntityModule from '../../modules/organization/organization.entity';
+import type * as PolicyModule from '../../modules/organization/organization.policy';
+import type * as RepositoryModule from '../../modules/organization/organization.repository';
+import type * as ViewModule from '../../modules/organization/organization.view';
+import { invalid, parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
+import { type Command, parser } from './command';
+
+// Required when a command runs, not when the command list is built (see Command).
+const organizations = () => require('../../modules/organization/organization.repository') as typeof RepositoryModule;
+const view = () => (require('../../modules/organization/organization.view') as typeof ViewModule).organizationView;
+const entities = () => require('../../modules/organization/organization.entity') as typeof EntityModule;
+
+export const ORGANIZATION_COMMANDS: Command[] = [
+  {
+    name: 'org create',
+    usage: 'org create --name NAME [--timezone TZ] [--plan standard|enterprise] [--rate-limit N]',
+    help: `org create --name NAME [--timezone TZ] [--plan standard|enterprise] [--rate-limit N]
+  Creates an organization. --timezone is the default of its events (IANA name, default UTC);
+  --rate-limit overrides RATE_LIMIT_PER_MINUTE for it.`,
+    parse: parser({ name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' }, 'rate-limit': { type: 'string' } }),
+    async run(em, options) {
+      const { createOrganization } = require('../../modules/organization/commands/create-organization') as typeof CreateModule;
+      const organization = await createOrganization(em, {
+        name: required(options, 'name'),
+        timezone: options.timezone,
+        plan: options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', entities().OrganizationPlan),
+        rateLimitPerMinute: options['rate-limit'] === undefined ? undefined : parsePositiveInteger(options['rate-limit'], 'rate-limit'),
+      });
+      return view()(organization);
+    },
+  },
+  {
+    name: 'org list',
+    usage: 'org list',
+    help: `org list
+  Lists every organization, newest first: id, name, timezone, plan, allowed IPs, restriction mode,
+  rate limit, createdAt, updatedAt.`,
+    parse: parser({}),
+    async run(em) {
+      const list = await organizations().listOrganizations(em);
+      return { total: list.length, organizations: list.map(view()) };
+    },
+  },
+  {
+    name: 'org show',
+    usage: 'org show ORG_ID',
+    help: `org show ORG_ID
+  Shows one organization with how many members and usable keys (neither revoked nor expired) it has.`,
+    parse: parser({}, 1),
+    async run(em, _options, [organizationId]) {
+      const { countMembers } = require('../../modules/member/member.repository') as typeof MemberRepositoryModule;
+      const { countActiveKeys } = require('../../modules/api-key/api-key.repository') as typeof KeyRepositoryModule;
+      const organization = await organizations().findOrganization(em, organizationId);
+      const members = await countMembers(em, organizationId);
+      const activeKeys = await countActiveKeys(em, organizationId, new Date());
+      return { ...view()(organization), members, activeKeys };
+    },
+  },
+  {
+    name: 'org update',
+    usage:
+      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]',
+    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]
+  Changes an organization; options not given stay as they are. Running servers apply the change
+  within a second.
+  --rate-limit      requests a minute shared by all its keys; "default" = RATE_LIMIT_PER_MINUTE.
+  --allowed-ips     IPv4/IPv6 addresses and CIDR ranges, comma-separated, replacing the list
+                    (e.g. "203.0.113.0/24,2001:db8::/32,198.51.100.7"; "" clears it).
+  --restriction-mode STRICT refuses requests from outside the list (403 IP_NOT_ALLOWED).
+  Allowed IPs and STRICT are for ENTERPRISE organizations only; STRICT needs a non-empty list.`,
+    parse: parser(
+      {
+        timezone: { type: 'string' },
+        plan: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'allowed-ips': { type: 'string' },
+        'restriction-mode': { type: 'string' },
+      },
+      1,
+    ),
+    async run(em, options, [organizationId]) {
+      const { updateOrganization } = require('../../modules/organization/commands/update-organization') as typeof UpdateModule;
+      const { MAX_RATE_LIMIT_PER_MINUTE, timezoneErrors } = require('../../modules/organization/organization.policy') as typeof PolicyModule;
+      const { OrganizationPlan, RestrictionMode } = entities();
+      const { normalizeAllowlist } = require('../../modules/organization/ip-allowlist') as typeof AllowlistModule;
+      const rateLimit = options['rate-limit'];
+      const input = parseAll({
+        timezone: () => {
+          const errors = timezoneErrors(options.timezone);
+          if (errors.length > 0) throw AppError.validation(errors);
+          return options.timezone;
+        },
+        plan: () => (options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', OrganizationPlan)),
+        rateLimitPerMinute: () => {
+          if (rateLimit === undefined) return undefined;
+          if (rateLimit.toLowerCase() === 'default') return null;
+          const value = parsePositiveInteger(rateLimit, 'rate-limit');
+          if (value > MAX_RATE_LIMIT_PER_MINUTE) throw invalid('rate-limit', `--rate-limit must be at most ${MAX_RATE_LIMIT_PER_MINUTE}`);
+          return value;
+        },
+        allowedIps: () => {
+          if (options['allowed-ips'] === undefined) return undefined;
+          const { list, errors } = normalizeAllowlist(parseCsv(options['allowed-ips']));
+          if (errors.length > 0) throw AppError.validation(errors);
+          return list;
+        },
+        restrictionMode: () =>
+          options['restriction-mode'] === undefined ? undefined : parseEnum(options['restriction-mode'], 'restriction-mode', RestrictionMode),
+      });
+      return view()(await updateOrganization(em, organizationId, input));
+    },
+  },
+];

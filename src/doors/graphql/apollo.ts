@@ -1,0 +1,128 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { getOperationAST, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Permission } from '../../platform/auth/permissions';
+import type { ExplorerKind } from '../../foundation/config';
+import { AppError } from '../../foundation/errors/app-error';
+import { assertValidArguments } from '../../platform/graphql/check-arguments';
+import { CompiledOperations } from '../../platform/graphql/compiled-operations';
+import { explorerPlugin } from './explorer';
+import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from '../../platform/graphql/graphql-errors';
+import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
+import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
+import { queryLimitsPlugin, type QueryLimits } from './query-limits';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
+
+/** Names the operation in the access log and the request's log lines. */
+const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation, contextValue }) {
+        if (contextValue.operation) contextValue.operation.name = operation?.name?.value ?? 'anonymous';
+      },
+    };
+  },
+};
+
+/** The messages of graphql's ValuesOfCorrectTypeRule: a value written inline that its argument's type refuses. */
+const VALUE_ERROR = /cannot represent|does not exist in ".*" enum|^Expected value of type|^Field ".*" of required type .* was not provided|^Field ".*" is not defined by type/;
+
+const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Permission[]>();
+
+/**
+ * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
+ * arguments, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
+ * Throws the AppError. A repeated document's permissions are found once (Apollo and the fast lane
+ * hand back the same parsed document for every repeat of a query).
+ */
+export function checkOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  auth: AuthContext,
+  variables: Record<string, unknown>,
+): void {
+  let permissions = permissionsByOperation.get(operation);
+  if (!permissions) {
+    permissions = operationPermissions(schema, document, operation);
+    permissionsByOperation.set(operation, permissions);
+  }
+  assertOperationAllowed(auth, permissions);
+  assertValidArguments(schema, document, operation, variables);
+}
+
+const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      /**
+       * A value written inline that its type refuses fails document validation, before the operation
+       * is resolved. Answered like the same value sent as a variable: one VALIDATION_ERROR naming the
+       * field (all of the arguments' failures), instead of graphql's GRAPHQL_VALIDATION_FAILED.
+       */
+      async validationDidStart({ document, request, schema }) {
+        // Apollo does not await this hook: all of it runs before Apollo answers.
+        return async (validationErrors) => {
+          if (!validationErrors?.length || !validationErrors.every((error) => VALUE_ERROR.test(error.message))) return;
+          const operation = getOperationAST(document, request.operationName);
+          if (!operation) return;
+          try {
+            assertValidArguments(schema, document, operation, request.variables ?? {});
+          } catch (error) {
+            if (!(error instanceof AppError)) return;
+            // Apollo sends exactly this array: our one error stands for graphql's.
+            (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(error));
+          }
+        };
+      },
+      async didResolveOperation({ operation, document, request, schema, contextValue }) {
+        if (!operation) return;
+        try {
+          checkOperation(schema, document, operation, contextValue.auth, request.variables ?? {});
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          throw toGraphQLError(error);
+        }
+      },
+    };
+  },
+};
+
+export interface ApolloOptions {
+  readonly introspection: boolean;
+  /** What browsers get on GET /graphql (GRAPHQL_EXPLORER). */
+  readonly explorer: ExplorerKind;
+  readonly limits: QueryLimits;
+}
+
+export async function startApollo(
+  schema: GraphQLSchema,
+  options: ApolloOptions,
+  operations: CompiledOperations = new CompiledOperations(schema),
+): Promise<ApolloServer<RequestContext>> {
+  const server = new ApolloServer<RequestContext>({
+    // Apollo parses, validates and caches documents; repeated ones run compiled (graphql-jit).
+    gateway: operations.gateway(),
+    formatError: formatGraphQLError,
+    includeStacktraceInErrorResponses: false,
+    introspection: options.introspection,
+    validationRules: [NoNulCharactersRule],
+    // A backstop: the transport edge (graphqlRequestBounds) refuses longer documents first.
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    plugins: [
+      operationNamePlugin,
+      operationChecksPlugin,
+      queryLimitsPlugin(options.limits),
+      graphqlErrorsPlugin,
+      // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
+      ApolloServerPluginCacheControlDisabled(),
+      explorerPlugin(options.explorer),
+    ],
+    // Apollo would stop itself on SIGTERM and re-raise the signal (exit 143) before the server has
+    // drained its requests and closed the database: src/server.ts owns shutdown.
+    stopOnTerminationSignals: false,
+  });
+  await server.start();
+  return server;
+}

@@ -1,0 +1,256 @@
+import {
+  GraphQLNonNull,
+  isNonNullType,
+  Kind,
+  OperationTypeNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLSchema,
+} from 'graphql';
+import { httpStatusOf, type ErrorCode } from '../../../foundation/errors/app-error';
+import { permissionOf } from '../../../platform/graphql/requires-permission';
+import { MAX_BODY_BYTES } from '../../../platform/web/json-body';
+import type { CompiledRoute } from '../rest-executor';
+import { ERROR_CATALOGUE, errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
+import { ref, SchemaConverter } from './json-schema';
+
+type Json = Record<string, unknown>;
+
+/** Errors every authenticated route can answer, whatever it does. */
+const EVERY_ROUTE: readonly ErrorCode[] = [
+  'UNAUTHORIZED',
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'FORBIDDEN',
+  'IP_NOT_ALLOWED',
+  'HTTPS_REQUIRED',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Content',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': { description: 'Identifies the request in the logs; echoed from the request when it is a sane token.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: "The organization's requests per minute.", schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  Location: { description: 'The path of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const commonHeaders = () => ({ 'X-Request-Id': headerRef('X-Request-Id') });
+const rateLimitHeaders = () => ({
+  'RateLimit-Limit': headerRef('RateLimit-Limit'),
+  'RateLimit-Remaining': headerRef('RateLimit-Remaining'),
+  'RateLimit-Reset': headerRef('RateLimit-Reset'),
+});
+
+/** Express `:name` segments as OpenAPI `{name}`. */
+export const openApiPath = (expressPath: string): string => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const pathParameters = (expressPath: string): string[] => [...expressPath.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]);
+
+const camelCase = (name: string): string => name[0].toLowerCase() + name.slice(1);
+
+function rootFieldOf(schema: GraphQLSchema, route: CompiledRoute): { node: FieldNode; field: GraphQLField<unknown, unknown> } {
+  const node = route.operationNode.selectionSet.selections.find((selection): selection is FieldNode => selection.kind === Kind.FIELD);
+  const root = route.operationNode.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
+  const field = node && root?.getFields()[node.name.value];
+  if (!node || !field) throw new Error(`Operation ${route.operation} selects no root field`);
+  return { node, field };
+}
+
+/** The field argument a variable feeds, for its description and default. */
+function argumentFor(node: FieldNode, field: GraphQLField<unknown, unknown>, variable: string) {
+  const argument = node.arguments?.find((candidate) => candidate.value.kind === Kind.VARIABLE && candidate.value.name.value === variable);
+  return argument ? field.args.find((definition) => definition.name === argument.name.value) : undefined;
+}
+
+function errorResponses(codes: readonly ErrorCode[]): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) byStatus.set(httpStatusOf(code), [...(byStatus.get(httpStatusOf(code)) ?? []), code]);
+  const responses: Record<string, Json> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const schema = group.length === 1 ? ref(errorSchemaName(group[0])) : { anyOf: group.map((code) => ref(errorSchemaName(code))) };
+    responses[String(status)] = {
+      description: group.map((code) => `${code}: ${ERROR_CATALOGUE[code].when}`).join(' '),
+      headers: { ...commonHeaders(), ...(status === 429 || status === 503 || group.includes('IDEMPOTENCY_KEY_IN_USE') ? { 'Retry-After': headerRef('Retry-After') } : {}) },
+      content: { 'application/json': { schema } },
+    };
+  }
+  return responses;
+}
+
+const isWrite = (route: CompiledRoute): boolean => route.method !== 'GET';
+
+/** The Idempotency-Key header parameter of every write (D17). */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a request with the same key and the same method, path and body within 24 hours gets the stored answer again (header `Idempotent-Replayed: true`) and runs nothing twice. 1 to 255 printable ASCII characters; a UUID is a good choice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const replayedHeader = (route: CompiledRoute) => (isWrite(route) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {});
+
+/** Every error code a route can answer: the common ones, those its inputs imply, and its declared ones. */
+export function errorCodesOf(route: CompiledRoute): ErrorCode[] {
+  const codes: ErrorCode[] = [...EVERY_ROUTE];
+  if (route.body || (route.query ?? []).length > 0) codes.push('VALIDATION_ERROR');
+  if (route.body) codes.push('PAYLOAD_TOO_LARGE');
+  codes.push(...(route.errors ?? []));
+  if (isWrite(route)) codes.push('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
+  return [...new Set(codes)];
+}
+
+function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+  const { node, field } = rootFieldOf(schema, route);
+  const permission = permissionOf(schema, field);
+  if (!permission) throw new Error(`Operation ${route.operation}: its root field declares no permission`);
+
+  const parameters: Json[] = [];
+  for (const name of pathParameters(route.path)) {
+    const type = route.variableTypes.get(name);
+    if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
+    const argument = argumentFor(node, field, name);
+    parameters.push({ name, in: 'path', required: true, description: argument?.description ?? undefined, schema: converter.input(type) });
+  }
+  for (const name of route.query ?? []) {
+    const type = route.variableTypes.get(name);
+    if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
+    const argument = argumentFor(node, field, name);
+    // A query parameter is absent rather than null: describe its non-null form.
+    const schema = converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type));
+    const bounded = { ...schema, ...route.parameterBounds?.[name] };
+    const withDefault = argument?.defaultValue === undefined ? bounded : { ...bounded, default: argument.defaultValue };
+    parameters.push({
+      name,
+      in: 'query',
+      required: isNonNullType(type) && argument?.defaultValue === undefined,
+      ...(argument?.description ? { description: argument.description } : {}),
+      schema: withDefault,
+    });
+  }
+
+  if (isWrite(route)) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
+
+  const success: Json =
+    route.status === 204
+      ? { description: STATUS_TEXT[204], headers: { ...commonHeaders(), ...rateLimitHeaders(), ...replayedHeader(route) } }
+      : {
+          description: `${STATUS_TEXT[route.status]}: ${field.description ?? route.operation}`,
+          headers: {
+            ...commonHeaders(),
+            ...rateLimitHeaders(),
+            ...(route.location ? { Location: { ...headerRef('Location') } } : {}),
+            ...replayedHeader(route),
+          },
+          content: { 'application/json': { schema: converter.output(field.type, node.selectionSet) } },
+        };
+
+  return {
+    operationId: camelCase(route.operation),
+    summary: field.description ?? route.operation,
+    description: `Requires the \`${permission}\` permission. Runs the GraphQL operation \`${route.operation}\` (root field \`${field.name}\`).`,
+    tags: [tagOf(route.path)],
+    'x-required-permission': permission,
+    security: [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            description: 'JSON object; fields the operation does not accept are ignored.',
+            content: { 'application/json': { schema: converter.input(route.variableTypes.get(route.body)!) } },
+          },
+        }
+      : {}),
+    responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
+  };
+}
+
+const tagOf = (path: string): string => {
+  const resource = path.split('/')[2] ?? 'api';
+  return resource[0].toUpperCase() + resource.slice(1);
+};
+
+/**
+ * The OpenAPI 3.1 document of /v1, derived from the route table and the GraphQL schema it executes
+ * against: parameters and bodies from the operations' variable types, responses from their
+ * selection sets, permissions from the @requiresPermission directive. Built once at start.
+ */
+export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly CompiledRoute[], version: string): Json {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of routes[0]?.document.definitions ?? []) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const converter = new SchemaConverter(schema, fragments);
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(schema, route, converter) };
+  }
+  // Only the codes some route answers: the others (NOT_FOUND, METHOD_NOT_ALLOWED) belong to no operation.
+  const usedCodes = [...new Set(routes.flatMap(errorCodesOf))].sort();
+  const errorSchemas = Object.fromEntries(usedCodes.map((code) => [errorSchemaName(code), errorEnvelopeSchema(code)]));
+  const tags = [...new Set(routes.map((route) => tagOf(route.path)))].map((name) => ({ name, description: `The ${name.toLowerCase()} of the key's organization.` }));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Event Service API',
+      version,
+      description: [
+        'Events of the organization that owns the API key. Every request carries `Authorization: Bearer <API_KEY>`, over HTTPS only.',
+        'Errors use one envelope, `{"error": {"code", "message", "details"}}`; the components `*Error` describe each code and its details.',
+        'Any path not listed answers `404 NOT_FOUND` (no details); a listed path with another method answers `405 METHOD_NOT_ALLOWED`',
+        'with an `Allow` header and `details.allowed` (the methods it has);',
+        `a body over ${MAX_BODY_BYTES} bytes answers \`413 PAYLOAD_TOO_LARGE\`. Every response carries \`X-Request-Id\`.`,
+        'The same operations exist in GraphQL at `/graphql`.',
+      ].join(' '),
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
+    servers: [{ url: '/', description: 'This server' }],
+    tags,
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An organization API key, `nk_live_…` or `nk_test_…` (40 characters). Never in the URL.',
+        },
+      },
+      headers: HEADERS,
+      schemas: { ...sortKeys(converter.components), ...errorSchemas },
+    },
+  };
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}

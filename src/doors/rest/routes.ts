@@ -1,0 +1,58 @@
+import type { ErrorCode } from '../../foundation/errors/app-error';
+import { MAX_LIMIT } from '../../foundation/validation/arguments';
+
+/** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
+export interface RestRoute {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Express path; `:name` parameters become variables of the same name. */
+  readonly path: string;
+  readonly operation: string;
+  /** Query-string parameters passed as variables of the same name (converted to the variable's type). */
+  readonly query?: readonly string[];
+  /** The variable that receives the JSON body (fields the operation does not accept are dropped). */
+  readonly body?: string;
+  readonly status: 200 | 201 | 204;
+  /** The root field of the result sent back (none for 204). */
+  readonly result?: string;
+  /** The Location header of a 201, from the returned object. */
+  readonly location?: (result: { slug: string }) => string;
+  /**
+   * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
+   * validation, limits and server errors are added to every route from what the route declares).
+   */
+  readonly errors?: readonly ErrorCode[];
+  /** Numeric bounds of query parameters, for the OpenAPI document (the service enforces them). */
+  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number }>>;
+}
+
+export const REST_ROUTES: readonly RestRoute[] = [
+  {
+    method: 'GET',
+    path: '/v1/events',
+    operation: 'ListEvents',
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy'],
+    status: 200,
+    result: 'events',
+    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_LIMIT } },
+  },
+  {
+    method: 'POST',
+    path: '/v1/events',
+    operation: 'CreateEvent',
+    body: 'input',
+    status: 201,
+    result: 'createEvent',
+    location: (event) => `/v1/events/${encodeURIComponent(event.slug)}`,
+  },
+  { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event', errors: ['EVENT_NOT_FOUND'] },
+  {
+    method: 'PUT',
+    path: '/v1/events/:slug',
+    operation: 'UpdateEvent',
+    body: 'input',
+    status: 200,
+    result: 'updateEvent',
+    errors: ['EVENT_NOT_FOUND', 'EVENT_ALREADY_PUBLISHED'],
+  },
+  { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204, errors: ['EVENT_NOT_FOUND', 'EVENT_HAS_BOOKINGS'] },
+];

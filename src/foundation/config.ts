@@ -1,0 +1,208 @@
+import path from 'node:path';
+
+/** GRAPHQL_EXPLORER: see src/doors/graphql/explorer.ts. */
+export const EXPLORER_KINDS = ['graphiql', 'sandbox', 'off'] as const;
+export type ExplorerKind = (typeof EXPLORER_KINDS)[number];
+
+/** Every setting the service reads, parsed and validated once at start-up. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  readonly trustProxy: boolean;
+  readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes (several deployments can share one Redis). */
+  readonly redisKeyPrefix: string;
+  readonly rateLimitPerMinute: number;
+  readonly authFailuresPerMinute: number;
+  readonly logLevel: string;
+  readonly corsOrigins: readonly string[];
+  readonly production: boolean;
+  /** GraphQL introspection: on outside production, off in production unless GRAPHQL_INTROSPECTION=true. */
+  readonly graphqlIntrospection: boolean;
+  /** What browsers get on GET /graphql: GraphiQL served locally, Apollo Sandbox (from its CDN), or nothing. */
+  readonly graphqlExplorer: ExplorerKind;
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxCost: number;
+  /** When set, GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. */
+  readonly metricsToken: string | undefined;
+  /** PUBLIC_URL, dashboard session timeouts, usage flush interval. */
+  readonly dashboard: DashboardSettings;
+  /** Bounds on every piece of database work, so a stopped or frozen database is a quick 503. */
+  readonly databaseTimeouts: DatabaseTimeouts;
+  /**
+   * Connections of the hot reads' own pool (DB_READ_POOL_MAX, default 4; 0: the reads share the ORM's
+   * pool of 10). An instance opens at most 10 + this many connections to PostgreSQL.
+   */
+  readonly readPoolMax: number;
+  /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
+  readonly idempotencyKeyTtlHours: number;
+  readonly webhooks: WebhookSettings;
+}
+
+export interface DatabaseTimeouts {
+  /** Opening a connection to PostgreSQL (DB_CONNECT_TIMEOUT_MS). */
+  readonly connectMs: number;
+  /** Waiting for a free connection in the pool, which under a burst is longer than connecting (DB_ACQUIRE_TIMEOUT_MS). */
+  readonly acquireMs: number;
+  /** One statement, enforced by PostgreSQL and, for a database that stops answering, by the driver (DB_STATEMENT_TIMEOUT_MS). */
+  readonly statementMs: number;
+  /** A transaction left idle by its client is ended by PostgreSQL (DB_TRANSACTION_TIMEOUT_MS). */
+  readonly idleInTransactionMs: number;
+}
+
+/** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/platform/db/read-pool.ts). */
+export const DEFAULT_READ_POOL_MAX = 4;
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
+
+/** Webhook delivery (D18); see docs/webhooks.md. */
+export interface WebhookSettings {
+  /** WEBHOOK_WORKER=false: this instance serves only and delivers nothing (others deliver). */
+  readonly worker: boolean;
+  /** Development and tests only: lets endpoints use http and private, loopback or link-local addresses. */
+  readonly allowPrivateNetworks: boolean;
+  /** Encrypts signing secrets at rest; unset = a key file created in DATA_DIR. */
+  readonly secretKey: string | undefined;
+  readonly timeoutMs: number;
+  /** Delay before each retry; after the last one fails, the message is failed. */
+  readonly retryScheduleMs: readonly number[];
+  /** How often the worker looks for due messages without a notification (retries, missed notifications). */
+  readonly pollIntervalMs: number;
+  /** How long a claimed delivery stays with its worker; a worker that died releases it this late. */
+  readonly leaseMs: number;
+  readonly concurrency: number;
+}
+
+/** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (D18), each with ±20 % jitter. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const tlsCertFile = optional(env, 'TLS_CERT_FILE');
+  const tlsKeyFile = optional(env, 'TLS_KEY_FILE');
+  if (Boolean(tlsCertFile) !== Boolean(tlsKeyFile)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  const production = env.NODE_ENV === 'production';
+  const graphqlExplorer = optional(env, 'GRAPHQL_EXPLORER') ?? (production ? 'off' : 'graphiql');
+  if (!(EXPLORER_KINDS as readonly string[]).includes(graphqlExplorer)) {
+    throw new ConfigError(`GRAPHQL_EXPLORER must be one of ${EXPLORER_KINDS.join(', ')}; got "${graphqlExplorer}"`);
+  }
+  return {
+    port: integer(env, 'PORT', 8443, 0, 65535),
+    host: optional(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    dataDir: path.resolve(optional(env, 'DATA_DIR') ?? '.data'),
+    tlsCertFile,
+    tlsKeyFile,
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    redisUrl: optional(env, 'REDIS_URL'),
+    redisKeyPrefix: optional(env, 'REDIS_KEY_PREFIX') ?? 'event-service',
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1, 10_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
+    logLevel,
+    corsOrigins: (optional(env, 'CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    production,
+    graphqlIntrospection: optional(env, 'GRAPHQL_INTROSPECTION') === undefined ? !production : flag(env, 'GRAPHQL_INTROSPECTION'),
+    graphqlExplorer: graphqlExplorer as ExplorerKind,
+    graphqlMaxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 10, 1, 1000),
+    graphqlMaxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 10_000_000),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
+    dashboard: loadDashboardSettings(env),
+    databaseTimeouts: {
+      connectMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, 100, 600_000),
+      acquireMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.acquireMs, 100, 600_000),
+      statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
+      idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
+    },
+    readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
+    idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
+    webhooks: webhookSettings(env),
+  };
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const timeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000);
+  const schedule = optional(env, 'WEBHOOK_RETRY_SCHEDULE_MS');
+  if (schedule !== undefined && !/^\d+(,\d+)*$/.test(schedule.replace(/\s/g, ''))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE_MS must be comma-separated milliseconds, got "${schedule}"`);
+  }
+  const leaseMs = integer(env, 'WEBHOOK_LEASE_MS', timeoutMs + 20_000, 1, 3_600_000);
+  if (leaseMs <= timeoutMs) throw new ConfigError(`WEBHOOK_LEASE_MS (${leaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${timeoutMs})`);
+  return {
+    worker: optional(env, 'WEBHOOK_WORKER') === undefined ? true : flag(env, 'WEBHOOK_WORKER'),
+    allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    secretKey: optional(env, 'WEBHOOK_SECRET_KEY'),
+    timeoutMs,
+    retryScheduleMs: schedule === undefined ? DEFAULT_RETRY_SCHEDULE_MS : schedule.replace(/\s/g, '').split(',').map(Number),
+    pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
+    leaseMs,
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+  };
+}
+
+/** Settings of the dashboard, read from the environment like every other setting (see README). */
+export interface DashboardSettings {
+  /** Where people open the dashboard; invitation links start with it. */
+  readonly publicUrl: string;
+  /** A session unused this long ends (DASHBOARD_IDLE_MINUTES, default 30). */
+  readonly idleTimeoutMs: number;
+  /** A session ends this long after sign-in, used or not (DASHBOARD_SESSION_HOURS, default 12). */
+  readonly absoluteLifetimeMs: number;
+  /** How often in-memory usage counters are written to PostgreSQL (USAGE_FLUSH_MS, default 10 s). */
+  readonly usageFlushMs: number;
+}
+
+function dashboardWhole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+export function loadDashboardSettings(env: NodeJS.ProcessEnv = process.env): DashboardSettings {
+  const port = env.PORT?.trim() || '8443';
+  const publicUrl = (env.PUBLIC_URL?.trim() || `https://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https:\/\/[^/]+/.test(publicUrl)) throw new ConfigError(`PUBLIC_URL must be an https URL, got "${publicUrl}"`);
+  return {
+    publicUrl,
+    idleTimeoutMs: dashboardWhole(env, 'DASHBOARD_IDLE_MINUTES', 30, 1, 24 * 60) * 60_000,
+    absoluteLifetimeMs: dashboardWhole(env, 'DASHBOARD_SESSION_HOURS', 12, 1, 24 * 30) * 3_600_000,
+    usageFlushMs: dashboardWhole(env, 'USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
+  };
+}

@@ -1,0 +1,299 @@
+/**
+ * Every error a client can see: one code from a closed catalogue, a message safe to show, and
+ * details typed per code. Services throw these (never HTTP exceptions); each transport maps them in
+ * one file of its own (src/http/rest-errors.ts, src/platform/graphql/graphql-errors.ts). See docs/decisions.md
+ * (D13) for the catalogue as clients see it.
+ */
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** The `details` each code carries (`undefined`: none). */
+export interface ErrorDetailsByCode {
+  UNAUTHORIZED: undefined;
+  INVALID_API_KEY: undefined;
+  API_KEY_EXPIRED: undefined;
+  FORBIDDEN:
+    | { requiredPermission: string; currentPermissions: string[] }
+    | { requiredSession: 'ADMIN' | 'MEMBER'; currentPermissions: string[] }
+    | { reason: string };
+  IP_NOT_ALLOWED: { ip: string | undefined };
+  HTTPS_REQUIRED: undefined;
+  EVENT_NOT_FOUND: { slug: string };
+  BOOKING_NOT_FOUND: { id: string };
+  TICKET_TYPE_NOT_FOUND: { id: string };
+  WEBHOOK_ENDPOINT_NOT_FOUND: { id: string };
+  WEBHOOK_MESSAGE_NOT_FOUND: { id: string };
+  NOT_FOUND: { id: string } | undefined;
+  METHOD_NOT_ALLOWED: { allowed: string[] };
+  VALIDATION_ERROR: { errors: FieldError[] };
+  QUERY_TOO_COMPLEX: { limit: 'depth' | 'cost' | 'size' | 'tokens'; maximum: number; cost?: number };
+  EVENT_ALREADY_PUBLISHED: { immutableFields: string[] };
+  EVENT_HAS_BOOKINGS: { bookingCount: number };
+  SOLD_OUT: { limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string };
+  EVENT_NOT_PUBLISHED: { slug: string; status: string };
+  BOOKING_ALREADY_CANCELLED: { id: string; cancelledAt: string | null };
+  TICKET_TYPE_HAS_SALES: { id: string; sold: number };
+  IDEMPOTENCY_KEY_IN_USE: { idempotencyKey: string; retryAfterSeconds: number };
+  IDEMPOTENCY_KEY_REUSED: { idempotencyKey: string };
+  PAYLOAD_TOO_LARGE: { limitBytes: number };
+  RATE_LIMITED: { retryAfterSeconds: number; limit?: number };
+  SERVICE_UNAVAILABLE: { requestId?: string; checks?: Record<string, string> };
+  INTERNAL_ERROR: { requestId: string };
+}
+
+/** The closed catalogue of error codes a client can see, in REST and in GraphQL alike. */
+export type ErrorCode = keyof ErrorDetailsByCode;
+
+export type ErrorDetails = Record<string, unknown>;
+
+/** A code with its message and the details that code carries (optional only where a code may have none). */
+export type AppErrorArguments = {
+  [C in ErrorCode]: undefined extends ErrorDetailsByCode[C]
+    ? [code: C, message: string, details?: ErrorDetailsByCode[C]]
+    : [code: C, message: string, details: ErrorDetailsByCode[C]];
+}[ErrorCode];
+
+/** A domain error. Prefer the named constructors below: one per code, with that code's details. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetails;
+
+  constructor(...[code, message, details]: AppErrorArguments) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+
+  // Authentication and access (D2, D9, D10, D11)
+  static unauthorized(message = 'Missing API key: send it in the Authorization header as "Bearer <API_KEY>"'): AppError {
+    return new AppError('UNAUTHORIZED', message);
+  }
+
+  static invalidApiKey(): AppError {
+    return new AppError('INVALID_API_KEY', 'The API key is invalid or has been revoked');
+  }
+
+  static apiKeyExpired(): AppError {
+    return new AppError('API_KEY_EXPIRED', 'The API key has expired; create a new one');
+  }
+
+  static forbidden(requiredPermission: string, currentPermissions: readonly string[]): AppError {
+    return new AppError('FORBIDDEN', `This API key lacks the "${requiredPermission}" permission`, {
+      requiredPermission,
+      currentPermissions: [...currentPermissions],
+    });
+  }
+
+  /** A dashboard-only field (@requiresSession) asked by an API key, or by a session of a lesser role (D19). */
+  static sessionRequired(role: 'ADMIN' | 'MEMBER', currentPermissions: readonly string[], message: string): AppError {
+    return new AppError('FORBIDDEN', message, { requiredSession: role, currentPermissions: [...currentPermissions] });
+  }
+
+  /** A dashboard request another site could have made (no or wrong anti-forgery header, foreign Origin). */
+  static crossSite(reason: string): AppError {
+    return new AppError('FORBIDDEN', `Cross-site request refused: ${reason}`, { reason });
+  }
+
+  static ipNotAllowed(ip: string | undefined): AppError {
+    return new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+  }
+
+  static httpsRequired(): AppError {
+    return new AppError('HTTPS_REQUIRED', 'This API is served over HTTPS only; use https://');
+  }
+
+  // Missing things (D1: another organization's row answers exactly like a missing one)
+  static eventNotFound(slug: string): AppError {
+    return new AppError('EVENT_NOT_FOUND', `No event with slug "${slug}"`, { slug });
+  }
+
+  static bookingNotFound(id: string): AppError {
+    return new AppError('BOOKING_NOT_FOUND', `No booking with id "${id}"`, { id });
+  }
+
+  static ticketTypeNotFound(id: string): AppError {
+    return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
+  }
+
+  static webhookEndpointNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
+  }
+
+  static webhookMessageNotFound(id: string): AppError {
+    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
+  }
+
+  /** The operator's and the dashboard's lookups (D8, D9, D19): another organization's answers as a missing one. */
+  static organizationNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No organization with id "${id}"`, { id });
+  }
+
+  static memberNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No member with id "${id}"`, { id });
+  }
+
+  static apiKeyNotFound(id: string): AppError {
+    return new AppError('NOT_FOUND', `No API key with id "${id}"`, { id });
+  }
+
+  /** A route or a thing without a constructor of its own that does not exist. */
+  static notFound(message: string, id?: string): AppError {
+    return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
+  }
+
+  static methodNotAllowed(method: string, allowed: readonly string[]): AppError {
+    return new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
+  }
+
+  // Bad input (D4)
+  static validation(errors: FieldError[]): AppError {
+    const summary = errors.map((error) => `${error.field}: ${error.message}`).join('; ');
+    return new AppError('VALIDATION_ERROR', `Validation failed: ${summary}`, { errors });
+  }
+
+  static queryTooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): AppError {
+    return new AppError('QUERY_TOO_COMPLEX', message, details);
+  }
+
+  static payloadTooLarge(limitBytes: number): AppError {
+    return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes`, { limitBytes });
+  }
+
+  // State rules (D3, D6, D7): raised by the module policies
+  static eventAlreadyPublished(status: string, immutableFields: string[]): AppError {
+    return new AppError(
+      'EVENT_ALREADY_PUBLISHED',
+      `The event is ${status.toLowerCase()}: ${immutableFields.join(' and ')} can no longer change`,
+      { immutableFields },
+    );
+  }
+
+  static eventHasBookings(bookingCount: number): AppError {
+    return new AppError(
+      'EVENT_HAS_BOOKINGS',
+      `The event has ${bookingCount} confirmed booking${bookingCount === 1 ? '' : 's'}; cancel the event instead, or cancel the bookings first`,
+      { bookingCount },
+    );
+  }
+
+  static eventNotPublished(slug: string, status: string): AppError {
+    return new AppError('EVENT_NOT_PUBLISHED', `Only a PUBLISHED event can be booked; this one is ${status}`, { slug, status });
+  }
+
+  static soldOut(details: ErrorDetailsByCode['SOLD_OUT']): AppError {
+    const what = details.limitedBy === 'capacity' ? "the event's capacity" : 'this ticket type';
+    const message =
+      details.available === 0
+        ? `Sold out: ${what} has no seats left`
+        : `Only ${details.available} left for ${what}; ${details.requested} requested`;
+    return new AppError('SOLD_OUT', message, details);
+  }
+
+  static bookingAlreadyCancelled(id: string, cancelledAt: Date | null): AppError {
+    return new AppError('BOOKING_ALREADY_CANCELLED', 'This booking is already cancelled', {
+      id,
+      cancelledAt: cancelledAt?.toISOString() ?? null,
+    });
+  }
+
+  static ticketTypeHasSales(id: string, sold: number): AppError {
+    return new AppError(
+      'TICKET_TYPE_HAS_SALES',
+      `${sold} ticket${sold === 1 ? ' is' : 's are'} sold of this type; cancel those bookings first, or set its quantity to the number sold to stop sales`,
+      { id, sold },
+    );
+  }
+
+  // Idempotent retries (D17)
+  static idempotencyKeyInUse(idempotencyKey: string, retryAfterSeconds: number): AppError {
+    return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry shortly', {
+      idempotencyKey,
+      retryAfterSeconds,
+    });
+  }
+
+  static idempotencyKeyReused(idempotencyKey: string): AppError {
+    return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request; use a new key for a new request', {
+      idempotencyKey,
+    });
+  }
+
+  // Limits (D12)
+  static rateLimited(message: string, details: ErrorDetailsByCode['RATE_LIMITED']): AppError {
+    return new AppError('RATE_LIMITED', message, details);
+  }
+
+  // Server failures (D13): never the cause's text, only the request id
+  static serviceUnavailable(
+    message = 'The service is temporarily unavailable; try again shortly',
+    details: ErrorDetailsByCode['SERVICE_UNAVAILABLE'] = {},
+  ): AppError {
+    return new AppError('SERVICE_UNAVAILABLE', message, details);
+  }
+
+  static internal(requestId: string): AppError {
+    return new AppError('INTERNAL_ERROR', 'An unexpected error occurred', { requestId });
+  }
+}
+
+/** What a 503 tells clients to wait before retrying: the database is usually back within seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** The one place that says which codes are the server's fault (logged, 5xx, never stored for replay). */
+export function isServerFailure(code: string | undefined): code is 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE' {
+  return code === 'INTERNAL_ERROR' || code === 'SERVICE_UNAVAILABLE';
+}
+
+function assertNever(value: never): never {
+  throw new Error(`Unmapped error code: ${String(value)}`);
+}
+
+/** HTTP status for every code, used by both doors; adding a code without a status fails to compile. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+    case 'QUERY_TOO_COMPLEX':
+      return 400;
+    case 'UNAUTHORIZED':
+    case 'INVALID_API_KEY':
+    case 'API_KEY_EXPIRED':
+      return 401;
+    case 'FORBIDDEN':
+    case 'IP_NOT_ALLOWED':
+    case 'HTTPS_REQUIRED':
+      return 403;
+    case 'EVENT_NOT_FOUND':
+    case 'BOOKING_NOT_FOUND':
+    case 'TICKET_TYPE_NOT_FOUND':
+    case 'WEBHOOK_ENDPOINT_NOT_FOUND':
+    case 'WEBHOOK_MESSAGE_NOT_FOUND':
+    case 'NOT_FOUND':
+      return 404;
+    case 'METHOD_NOT_ALLOWED':
+      return 405;
+    case 'EVENT_ALREADY_PUBLISHED':
+    case 'EVENT_HAS_BOOKINGS':
+    case 'SOLD_OUT':
+    case 'EVENT_NOT_PUBLISHED':
+    case 'BOOKING_ALREADY_CANCELLED':
+    case 'TICKET_TYPE_HAS_SALES':
+    case 'IDEMPOTENCY_KEY_IN_USE':
+      return 409;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return 422;
+    case 'RATE_LIMITED':
+      return 429;
+    case 'INTERNAL_ERROR':
+      return 500;
+    case 'SERVICE_UNAVAILABLE':
+      return 503;
+    default:
+      return assertNever(code);
+  }
+}

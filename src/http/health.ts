@@ -1,0 +1,37 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { AppError } from '../foundation/errors/app-error';
+import { sendError } from './error-handler';
+
+const READINESS_TIMEOUT_MS = 2_000;
+
+/** GET /healthz: the process is up and serving (no dependency is checked: restarting would not help them). */
+export const healthz: RequestHandler = (_req, res) => {
+  res.locals.route = '/healthz';
+  res.setHeader('Cache-Control', 'no-store');
+  res.json({ status: 'ok' });
+};
+
+/** GET /readyz: the database answers a trivial query in time; else 503 SERVICE_UNAVAILABLE. */
+export function readyz(orm: MikroORM, logger: Logger): RequestHandler {
+  return async (_req, res) => {
+    res.locals.route = '/readyz';
+    res.setHeader('Cache-Control', 'no-store');
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+      });
+      await Promise.race([orm.em.getConnection().execute('select 1'), timeout]);
+    } catch (error) {
+      // Answered here, not by the error handler: a probe every few seconds should not log errors twice.
+      logger.warn({ err: error }, 'readiness check failed: database unreachable');
+      sendError(res, AppError.serviceUnavailable('The database is unreachable', { checks: { database: 'down' } }));
+      return;
+    } finally {
+      clearTimeout(timer);
+    }
+    res.json({ status: 'ready', checks: { database: 'up' } });
+  };
+}

@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { UsageReport } from './dashboard.types';
+
+export const USAGE_DAYS = 14;
+const DAY = 86_400_000;
+
+/** The last `USAGE_DAYS` UTC days (today included) of an organization's key usage, oldest first. */
+export async function usageReport(em: EntityManager, organizationId: string, now = Date.now()): Promise<UsageReport> {
+  const days = Array.from({ length: USAGE_DAYS }, (_, index) => new Date(now - (USAGE_DAYS - 1 - index) * DAY).toISOString().slice(0, 10));
+  const rows: Array<{ api_key_id: string; name: string; prefix: string; day: string; requests: string; rate_limited: string }> = await em.execute(
+    `select u.api_key_id, k.name, k.prefix, to_char(u.day, 'YYYY-MM-DD') as day, u.requests, u.rate_limited
+       from api_key_usage_daily u join api_keys k on k.id = u.api_key_id
+      where u.organization_id = ? and u.day >= ?::date
+      order by k.created_at desc, k.id`,
+    [organizationId, days[0]],
+  );
+  const index = new Map(days.map((day, position) => [day, position]));
+  const keys = new Map<string, UsageReport['keys'][number]>();
+  const rateLimited = days.map(() => 0);
+  for (const row of rows) {
+    const position = index.get(row.day);
+    if (position === undefined) continue;
+    let key = keys.get(row.api_key_id);
+    if (key === undefined) {
+      key = { apiKeyId: row.api_key_id, name: row.name, prefix: row.prefix, requests: days.map(() => 0), rateLimited: days.map(() => 0) };
+      keys.set(row.api_key_id, key);
+    }
+    key.requests[position] += Number(row.requests);
+    key.rateLimited[position] += Number(row.rate_limited);
+    rateLimited[position] += Number(row.rate_limited);
+  }
+  return { days, keys: [...keys.values()], rateLimited };
+}

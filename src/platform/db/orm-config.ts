@@ -1,0 +1,83 @@
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../../foundation/config';
+
+export interface OrmSettings {
+  clientUrl: string;
+  /** Connection pool bounds; the embedded database accepts a single connection. */
+  pool?: { min: number; max: number };
+  /** Create the database when it does not exist (default true). The admin CLI never does. */
+  ensureDatabase?: boolean;
+  /** Called with every SQL statement (tests count statements with it). */
+  onQuery?: (sql: string) => void;
+  /** Where the query builder's own warnings go (e.g. a dropped connection); dropped when unset. */
+  driverLog?: (level: 'warn' | 'error', message: string) => void;
+  /** Bounds on connecting, waiting for a connection, statements and idle transactions. */
+  timeouts?: DatabaseTimeouts;
+}
+
+/** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
+export const DRIVER_TIMEOUT_SLACK_MS = 500;
+/** The ORM's pool unless the settings give another (the embedded database's takes one connection). */
+const DEFAULT_POOL = { min: 0, max: 10 };
+
+/**
+ * Whether the database is reached through more than one connection, so that connections can be spared
+ * beside the ORM's pool (LISTEN, the migration lock, the read pool): not the embedded one, which takes one.
+ */
+export function sparesConnections(pool: { max: number } | undefined): boolean {
+  return (pool?.max ?? DEFAULT_POOL.max) >= 2;
+}
+/** What the modules put together bring to the ORM (src/schema/database.ts): every entity and the migrations. */
+export interface DatabaseModel {
+  readonly entities: NonNullable<Options['entities']>;
+  /** The migrations' directory: compiled `.js` files, or `.ts` when run from source (jest). */
+  readonly migrationsDirectory: string;
+}
+
+export function createOrmConfig(settings: OrmSettings, model: DatabaseModel): Options {
+  const compiled = !__filename.endsWith('.ts');
+  const timeouts = settings.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  return defineConfig({
+    clientUrl: settings.clientUrl,
+    entities: model.entities,
+    // No `extensions: [Migrator]`: openDatabase registers it when a migration is pending, so a process
+    // with nothing to migrate (most admin commands) never loads it.
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    discovery: { disableDynamicFileAccess: true },
+    preferTs: !compiled,
+    pool: settings.pool ?? DEFAULT_POOL,
+    ensureDatabase: settings.ensureDatabase ?? true,
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      path: model.migrationsDirectory,
+      pathTs: model.migrationsDirectory,
+      glob: compiled ? '!(*.d).js' : '*.ts',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+    debug: settings.onQuery ? ['query'] : false,
+    logger: settings.onQuery ? (message: string) => settings.onQuery?.(message) : () => undefined,
+    colors: false,
+    // knex writes its warnings with console.log; they belong in the structured log, or nowhere.
+    driverOptions: {
+      // knex's wait for a pooled connection (its default is 60 s: a frozen database held requests that long).
+      acquireConnectionTimeout: timeouts.acquireMs,
+      connection: {
+        connectionTimeoutMillis: timeouts.connectMs,
+        statement_timeout: timeouts.statementMs,
+        // PostgreSQL cancels slow statements itself; this bounds the wait for one that stopped answering.
+        query_timeout: timeouts.statementMs + DRIVER_TIMEOUT_SLACK_MS,
+        idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+        keepAlive: true,
+      },
+      log: {
+        warn: (message: unknown) => settings.driverLog?.('warn', String(message)),
+        error: (message: unknown) => settings.driverLog?.('error', String(message)),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
+    },
+  });
+}

@@ -1,0 +1,78 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import postgres from 'postgres';
+import type { DatabaseTimeouts } from '../../foundation/config';
+import { DRIVER_TIMEOUT_SLACK_MS } from './orm-config';
+import { queryLogOf, type PreparedReads } from './prepared-reads';
+
+/** A read connection left unused this long is closed (seconds). */
+const IDLE_SECONDS = 60;
+
+/** The hot reads' own connections, closed with the service. */
+export interface ReadPool extends PreparedReads {
+  close(): Promise<void>;
+}
+
+/**
+ * A read that got no answer within the driver's bound: the database stopped answering. Worded as
+ * node-postgres words its own, which src/foundation/errors/to-app-error.ts answers with 503.
+ */
+export class ReadTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`Query read timeout: no answer from the database within ${ms} ms`);
+    this.name = 'ReadTimeoutError';
+  }
+}
+
+/**
+ * The hot reads (src/modules/event/event.read-repository.ts, outside transactions) on their own
+ * connections, through postgres.js (issue 8): named statements prepared once per connection, and
+ * requests in flight pipelined on a few connections (each write to the socket carries every read
+ * queued since the last; PostgreSQL answers them in order), where node-postgres sends one statement
+ * per connection per round trip. Figures: README, Performance.
+ *
+ * Writes, their transactions and every read inside a transaction stay on the ORM's pool (a read in a
+ * transaction sees its uncommitted changes). Rows come back as node-postgres returns them for these
+ * statements (they select text, integers, floats and JSON), errors pass through the ORM's exception
+ * converter, and the ORM's query log sees every statement (the statement-count tests read it).
+ */
+export function openReadPool(orm: MikroORM, options: { max: number; timeouts: DatabaseTimeouts }): ReadPool {
+  const { timeouts } = options;
+  const url = orm.config.get('clientUrl');
+  if (!url) throw new Error('the read pool needs the database URL the ORM connects with');
+  const sql = postgres(url, {
+    max: options.max,
+    prepare: true,
+    idle_timeout: IDLE_SECONDS,
+    connect_timeout: timeouts.connectMs / 1000,
+    // The same bounds as the ORM's connections: PostgreSQL cancels a slow statement itself.
+    connection: { statement_timeout: String(timeouts.statementMs), application_name: 'event-service reads' } as never,
+    onnotice: () => undefined,
+  });
+  const driver = orm.em.getDriver();
+  const log = queryLogOf(orm.em);
+  // For a database that stopped answering (a frozen host): PostgreSQL's own timeout cannot fire.
+  const boundMs = timeouts.statementMs + DRIVER_TIMEOUT_SLACK_MS;
+
+  return {
+    async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
+      const started = log ? Date.now() : 0;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const rows = await Promise.race([
+          sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare: true }),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new ReadTimeoutError(boundMs)), boundMs);
+          }),
+        ]);
+        return rows as unknown as Row[];
+      } catch (error) {
+        // The same exception classes as the ORM's own statements, so errors map the same way.
+        throw error instanceof ReadTimeoutError ? error : driver.convertException(error as Error);
+      } finally {
+        clearTimeout(timer);
+        log?.(text, values, started);
+      }
+    },
+    close: () => sql.end({ timeout: timeouts.connectMs / 1000 }),
+  };
+}

@@ -1,0 +1,33 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ExecutionResult } from 'graphql';
+import type { Logger } from 'pino';
+import type { AuthContext } from '../auth/auth-context';
+import { preparedReads, type PreparedReads } from '../db/prepared-reads';
+import type { RateLimitState } from '../limits/organization-rate-limiter';
+import type { WebhookRuntime } from '../outbox/webhook-runtime';
+
+/** The per-request context, identical for /graphql and for REST routes executed in-process. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly auth: AuthContext;
+  /** A fork of the entity manager for this request only (made when first used). */
+  readonly em: EntityManager;
+  /** The prepared hot reads (shared by every request; no entity manager needed). */
+  readonly reads?: PreparedReads;
+  readonly logger: Logger;
+  /** The organization's budget after this request (set by the rate limit at the door). */
+  readonly rateLimit?: RateLimitState;
+  /** The secret key and destination rule of webhook commands (D18); absent where none run. */
+  readonly webhooks?: WebhookRuntime;
+  /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
+  readonly operation?: { name?: string };
+  /**
+   * The result of this very operation, already executed by the fast lane (an answer with errors),
+   * which it hands to Apollo to report: Apollo's executor returns it instead of executing again.
+   */
+  readonly executed?: ExecutionResult;
+}
+
+export function readsOf(context: RequestContext): PreparedReads {
+  return context.reads ?? preparedReads(context.em);
+}
