@@ -14,52 +14,29 @@
  * A rung's own folders may import each other as long as no cycle forms (no-circular, below), and inside
  * a rung the older rules of thumb still hold: resolver → command → policy / repository → ORM.
  */
+/** The rungs of src/, bottom to top; the server rung is the files directly in src/ (src/*.ts). */
+const RUNGS = ['foundation', 'platform', 'modules', 'schema', 'doors', 'http'];
+const SERVER = '^src/[^/]+\\.ts$';
+
+/** One rule per rung: it may not import any rung above it (the rule's name says which rung broke). */
+const ladder = RUNGS.map((rung, index) => {
+  const above = RUNGS.slice(index + 1);
+  const below = RUNGS.slice(0, index);
+  return {
+    name: `ladder-${rung}`,
+    severity: 'error',
+    comment:
+      `The ${rung} rung (src/${rung}/) imports only ${below.length > 0 ? below.join(', ') : 'packages'}` +
+      ` and itself: not ${[...above, 'server (src/*.ts)'].join(', ')}.`,
+    from: { path: `^src/${rung}/` },
+    to: { path: above.length > 0 ? `^src/(${above.join('|')})/|${SERVER}` : SERVER },
+  };
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    // The ladder: one rule per rung, naming the rungs above it that it may not reach.
-    {
-      name: 'ladder-foundation',
-      severity: 'error',
-      comment: 'The foundation rung (src/foundation/) imports nothing above it: not platform, modules, schema, doors, http or server.',
-      from: { path: '^src/foundation/' },
-      to: { path: '^src/(platform|modules|schema|doors|http)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'ladder-platform',
-      severity: 'error',
-      comment: 'The platform rung (src/platform/) imports only foundation: not modules, schema, doors, http or server.',
-      from: { path: '^src/platform/' },
-      to: { path: '^src/(modules|schema|doors|http)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'ladder-modules',
-      severity: 'error',
-      comment: 'The modules rung (src/modules/) imports only platform and foundation: not schema, doors, http or server.',
-      from: { path: '^src/modules/' },
-      to: { path: '^src/(schema|doors|http)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'ladder-schema',
-      severity: 'error',
-      comment: 'The schema rung (src/schema/) imports only modules, platform and foundation: not doors, http or server.',
-      from: { path: '^src/schema/' },
-      to: { path: '^src/(doors|http)/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'ladder-doors',
-      severity: 'error',
-      comment: 'The doors rung (src/doors/) imports only schema, modules, platform and foundation: not http or server.',
-      from: { path: '^src/doors/' },
-      to: { path: '^src/http/|^src/[^/]+\\.ts$' },
-    },
-    {
-      name: 'ladder-http',
-      severity: 'error',
-      comment: 'The http rung (src/http/) imports only doors and the rungs below: not the server files (src/*.ts).',
-      from: { path: '^src/http/' },
-      to: { path: '^src/[^/]+\\.ts$' },
-    },
+    ...ladder,
     {
       name: 'bench-outside-the-product',
       severity: 'error',
@@ -71,7 +48,7 @@ module.exports = {
       name: 'ladder-unknown-folder',
       severity: 'error',
       comment: 'Every folder of src/ is a rung of the ladder: foundation, platform, modules, schema, doors or http.',
-      from: { path: '^src/(?!(foundation|platform|modules|schema|doors|http)/)[^/]+/' },
+      from: { path: `^src/(?!(${RUNGS.join('|')})/)[^/]+/` },
       to: {},
     },
     {
