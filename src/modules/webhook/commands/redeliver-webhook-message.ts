@@ -9,7 +9,8 @@ import type { WebhookMessage } from '../webhook.types';
  * WEBHOOK_ENDPOINT_NOT_FOUND), then its message put back in the queue, due now, with the same
  * webhook-id and a fresh retry schedule (one being attempted right now is left to that attempt; see
  * `requeueMessage`); a message the endpoint never had is WEBHOOK_MESSAGE_NOT_FOUND. Answers the
- * message as it stands.
+ * message as the requeue left it: both in one transaction, so a worker that delivers it at once (a
+ * receiver that answers fast) cannot make the answer say SUCCEEDED before the caller saw PENDING.
  */
 export async function redeliverWebhookMessage(
   em: EntityManager,
@@ -18,10 +19,13 @@ export async function redeliverWebhookMessage(
   messageId: string,
   runtime: WebhookRuntime,
 ): Promise<WebhookMessage> {
-  const endpoint = await findEndpoint(em, organizationId, endpointId);
-  const requeued = await requeueMessage(em, organizationId, endpoint.id, messageId);
-  const message = await findMessage(em, organizationId, endpoint.id, messageId);
-  if (!message) throw AppError.webhookMessageNotFound(messageId);
+  const { message, requeued } = await em.transactional(async (tx) => {
+    const endpoint = await findEndpoint(tx, organizationId, endpointId);
+    const changed = await requeueMessage(tx, organizationId, endpoint.id, messageId);
+    const found = await findMessage(tx, organizationId, endpoint.id, messageId);
+    if (!found) throw AppError.webhookMessageNotFound(messageId);
+    return { message: found, requeued: changed };
+  });
   if (requeued) runtime.wake();
   return message;
 }
