@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createRequestListener } from './app';
+import type { Exchange } from './http/pipeline';
 import type { ApiKeyAuthenticator } from './modules/api-key/api-key-authenticator';
 import { startAuthentication, type Authentication } from './modules/api-key/authentication';
 import type { Config } from './foundation/config';
@@ -53,12 +54,18 @@ function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Ti
 }
 
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
-export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
+/** What a caller may observe of the running service (tests). */
+export interface ServiceHooks {
+  /** Called with each request once it is finished: the steps of the pipeline it took (src/http/pipeline.ts). */
+  readonly onRequestFinished?: (exchange: Exchange) => void;
+}
+
+export async function startService(config: Config, orm: MikroORM, logger: Logger, hooks: ServiceHooks = {}): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   setEventPayloadRenderer(eventPayloadRenderer(schema));
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
-  // One executor for Apollo and the fast lane: a document compiled for one is compiled for both.
+  // One executor for Apollo and the compiled path of /graphql: a document compiled for one is compiled for both.
   const operations = new CompiledOperations(schema);
   const apollo = await startApollo(
     schema,
@@ -96,6 +103,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     idempotency,
     graphqlLimits,
     reads: readPool ?? preparedReads(orm.em),
+    onFinished: hooks.onRequestFinished,
   });
 
   const tls = await loadTlsCredentials(config, logger);

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { ApiKeyAuthenticator } from '../modules/api-key/api-key-authenticator';
 import type { AuthContext } from '../platform/auth/auth-context';
 import { AppError } from '../foundation/errors/app-error';
@@ -15,7 +14,7 @@ function queryCarriesKey(query: Record<string, unknown>): boolean {
   );
 }
 
-/** What key authentication reads of a request, whichever way it arrived (Express or the fast lane). */
+/** What key authentication reads of a request, (src/http/pipeline.ts). */
 export interface KeyCredentials {
   /** The socket's address, or the forwarded client's (req.ip). */
   readonly ip: string | undefined;
@@ -62,13 +61,5 @@ export function keyAuthentication(authenticator: ApiKeyAuthenticator, failures?:
       if (failures && error instanceof AppError && AUTHENTICATION_FAILURES.has(error.code)) await failures.recordFailure(clientIp);
       throw error;
     }
-  };
-}
-
-/** The Express guard: `res.locals.auth` for the handlers after it. */
-export function authenticate(authentication: KeyAuthentication): RequestHandler {
-  return async (req, res, next) => {
-    res.locals.auth = await authentication({ ip: req.ip, authorization: req.headers.authorization, query: req.query });
-    next();
   };
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { AppError } from '../foundation/errors/app-error';
 import { documentBoundViolation, formatInputPath, jsonBoundViolation } from '../foundation/validation/input-bounds';
 
@@ -13,28 +12,20 @@ function parsedParameter(value: unknown): unknown {
 }
 
 /**
- * Bounds of a GraphQL request checked before Apollo parses it: the document's size, token count and
+ * Bounds of a GraphQL request checked before it is parsed: the document's size, token count and
  * bracket nesting (400 QUERY_TOO_COMPLEX), and the nesting of variables sent in a GET query string
- * (POST bodies are bounded by jsonBody).
+ * (POST bodies are bounded when they are read). `source` is the query string (GET) or the body (POST).
  */
-export const graphqlRequestBounds: RequestHandler = (req, _res, next) => {
-  const source: Record<string, unknown> = (req.method === 'GET' ? req.query : (req.body as Record<string, unknown> | undefined)) ?? {};
+export function assertGraphqlBounds(method: string, source: Record<string, unknown>): void {
   const document = source.query;
   if (typeof document === 'string') {
     const violation = documentBoundViolation(document);
-    if (violation) {
-      next(AppError.queryTooComplex(violation.message, { limit: violation.limit, maximum: violation.maximum }));
-      return;
-    }
+    if (violation) throw AppError.queryTooComplex(violation.message, { limit: violation.limit, maximum: violation.maximum });
   }
-  if (req.method === 'GET') {
+  if (method === 'GET') {
     for (const name of ['variables', 'extensions']) {
-      const violation = jsonBoundViolation(parsedParameter(req.query[name]));
-      if (violation) {
-        next(AppError.validation([{ field: formatInputPath(violation.path, name), message: violation.message }]));
-        return;
-      }
+      const violation = jsonBoundViolation(parsedParameter(source[name]));
+      if (violation) throw AppError.validation([{ field: formatInputPath(violation.path, name), message: violation.message }]);
     }
   }
-  next();
-};
+}

@@ -16,7 +16,7 @@ export interface ContextShared {
 }
 
 /**
- * A request's context, the same for both doors and both transports (Express, the fast lane). The
+ * A request's context, the same for both doors and every request of the pipeline (src/http/pipeline.ts). The
  * entity manager and the request logger are made when first used (the hot reads need neither); they
  * are getters on the prototype, so Apollo's per-operation copy of the context (Object.assign of own
  * fields) keeps them lazy instead of calling them.
@@ -24,7 +24,7 @@ export interface ContextShared {
 export class HttpRequestContext implements RequestContext {
   readonly reads: PreparedReads;
   readonly webhooks: WebhookRuntime;
-  /** See RequestContext.executed (set by the fast lane only). */
+  /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
   private child: Logger | undefined;

@@ -1,5 +1,4 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
-import type { RequestHandler } from 'express';
 import { AppError } from '../foundation/errors/app-error';
 import { errorEnvelope } from './error-handler';
 import { answerClientErrors } from './client-error';
@@ -33,8 +32,3 @@ export function isForwardedHttps(headers: IncomingHttpHeaders): boolean {
   return String(headers['x-forwarded-proto'] ?? '').split(',')[0].trim().toLowerCase() === 'https';
 }
 
-/** Behind a TLS-terminating proxy (TRUST_PROXY): the proxy must say the client used https. */
-export const requireForwardedHttps: RequestHandler = (req, _res, next) => {
-  if (!isForwardedHttps(req.headers)) throw httpsRequired();
-  next();
-};

@@ -1,11 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import stableStringify from 'fast-json-stable-stringify';
-import { getOperationAST, OperationTypeNode, parse } from 'graphql';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../platform/auth/auth-context';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
-import { MAX_DOCUMENT_TOKENS } from '../foundation/validation/input-bounds';
 import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -51,22 +48,22 @@ export function fingerprintOf(parts: unknown): string {
   return createHash('sha256').update(stableStringify(parts)).digest('hex');
 }
 
-type EndArguments = Parameters<Response['end']>;
+type EndArguments = Parameters<ServerResponse['end']>;
 
 /**
  * Holds the response of the request that owns the key until it is stored (or the key released), so a
  * retry never sees the key free while the first answer is on its way.
  */
-function captureResponse(res: Response, settle: (response: StoredResponse | undefined) => Promise<void>): void {
-  const originalEnd = res.end.bind(res) as (...args: EndArguments) => Response;
+function captureResponse(res: ServerResponse, settle: (response: StoredResponse | undefined) => Promise<void>): void {
+  const originalEnd = res.end.bind(res) as (...args: EndArguments) => ServerResponse;
   const originalWrite = res.write.bind(res);
   let streamed = false;
-  res.write = ((...args: Parameters<Response['write']>) => {
+  res.write = ((...args: Parameters<ServerResponse['write']>) => {
     streamed = true;
     return originalWrite(...args);
-  }) as Response['write'];
+  }) as ServerResponse['write'];
   res.end = ((...args: EndArguments) => {
-    res.end = originalEnd as Response['end'];
+    res.end = originalEnd as ServerResponse['end'];
     const chunk: unknown = args[0];
     const body = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : typeof chunk === 'function' || chunk === undefined ? '' : undefined;
     const headers: Record<string, string> = {};
@@ -77,18 +74,30 @@ function captureResponse(res: Response, settle: (response: StoredResponse | unde
     const stored = !streamed && body !== undefined && isStorable(res.statusCode, body) ? { status: res.statusCode, headers, body } : undefined;
     void settle(stored).finally(() => originalEnd(...args));
     return res;
-  }) as Response['end'];
+  }) as ServerResponse['end'];
 }
 
-interface Idempotency {
+/** A write that carries an Idempotency-Key: whose, which key, and what makes a retry the same request. */
+export interface IdempotentRequest {
+  readonly organizationId: string;
   readonly key: string;
-  readonly fingerprint: string;
+  /** What makes two requests the same (method, path and body; for GraphQL the document and variables). */
+  readonly parts: unknown;
+  readonly requestId: string;
 }
 
-/** The D17 flow for one request whose key and fingerprint are known. */
-function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: Idempotency, res: Response) => Promise<boolean> {
-  return async ({ key, fingerprint }, res) => {
-    const organizationId = (res.locals.auth as AuthContext).organization.id;
+/**
+ * The pipeline's idempotency step (D17): claims the key for this request, or answers for it (the stored
+ * answer of an earlier one, 409 while that one runs, 422 for another request under the same key).
+ * Resolves true when the request is to run (its answer is then recorded when written), false when it
+ * was answered here.
+ */
+export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) => Promise<boolean>;
+
+/** Idempotency-Key (D17) for both doors, backed by `store`. */
+export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
+  return async ({ organizationId, key, parts, requestId }, res) => {
+    const fingerprint = fingerprintOf(parts);
     const claim = await store.claim(organizationId, key, fingerprint);
     switch (claim.kind) {
       case 'reused':
@@ -97,7 +106,7 @@ function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: 
         throw AppError.idempotencyKeyInUse(key, IN_USE_RETRY_AFTER_SECONDS);
       case 'replay': {
         const { status, headers, body } = claim.response;
-        res.status(status);
+        res.statusCode = status;
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
         res.end(body);
@@ -110,7 +119,7 @@ function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: 
             else await store.release(organizationId, key, fingerprint);
           } catch (error) {
             // The answer still goes out; the key stays RUNNING until its lease ends, then a retry runs.
-            logger.error({ err: error, requestId: res.locals.requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome');
+            logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome');
           }
         });
         return true;
@@ -118,57 +127,12 @@ function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: 
   };
 }
 
-/** The header's value, or undefined when absent; a malformed one is 400 on field Idempotency-Key. */
-function keyOf(req: Request): string | undefined {
-  const value = req.headers[IDEMPOTENCY_KEY_HEADER];
+/** The Idempotency-Key header's value, or undefined when absent; a malformed one is 400 on field Idempotency-Key. */
+export function idempotencyKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers[IDEMPOTENCY_KEY_HEADER];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !KEY_FORMAT.test(value)) {
     throw AppError.validation([{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
   }
   return value;
-}
-
-/** Is this GraphQL request (body) a mutation? Unparseable documents are left to Apollo. */
-function isMutation(body: { query?: unknown; operationName?: unknown }): boolean {
-  if (typeof body.query !== 'string') return false;
-  try {
-    const document = parse(body.query, { maxTokens: MAX_DOCUMENT_TOKENS, noLocation: true });
-    const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-    return getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION;
-  } catch {
-    return false;
-  }
-}
-
-export interface IdempotencyMiddleware {
-  /** REST writes (POST, PUT, DELETE under /v1): after the guards and the body parser. */
-  readonly rest: RequestHandler;
-  /** GraphQL mutations sent with POST /graphql: after the guards and the body parser. */
-  readonly graphql: RequestHandler;
-}
-
-/** Idempotency-Key (D17) for both doors, backed by `store`. */
-export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyMiddleware {
-  const run = runIdempotently(store, logger);
-  return {
-    rest: async (req, res, next) => {
-      const key = keyOf(req);
-      if (key === undefined) return next();
-      const fingerprint = fingerprintOf({ method: req.method, path: req.baseUrl + req.path, body: (req.body as unknown) ?? null });
-      if (await run({ key, fingerprint }, res)) next();
-    },
-    graphql: async (req, res, next) => {
-      const body = (req.body ?? {}) as { query?: unknown; operationName?: unknown; variables?: unknown };
-      if (req.method !== 'POST' || req.headers[IDEMPOTENCY_KEY_HEADER] === undefined || !isMutation(body)) return next();
-      const key = keyOf(req) as string;
-      const fingerprint = fingerprintOf({
-        method: 'POST',
-        path: '/graphql',
-        query: body.query,
-        operationName: body.operationName ?? null,
-        variables: body.variables ?? null,
-      });
-      if (await run({ key, fingerprint }, res)) next();
-    },
-  };
 }

@@ -1,9 +1,7 @@
-import type { RequestHandler } from 'express';
 import type { AuthContext, OrganizationSnapshot } from '../platform/auth/auth-context';
 import { AppError } from '../foundation/errors/app-error';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { RestrictionMode } from '../modules/organization/organization.entity';
-import { authOf } from './locals';
 
 // Snapshots are cached with their key and replaced when the organization changes, so each list is
 // parsed once per snapshot rather than once per request.
@@ -28,9 +26,3 @@ export function assertIpAllowed({ organization }: AuthContext, ip: string | unde
     throw AppError.ipNotAllowed(IpAllowlist.clientAddress(ip) ?? ip);
   }
 }
-
-/** The Express guard (after authentication). */
-export const ipAllowlist: RequestHandler = (req, res, next) => {
-  assertIpAllowed(authOf(res), req.ip);
-  next();
-};

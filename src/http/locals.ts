@@ -1,37 +1,22 @@
-import type { Response } from 'express';
 import type { Logger } from 'pino';
-import type { AuthContext } from '../platform/auth/auth-context';
-import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 
 /*
- * What the middleware leaves on `res.locals` for the handlers after it, typed once (Express merges
- * this interface into every `res.locals`).
+ * What the request pipeline hands the public endpoints Express routes (src/http/endpoints.ts), and what
+ * they stamp for the pipeline's records, on `res.locals`, typed once (Express merges this interface into
+ * every `res.locals`).
  */
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace -- Express's own augmentation point.
   namespace Express {
     interface Locals {
-      /** Set first, by request-id.ts. */
+      /** The pipeline's request id. */
       requestId: string;
-      /** The request's child logger, set by access-log.ts. */
+      /** The request's child logger. */
       logger: Logger;
-      /** The caller, set by authenticate.ts (absent before it runs and on public routes). */
-      auth?: AuthContext;
       /** The route pattern for logs and metrics (never the raw URL). */
       route?: string;
-      /** The operation that ran, for the access log. */
-      operation?: { name?: string };
-      /** The organization's budget after this request, set by rate-limit.ts (Query.viewer shows it). */
-      rateLimit?: RateLimitState;
-      /** Which door answers: errors are written in its shape. */
+      /** Which door answers: errors are written in its shape (the public endpoints: the REST envelope). */
       door?: 'rest' | 'graphql';
     }
   }
-}
-
-/** The authenticated caller; only for handlers mounted after the authenticate guard. */
-export function authOf(res: Response): AuthContext {
-  const { auth } = res.locals;
-  if (!auth) throw new Error('authOf() used on a route without the authenticate guard');
-  return auth;
 }

@@ -1,9 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import type { AuthContext } from '../platform/auth/auth-context';
 import { AppError } from '../foundation/errors/app-error';
 import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
-import { authOf } from './locals';
 
 /**
  * D12: draws one request from the organization's budget. The RateLimit-* headers go on the response
@@ -21,12 +19,4 @@ export async function drawFromBudget(limiter: OrganizationRateLimiter, auth: Aut
     );
   }
   return { limit: state.limit, remaining: state.remaining, resetSeconds: state.resetSeconds };
-}
-
-/** The Express guard: headers on every authenticated response, 429 past the budget. */
-export function rateLimit(limiter: OrganizationRateLimiter): RequestHandler {
-  return async (_req, res, next) => {
-    res.locals.rateLimit = await drawFromBudget(limiter, authOf(res), res);
-    next();
-  };
 }

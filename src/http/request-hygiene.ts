@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../foundation/errors/app-error';
 
 /**
@@ -8,11 +8,9 @@ import { AppError } from '../foundation/errors/app-error';
  * - `If-None-Match: *` is dropped: it asks "is there any representation", which for a GET means
  *   nothing useful here, and Express would answer a list with a body-less 304.
  */
-export const requestHygiene: RequestHandler = (req, _res, next) => {
+export function assertHygienic(req: IncomingMessage): void {
   if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
-    next(AppError.validation([{ field: 'Host', message: 'an HTTP/1.1 request must carry a Host header' }]));
-    return;
+    throw AppError.validation([{ field: 'Host', message: 'an HTTP/1.1 request must carry a Host header' }]);
   }
   if (req.headers['if-none-match']?.trim() === '*') delete req.headers['if-none-match'];
-  next();
-};
+}

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -7,10 +6,3 @@ const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 export function requestIdOf(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
 }
-
-export const assignRequestId: RequestHandler = (req, res, next) => {
-  const requestId = requestIdOf(req.headers['x-request-id']);
-  res.locals.requestId = requestId;
-  res.setHeader('X-Request-Id', requestId);
-  next();
-};

@@ -6,7 +6,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../../src/foundation/config';
 import { openDatabase } from '../../src/schema/database';
 import { createLogger } from '../../src/foundation/logger';
-import { startService, type RunningService } from '../../src/service';
+import { startService, type RunningService, type ServiceHooks } from '../../src/service';
 import { createTestDatabase } from './database';
 import { HttpsClient } from './https-client';
 
@@ -30,7 +30,12 @@ export interface TestApp {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { /** The URL the service uses for its database (e.g. through a TCP proxy); the test's own is given. */ databaseUrl?: (direct: string) => string } = {},
+  options: {
+    /** The URL the service uses for its database (e.g. through a TCP proxy); the test's own is given. */
+    databaseUrl?: (direct: string) => string;
+    /** What the service tells of each finished request (the steps it took). */
+    hooks?: ServiceHooks;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-'));
@@ -49,7 +54,7 @@ export async function startTestApp(
   const logger = createLogger(config.logLevel, { write: (line: string) => void logs.push(line) });
   let service: RunningService;
   try {
-    service = await startService(config, orm, logger);
+    service = await startService(config, orm, logger, options.hooks);
   } catch (error) {
     await orm.close(true);
     await database.drop();

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../foundation/errors/app-error';
 
 export const SESSION_COOKIE = '__Host-dashboard-session';
@@ -8,7 +8,7 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 const COOKIE_PATTERN = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]*)`);
 
-export function sessionCookieOf(req: Request): string | undefined {
+export function sessionCookieOf(req: Pick<IncomingMessage, 'headers'>): string | undefined {
   const match = COOKIE_PATTERN.exec(req.headers.cookie ?? '');
   return match ? match[1] : undefined;
 }
@@ -28,7 +28,7 @@ const crossSite = (why: string) => AppError.crossSite(why);
  * Origin naming another site, or no anti-forgery header. With `expectedToken` (a session's), the
  * header must carry exactly that token.
  */
-export function assertSameOrigin(req: Request, expectedToken?: string): void {
+export function assertSameOrigin(req: Pick<IncomingMessage, 'headers'>, expectedToken?: string): void {
   const fetchSite = req.headers['sec-fetch-site'];
   if (fetchSite !== undefined && fetchSite !== 'same-origin') throw crossSite(`Sec-Fetch-Site is "${String(fetchSite)}"`);
   const origin = req.headers.origin;

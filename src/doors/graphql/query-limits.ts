@@ -47,7 +47,7 @@ export type QueryLimitsCheck = (
  * extensions.details). Operations that only ask for the schema pass.
  */
 export function queryLimitsCheck(limits: QueryLimits): QueryLimitsCheck {
-  // Apollo (and the fast lane) hand back the same parsed document for every repeat of a query: its
+  // Apollo (and the compiled path) hand back the same parsed document for every repeat of a query: its
   // depth is known after the first time, and its cost for the same variables too (a few variable sets
   // kept per operation).
   const tooDeep = new WeakMap<OperationDefinitionNode, boolean>();

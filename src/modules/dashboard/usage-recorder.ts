@@ -1,5 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../../platform/auth/auth-context';
 
@@ -58,13 +57,6 @@ export class UsageRecorder {
   recordResponse(auth: AuthContext | undefined, statusCode: number): void {
     if (auth !== undefined && auth.apiKeyId !== '') this.record(auth.organization.id, auth.apiKeyId, statusCode === 429);
   }
-
-  /** Counts every finished request made with a key, once its response is finished. */
-  readonly middleware: RequestHandler = (_req, res, next) => {
-    const auth: AuthContext | undefined = res.locals.auth;
-    if (auth !== undefined && auth.apiKeyId !== '') res.once('finish', () => this.recordResponse(auth, res.statusCode));
-    next();
-  };
 
   /** Writes what was counted so far; resolves when written (shutdown, tests). */
   flush(): Promise<void> {

@@ -65,7 +65,7 @@ export class CompiledOperations {
       },
       load: async () => ({
         executor: async (request) =>
-          // The fast lane hands Apollo a result it already has (an answer with errors), for Apollo to
+          // The compiled path of /graphql hands Apollo a result it already has (an answer with errors), for Apollo to
           // report exactly as its own: it is not executed again.
           (request.context as { executed?: ExecutionResult }).executed ??
           // The name the client sent: Apollo's own `operationName` is the resolved one, null when the

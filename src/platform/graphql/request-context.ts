@@ -22,7 +22,7 @@ export interface RequestContext {
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
   /**
-   * The result of this very operation, already executed by the fast lane (an answer with errors),
+   * The result of this very operation, already executed on the compiled path of /graphql (an answer with errors),
    * which it hands to Apollo to report: Apollo's executor returns it instead of executing again.
    */
   readonly executed?: ExecutionResult;

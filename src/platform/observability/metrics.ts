@@ -2,12 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry, type Metric } from 'prom-client';
 import { AppError } from '../../foundation/errors/app-error';
-import { routeLabelOf } from './route-label';
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Counts and times every request once its response is finished. */
-  readonly record: RequestHandler;
   /** Counts and times one answered request (`started`: process.hrtime.bigint() when it arrived). */
   observe(method: string, route: string, status: number, started: bigint): void;
   /** GET /metrics in the Prometheus text format; wants the token when one is configured. */
@@ -48,12 +45,6 @@ export function createMetrics(options: { token?: string; extra?: readonly Metric
     duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   };
 
-  const record: RequestHandler = (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => observe(req.method, routeLabelOf(res), res.statusCode, started));
-    next();
-  };
-
   const handler: RequestHandler = async (req, res) => {
     res.locals.route = '/metrics';
     if (options.token && !tokenMatches(req.headers.authorization, options.token)) {
@@ -63,5 +54,5 @@ export function createMetrics(options: { token?: string; extra?: readonly Metric
     res.send(await registry.metrics());
   };
 
-  return { registry, record, observe, handler };
+  return { registry, observe, handler };
 }

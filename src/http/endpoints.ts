@@ -1,0 +1,226 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
+import type { GraphQLSchema } from 'graphql';
+import { AppError } from '../foundation/errors/app-error';
+import { sendJson } from '../platform/web/send-json';
+import { readJsonBody } from '../platform/web/json-body';
+import { runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
+import { answerByApollo, type GraphqlExecution, type GraphqlParameters } from '../doors/graphql/graphql-execution';
+import { EXPLORER_ASSETS_PATH } from '../doors/graphql/explorer';
+import type { ApolloServer } from '@apollo/server';
+import type { RequestContext } from '../platform/graphql/request-context';
+import { assertGraphqlBounds } from './graphql-bounds';
+import { idempotencyKeyOf } from './idempotent-requests';
+import type { Endpoint, Exchange } from './pipeline';
+
+const GRAPHQL_PATH = '/graphql';
+const NO_QUERY: Record<string, unknown> = Object.freeze({});
+/** Probes and scrapers: reached directly, without a proxy's HTTPS mark. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Is this a request of a probe or a scraper (its path, whatever its query string)? */
+export function isProbe(req: IncomingMessage): boolean {
+  const url = req.url as string;
+  const queryAt = url.indexOf('?');
+  return PROBES.has(queryAt === -1 ? url : url.slice(0, queryAt));
+}
+
+export interface EndpointDeps {
+  readonly schema: GraphQLSchema;
+  readonly routes: readonly CompiledRoute[];
+  readonly graphql: GraphqlExecution;
+  readonly apollo: ApolloServer<RequestContext>;
+  /** Everything that is neither the REST table nor /graphql (health, metrics, docs, the dashboard, 404). */
+  readonly publicEndpoints: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The explorer's assets are served under /graphql/… when GRAPHQL_EXPLORER is graphiql. */
+  readonly explorerAssets: boolean;
+}
+
+/** A REST path pattern as a matcher: `:name` segments capture, one trailing slash is allowed (Express's `strict: false`). */
+interface PathPattern {
+  readonly path: string;
+  readonly regex: RegExp;
+  readonly names: readonly string[];
+  readonly routes: ReadonlyMap<string, CompiledRoute>;
+  readonly allow: readonly string[];
+}
+
+function patternsOf(routes: readonly CompiledRoute[]): PathPattern[] {
+  const byPath = new Map<string, CompiledRoute[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return [...byPath].map(([path, entries]) => {
+    const names: string[] = [];
+    const source = path
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(segment.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    const methods = entries.map((route) => route.method);
+    return {
+      path,
+      regex: new RegExp(`^${source}/?$`),
+      names,
+      routes: new Map(entries.map((route) => [route.method, route])),
+      allow: [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'],
+    };
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The pipeline's route step (src/http/pipeline.ts): which endpoint a request reached. Each REST route
+ * table entry runs its GraphQL operation; /graphql runs the GraphQL door; anything else is a public
+ * endpoint. Only the URL and the method decide, never another header.
+ */
+export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => Endpoint {
+  const { schema, graphql, apollo } = deps;
+  const patterns = patternsOf(deps.routes);
+
+  function restEndpoint(route: CompiledRoute, params: Record<string, string>, query: Record<string, unknown>, pathname: string): Endpoint {
+    const write = route.method !== 'GET';
+    return {
+      door: 'rest',
+      route: route.path,
+      operation: route.operation,
+      caller: 'key',
+      query,
+      readBody: route.body ? (x) => readJsonBody(x.req, x.res) : undefined,
+      idempotency: write
+        ? (x) => {
+            const key = idempotencyKeyOf(x.req.headers);
+            return key === undefined ? undefined : { key, parts: { method: route.method, path: pathname, body: x.body ?? null } };
+          }
+        : undefined,
+      async execute(x) {
+        const result = await runRoute(schema, route, { params, query, body: x.body }, x.context());
+        if (route.status === 204) {
+          x.res.statusCode = 204;
+          x.res.end();
+          return;
+        }
+        if (route.location) x.res.setHeader('Location', route.location(result as { slug: string }));
+        sendJson(x.res, route.status, result);
+      },
+    };
+  }
+
+  function restPathEndpoint(pattern: PathPattern, method: string): Endpoint {
+    // OPTIONS lists the methods; any other method is 405 with the same list. Neither needs a key.
+    return {
+      door: 'rest',
+      route: pattern.path,
+      caller: 'none',
+      query: NO_QUERY,
+      execute(x) {
+        x.res.setHeader('Allow', pattern.allow.join(', '));
+        if (method !== 'OPTIONS') throw AppError.methodNotAllowed(method, [...pattern.allow]);
+        x.res.statusCode = 204;
+        x.res.end();
+      },
+    };
+  }
+
+  function graphqlEndpoint(method: string, query: Record<string, unknown>): Endpoint {
+    return {
+      door: 'graphql',
+      route: GRAPHQL_PATH,
+      caller: 'key-or-session',
+      query,
+      async readBody(x) {
+        if (method !== 'POST') {
+          assertGraphqlBounds(method, query);
+          return undefined;
+        }
+        const body = (await readJsonBody(x.req, x.res)) ?? {};
+        if (isRecord(body)) assertGraphqlBounds(method, body);
+        return body;
+      },
+      idempotency(x) {
+        if (method !== 'POST' || x.req.headers['idempotency-key'] === undefined || !isRecord(x.body)) return undefined;
+        const body = x.body as GraphqlParameters;
+        if (!graphql.isMutation(body)) return undefined;
+        const key = idempotencyKeyOf(x.req.headers) as string;
+        return {
+          key,
+          parts: { method: 'POST', path: GRAPHQL_PATH, query: body.query, operationName: body.operationName ?? null, variables: body.variables ?? null },
+        };
+      },
+      execute: (x) => graphql.answer(x.req, x.res, x.body, x.context()),
+    };
+  }
+
+  /** GraphiQL (or Apollo's landing page) for a browser's GET /graphql: a static page, no key. */
+  const landingPage: Endpoint = {
+    door: 'graphql',
+    route: GRAPHQL_PATH,
+    caller: 'none',
+    query: NO_QUERY,
+    execute: (x: Exchange) => answerByApollo(apollo, x.req, x.res, undefined, { requestId: x.requestId } as RequestContext),
+  };
+
+  const publicEndpoint: Endpoint = {
+    door: undefined,
+    route: 'unmatched',
+    caller: 'none',
+    query: NO_QUERY,
+    execute: (x) => {
+      // Express (src/app.ts) routes it; what the pipeline knows comes along on res.locals.
+      Object.assign(x.res, { locals: { requestId: x.requestId, get logger() { return x.logger(); } } });
+      deps.publicEndpoints(x.req, x.res);
+    },
+  };
+
+  return (req) => {
+    const url = req.url as string;
+    const queryAt = url.indexOf('?');
+    const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
+    const method = req.method as string;
+    // Express's "simple" query parser was node:querystring: the same values as before.
+    const query = () => (queryAt === -1 ? NO_QUERY : (parseQueryString(url.slice(queryAt + 1)) as Record<string, unknown>));
+
+    if (pathname === GRAPHQL_PATH || (pathname.startsWith(`${GRAPHQL_PATH}/`) && !(deps.explorerAssets && pathname.startsWith(`${EXPLORER_ASSETS_PATH}/`)))) {
+      const parameters = query();
+      const browser = method === 'GET' && parameters.query === undefined && prefersHtml(req.headers.accept);
+      return browser ? landingPage : graphqlEndpoint(method, parameters);
+    }
+    for (const pattern of patterns) {
+      const match = pattern.regex.exec(pathname);
+      if (!match) continue;
+      const route = pattern.routes.get(method === 'HEAD' ? 'GET' : method);
+      if (!route) return restPathEndpoint(pattern, method);
+      const params: Record<string, string> = {};
+      // A malformed %-escape is the client's: the URIError is answered as 400 on field "path".
+      pattern.names.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
+      return restEndpoint(route, params, query(), pathname);
+    }
+    return publicEndpoint;
+  };
+}
+
+/** The quality an Accept header gives a media type: its own entry, else its type's wildcard, else any. */
+function qualityOf(entries: ReadonlyMap<string, number>, type: string): number {
+  return entries.get(type) ?? entries.get(`${type.split('/')[0]}/*`) ?? entries.get('*/*') ?? 0;
+}
+
+/**
+ * Does this Accept header prefer HTML to JSON? As Express's req.accepts(['application/json', 'text/html']):
+ * the better quality wins, a tie goes to JSON (listed first), and no header means JSON.
+ */
+function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  const entries = new Map<string, number>();
+  for (const part of accept.split(',')) {
+    const [type, ...parameters] = part.trim().toLowerCase().split(';');
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    const quality = q === undefined ? 1 : Number(q.slice(2));
+    if (type) entries.set(type.trim(), Math.max(entries.get(type.trim()) ?? 0, Number.isFinite(quality) ? quality : 0));
+  }
+  const html = qualityOf(entries, 'text/html');
+  return html > 0 && html > qualityOf(entries, 'application/json');
+}

@@ -1,0 +1,247 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { AppError } from '../foundation/errors/app-error';
+import type { AuthContext } from '../platform/auth/auth-context';
+import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
+import type { Metrics } from '../platform/observability/metrics';
+import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
+import { writeAccessLine } from './access-log';
+import type { KeyAuthentication } from './authenticate';
+import { clientIpOf } from './client-address';
+import { answerError, type Door } from './error-handler';
+import { HttpRequestContext, type ContextShared } from './http-request-context';
+import { isForwardedHttps } from './https-only';
+import type { IdempotencyStep, IdempotentRequest } from './idempotent-requests';
+import { assertIpAllowed } from './ip-allowlist';
+import { drawFromBudget } from './rate-limit';
+import { assertHygienic } from './request-hygiene';
+import { requestIdOf } from './request-id';
+
+/**
+ * The steps every request takes, in this order, whatever its path, method or headers (issue 24). A
+ * step that does not apply to the endpoint the request reached passes it on (a public page needs no
+ * key, a read no Idempotency-Key); a step that answers (a CORS preflight, a replayed answer) ends
+ * the list. After the list, whatever happened, the request is finished by FINISHING_STEPS.
+ */
+export const PIPELINE_STEPS = [
+  'request-id',
+  'hygiene',
+  'https',
+  'cors',
+  'route',
+  'authenticate',
+  'ip-allowlist',
+  'rate-budget',
+  'read-body',
+  'idempotency',
+  'execute',
+] as const;
+/** Run for every request once the list above ended: the error envelope (on a failure), then the records. */
+export const FINISHING_STEPS = ['map-errors', 'usage', 'metrics', 'access-log'] as const;
+export type StepName = (typeof PIPELINE_STEPS)[number] | (typeof FINISHING_STEPS)[number];
+
+/** Who may call an endpoint. */
+export type Caller = 'none' | 'key' | 'key-or-session';
+
+/** What the route step found for a request: one entry of the REST table, /graphql, or a public endpoint. */
+export interface Endpoint {
+  /** Which door answers: errors are written in its shape (REST envelope, GraphQL `errors`). */
+  readonly door: Door | undefined;
+  /** The route pattern for logs and metrics (a public endpoint may name it when it runs: `res.locals.route`). */
+  readonly route: string;
+  /** The named operation a REST route runs (GraphQL names its own when it resolves it). */
+  readonly operation?: string;
+  readonly caller: Caller;
+  /** The parsed query string (a key sent there is refused with a hint). */
+  readonly query: Record<string, unknown>;
+  /** Reads and checks the body, once; the value is what `execute` gets. */
+  readBody?(exchange: Exchange): Promise<unknown>;
+  /** For a write that carries an Idempotency-Key: its key and what makes a retry the same request. */
+  idempotency?(exchange: Exchange): { key: string; parts: unknown } | undefined;
+  execute(exchange: Exchange): Promise<void> | void;
+}
+
+/** One request on its way through the steps. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly started: bigint;
+  readonly ip: string | undefined;
+  requestId: string;
+  endpoint: Endpoint | undefined;
+  auth: AuthContext | undefined;
+  rateLimit: RateLimitState | undefined;
+  body: unknown;
+  /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
+  readonly operation: { name?: string };
+  /** The steps this request took, in order (the pipeline test reads them). */
+  readonly steps: StepName[];
+  /** The request's context for the operation, made when first asked for. */
+  context(): HttpRequestContext;
+  /** The request's logger (a child with its request id), made when first used. */
+  logger(): Logger;
+}
+
+export interface PipelineDeps {
+  readonly logger: Logger;
+  readonly trustProxy: boolean;
+  /** Finds the endpoint of a request (src/http/endpoints.ts); may throw a client error (a malformed path). */
+  readonly route: (req: IncomingMessage) => Endpoint;
+  /** Probes and scrapers (/healthz, /readyz, /metrics) reach an instance directly, without a proxy's HTTPS mark. */
+  readonly isProbe: (req: IncomingMessage) => boolean;
+  /** CORS (D15) when CORS_ORIGINS is set: sets its headers and answers preflights (then true). */
+  readonly cors?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  readonly keyAuthentication: KeyAuthentication;
+  /** A dashboard session standing in for a key on /graphql (D19), or undefined when the request has none. */
+  readonly sessionAuthentication: (req: IncomingMessage) => Promise<AuthContext | undefined>;
+  readonly rateLimiter: OrganizationRateLimiter;
+  readonly idempotency: IdempotencyStep;
+  readonly usage: UsageRecorder;
+  readonly metrics: Metrics;
+  readonly context: ContextShared;
+  /** Called with each request's steps once it is finished (tests; unset in the server). */
+  readonly onFinished?: (exchange: Exchange) => void;
+}
+
+type Step = (exchange: Exchange) => void | boolean | Promise<void | boolean>;
+
+/**
+ * The request listener of the HTTPS server: every request runs PIPELINE_STEPS in order, then
+ * FINISHING_STEPS. Each step is written once, here; the doors come in only as endpoints (what to read,
+ * who may call, what to run).
+ */
+export function requestPipeline(deps: PipelineDeps): RequestListener {
+  const { logger, keyAuthentication, rateLimiter, usage, metrics, context: shared } = deps;
+  const accessLineEnabled = logger.isLevelEnabled('info');
+
+  /** Each step, by name; `true` means the step answered the request and the list ends there. */
+  const steps: Record<(typeof PIPELINE_STEPS)[number], Step> = {
+    'request-id': (x) => {
+      x.res.setHeader('X-Request-Id', x.requestId);
+    },
+    hygiene: (x) => assertHygienic(x.req),
+    route: (x) => {
+      x.endpoint = deps.route(x.req);
+      if (x.endpoint.operation !== undefined) x.operation.name = x.endpoint.operation;
+    },
+    https: (x) => {
+      // Behind a TLS-terminating proxy (TRUST_PROXY) the proxy must say the client used https; refused
+      // before any door is chosen, in the transport's envelope (as for plain HTTP).
+      if (deps.trustProxy && !isForwardedHttps(x.req.headers) && !deps.isProbe(x.req)) throw AppError.httpsRequired();
+    },
+    cors: (x) => deps.cors?.(x.req, x.res) ?? false,
+    authenticate: async (x) => {
+      const endpoint = x.endpoint!;
+      if (endpoint.caller === 'none') return;
+      if (endpoint.caller === 'key-or-session' && x.req.headers.authorization === undefined) {
+        x.auth = await deps.sessionAuthentication(x.req);
+        if (x.auth) return;
+      }
+      x.auth = await keyAuthentication({ ip: x.ip, authorization: x.req.headers.authorization, query: endpoint.query });
+    },
+    'ip-allowlist': (x) => {
+      if (x.auth) assertIpAllowed(x.auth, x.ip);
+    },
+    'rate-budget': async (x) => {
+      // The organization's budget (D12) is its keys': a dashboard session does not draw from it.
+      if (x.auth && x.auth.session === undefined) x.rateLimit = await drawFromBudget(rateLimiter, x.auth, x.res);
+    },
+    'read-body': async (x) => {
+      if (x.endpoint!.readBody) x.body = await x.endpoint!.readBody(x);
+    },
+    idempotency: async (x) => {
+      const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
+      if (!write || !x.auth) return;
+      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId };
+      return !(await deps.idempotency(request, x.res));
+    },
+    execute: (x) => x.endpoint!.execute(x),
+  };
+  const ordered = PIPELINE_STEPS.map((name) => [name, steps[name]] as const);
+
+  function finish(x: Exchange): void {
+    const status = x.res.statusCode;
+    x.steps.push('usage');
+    usage.recordResponse(x.auth, status);
+    x.steps.push('metrics');
+    const route = routeOf(x);
+    metrics.observe(x.req.method as string, route, status, x.started);
+    x.steps.push('access-log');
+    if (accessLineEnabled) {
+      writeAccessLine(x.logger(), {
+        method: x.req.method as string,
+        url: x.req.url as string,
+        route,
+        operation: x.operation.name,
+        status,
+        started: x.started,
+        organizationId: x.auth?.organization.id,
+      });
+    }
+    deps.onFinished?.(x);
+  }
+
+  async function run(x: Exchange): Promise<void> {
+    try {
+      for (const [name, step] of ordered) {
+        x.steps.push(name);
+        const result = step(x);
+        const answered = result instanceof Promise ? await result : result;
+        if (answered === true) break;
+      }
+    } catch (error) {
+      x.steps.push('map-errors');
+      answerError(logger, x.res, x.endpoint?.door, x.requestId, error);
+    }
+    // A public endpoint's answer may still be streaming (a static file): it is recorded when it ends.
+    if (x.res.writableEnded) finish(x);
+    else x.res.once('finish', () => finish(x));
+  }
+
+  // Nothing above lets an error escape; should one, it is logged and the connection let go, never
+  // left to crash the process as an unhandled rejection.
+  const failed = (res: ServerResponse) => (error: unknown) => {
+    logger.error({ err: error }, 'request pipeline failed');
+    if (!res.writableEnded) res.destroy();
+  };
+
+  return (req, res) => {
+    const exchange = newExchange(req, res, clientIpOf(req, deps.trustProxy), shared);
+    run(exchange).catch(failed(res));
+  };
+}
+
+/** The route label: the endpoint's pattern, or what a public endpoint stamped when it ran. */
+function routeOf(x: Exchange): string {
+  const stamped = (x.res as ServerResponse & { locals?: { route?: unknown } }).locals?.route;
+  if (typeof stamped === 'string') return stamped;
+  return x.endpoint?.route ?? 'unmatched';
+}
+
+function newExchange(req: IncomingMessage, res: ServerResponse, ip: string | undefined, shared: ContextShared): Exchange {
+  let context: HttpRequestContext | undefined;
+  let logger: Logger | undefined;
+  const exchange: Exchange = {
+    req,
+    res,
+    started: process.hrtime.bigint(),
+    ip,
+    requestId: requestIdOf(req.headers['x-request-id']),
+    endpoint: undefined,
+    auth: undefined,
+    rateLimit: undefined,
+    body: undefined,
+    operation: {},
+    steps: [],
+    context: () => {
+      if (!exchange.auth) throw new Error('a request context needs an authenticated caller');
+      return (context ??= new HttpRequestContext(shared, exchange.requestId, exchange.auth, exchange.operation, exchange.rateLimit, {
+        get logger() {
+          return exchange.logger();
+        },
+      }));
+    },
+    logger: () => (logger ??= shared.logger.child({ requestId: exchange.requestId })),
+  };
+  return exchange;
+}
