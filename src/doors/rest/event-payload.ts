@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { execute, parse, type GraphQLSchema } from 'graphql';
 import pino from 'pino';
 import type { RequestContext } from '../../platform/graphql/request-context';
-import type { EventPayloadRenderer, WebhookData } from '../../modules/webhook/webhook-outbox';
+import type { WebhookData } from '../../platform/outbox/outbox';
+import type { EventPayloadRenderer } from '../../modules/webhook/webhook-outbox';
 import { REST_OPERATIONS } from './operations';
 
 const silent = pino({ enabled: false });

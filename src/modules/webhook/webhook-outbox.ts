@@ -1,59 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newId } from '../../foundation/ids';
+import { enqueueWebhook, type WebhookData } from '../../platform/outbox/outbox';
 import type { BookingEntity } from '../booking/booking.entity';
 import type { EventEntity } from '../event/event.entity';
 import { EventStatus } from '../event/event-status';
-import { WEBHOOK_CHANNEL, type WebhookEventType } from './webhook-types';
-
-export type WebhookData = Record<string, unknown>;
-
-/**
- * The transactional outbox (D18). Called inside the transaction of the change, with its EntityManager:
- * writes the message and one delivery per enabled endpoint of the organization that wants the type,
- * and notifies the workers, all of which happens only if that transaction commits. Costs one
- * statement when no endpoint wants the message. `data` may be a function, called only when one does.
- */
-export async function enqueueWebhook(
-  em: EntityManager,
-  organizationId: string,
-  type: WebhookEventType,
-  data: WebhookData | (() => Promise<WebhookData>),
-): Promise<void> {
-  const wanted = await em.execute<Array<{ id: string }>>(
-    `select id from webhook_endpoints where organization_id = ? and enabled and (cardinality(event_types) = 0 or ? = any(event_types))`,
-    [organizationId, type],
-  );
-  if (wanted.length === 0) return;
-  const payload = typeof data === 'function' ? await data() : data;
-  await insertMessage(em, organizationId, type, payload, wanted.map((row) => row.id));
-}
-
-/** Writes one message for the given endpoints and wakes the workers (on commit). Returns its id. */
-export async function insertMessage(
-  em: EntityManager,
-  organizationId: string,
-  type: string,
-  data: WebhookData,
-  endpointIds: readonly string[],
-): Promise<string> {
-  const id = newId('msg');
-  const createdAt = new Date();
-  const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
-  await em.execute(`insert into webhook_messages (id, organization_id, type, body, created_at) values (?, ?, ?, ?, ?)`, [
-    id,
-    organizationId,
-    type,
-    body,
-    createdAt,
-  ]);
-  await em.execute(
-    `insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
-     select ?, id, now(), now() from webhook_endpoints where id = any(?::text[])`,
-    [id, `{${endpointIds.join(',')}}`],
-  );
-  await em.execute(`select pg_notify('${WEBHOOK_CHANNEL}', '')`);
-  return id;
-}
+import type { WebhookEventType } from './webhook-types';
 
 /**
  * event.created / updated / published / cancelled for an event changed in this transaction, with the

@@ -7,7 +7,8 @@ import type { BookingEntity } from '../booking.entity';
 import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
 import { eventIdOfBooking, lockById } from '../booking.repository';
-import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
+import { bookingWebhookData } from '../../webhook/webhook-outbox';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {

@@ -9,7 +9,8 @@ import type { BookingEntity } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
-import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
+import { bookingWebhookData } from '../../webhook/webhook-outbox';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { countConfirmed } from '../../booking/booking.repository';
 import { assertDeletable } from '../event.policy';
 import { deleteEvent as deleteEventRow, lockBySlug } from '../event.repository';
-import { enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
 
 /** Mutation.deleteEvent and DELETE /v1/events/{slug} (D3): only without confirmed bookings (409 otherwise). */
 export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
