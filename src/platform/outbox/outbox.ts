@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
 
-/** A message's `data`: whatever the module that causes the message presents (D18). */
-export type WebhookData = Record<string, unknown>;
+/** A message's `data`: the JSON object the module that causes the message presents (D18). */
+export type WebhookData = object;
 
 /** Workers LISTEN here; the outbox NOTIFYs in the changing transaction, so only a commit wakes them. */
 export const WEBHOOK_CHANNEL = 'event_service_webhooks';
@@ -26,7 +26,7 @@ export async function enqueueWebhook(
     [organizationId, type],
   );
   if (wanted.length === 0) return;
-  const payload = typeof data === 'function' ? await data() : data;
+  const payload: WebhookData = typeof data === 'function' ? await (data as () => WebhookData | Promise<WebhookData>)() : data;
   await insertMessage(em, organizationId, type, payload, wanted.map((row) => row.id));
 }
 

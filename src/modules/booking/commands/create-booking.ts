@@ -10,7 +10,7 @@ import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
 import { enqueueWebhook } from '../../../platform/outbox/outbox';
-import { bookingWebhookData } from '../../webhook/webhook-outbox';
+import { presentBooking } from '../booking.presenter';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
@@ -40,7 +40,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
       attendeeEmail: input.attendeeEmail,
       attendeeName: input.attendeeName.trim(),
     });
-    await enqueueWebhook(tx, organizationId, 'booking.created', bookingWebhookData(booking, event));
+    await enqueueWebhook(tx, organizationId, 'booking.created', presentBooking(booking, event));
     return booking;
   });
 }
