@@ -24,8 +24,6 @@ import { createLimits } from './platform/limits/limits';
 import { compileRoutes } from './doors/rest/rest-executor';
 import { webhookSecretBox } from './platform/crypto/secret-box';
 import { startWebhooks } from './modules/webhook/webhooks';
-import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
-import { eventPayloadRenderer } from './doors/rest/event-payload';
 import { sparesConnections } from './platform/db/orm-config';
 
 export interface RunningService {
@@ -63,7 +61,6 @@ export interface ServiceHooks {
 export async function startService(config: Config, orm: MikroORM, logger: Logger, hooks: ServiceHooks = {}): Promise<RunningService> {
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
-  setEventPayloadRenderer(eventPayloadRenderer(schema));
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
   // One executor for Apollo and the compiled path of /graphql: a document compiled for one is compiled for both.
   const operations = new CompiledOperations(schema);

@@ -2,7 +2,7 @@ import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING } from './helpers/bookings
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
-import { enqueueWebhook } from '../src/modules/webhook/webhook-outbox';
+import { enqueueWebhook } from '../src/platform/outbox/outbox';
 
 let app: TestApp;
 let receiver: WebhookReceiver;

@@ -8,7 +8,7 @@ import { rotateWebhookSecret } from '../../src/modules/webhook/commands/rotate-w
 import { sendTestWebhook } from '../../src/modules/webhook/commands/send-test-webhook';
 import { updateWebhookEndpoint } from '../../src/modules/webhook/commands/update-webhook-endpoint';
 import type { Resolve } from '../../src/platform/outbox/webhook-destination';
-import { enqueueWebhook } from '../../src/modules/webhook/webhook-outbox';
+import { enqueueWebhook } from '../../src/platform/outbox/outbox';
 import type { WebhookRuntime } from '../../src/platform/outbox/webhook-runtime';
 import { SecretBox } from '../../src/platform/crypto/secret-box';
 import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhook/webhook-types';

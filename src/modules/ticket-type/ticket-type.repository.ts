@@ -44,3 +44,12 @@ export function addTicketType(
 export function removeTicketType(em: EntityManager, ticketType: TicketTypeEntity): void {
   em.remove(ticketType);
 }
+
+/**
+ * The event's ticket types as stored now, in the order reads show them (creation, then id): read again
+ * in the caller's transaction (`refresh`), so types added or removed through another path of the same
+ * unit of work show as they commit.
+ */
+export async function ofEvent(em: EntityManager, event: EventEntity): Promise<TicketTypeEntity[]> {
+  return em.find(TicketTypeEntity, { event }, { orderBy: { createdAt: 'asc', id: 'asc' }, refresh: true });
+}

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { WEBHOOK_CHANNEL } from './webhook-types';
+import { WEBHOOK_CHANNEL } from '../../platform/outbox/outbox';
 
 const RECONNECT_DELAY_MS = 1_000;
 

@@ -18,5 +18,3 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** Workers LISTEN here; the outbox NOTIFYs in the changing transaction, so only a commit wakes them. */
-export const WEBHOOK_CHANNEL = 'event_service_webhooks';

@@ -4,7 +4,7 @@ import { AppError } from '../../foundation/errors/app-error';
 import { idErrors } from '../../foundation/validation/arguments';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
-import { WEBHOOK_CHANNEL } from './webhook-types';
+import { WEBHOOK_CHANNEL } from '../../platform/outbox/outbox';
 import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
 
 /*
@@ -12,7 +12,7 @@ import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from '
  * messages and attempts views (D18), for management: the endpoint commands, Query.webhookEndpoints /
  * webhookMessages and the admin CLI. The organization is always the first argument after the entity
  * manager: another organization's endpoint or message answers as a missing one. Writing messages
- * (the outbox, webhook-outbox.ts) and delivering them (webhook-worker.ts) have SQL of their own.
+ * (the outbox, src/platform/outbox/outbox.ts) and delivering them (webhook-worker.ts) have SQL of their own.
  */
 
 /** The endpoint, or WEBHOOK_ENDPOINT_NOT_FOUND (also for an id that cannot be an endpoint's). */

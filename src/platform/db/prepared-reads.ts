@@ -20,7 +20,7 @@ const readsOf = new WeakMap<object, PreparedReads>();
 /**
  * The prepared-read runner of an entity manager's database (one per connection pool, made on first use).
  * Inside a transaction the reads go through the transaction's own connection, so they see its changes
- * (a webhook payload rendered in the transaction that created the event, D18).
+ * (a read made inside a command's transaction).
  */
 export function preparedReads(em: EntityManager): PreparedReads {
   const transaction = em.getTransactionContext<{ client: KnexClient }>();

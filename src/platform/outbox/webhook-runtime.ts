@@ -19,7 +19,7 @@ export function webhookRuntime(settings: WebhookSettings, dataDir: string, wake:
   };
 }
 
-/** For contexts that run no webhook command (the outbox's own rendering of an event). */
+/** For request contexts built without a webhook runtime: webhook commands refuse to sign there. */
 export const NO_WEBHOOK_RUNTIME: WebhookRuntime = {
   get secrets(): SecretBox {
     throw new Error('no webhook runtime in this context');

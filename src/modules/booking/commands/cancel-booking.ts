@@ -7,7 +7,8 @@ import type { BookingEntity } from '../booking.entity';
 import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
 import { eventIdOfBooking, lockById } from '../booking.repository';
-import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
+import { presentBooking } from '../booking.presenter';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
@@ -25,7 +26,7 @@ export async function cancelBooking(em: EntityManager, organizationId: string, i
     booking.cancelledAt = new Date();
     event.registrationCount -= booking.quantity;
     if (ticketType) ticketType.sold -= booking.quantity;
-    await enqueueWebhook(tx, organizationId, 'booking.cancelled', bookingWebhookData(booking, event));
+    await enqueueWebhook(tx, organizationId, 'booking.cancelled', presentBooking(booking, event));
     return booking;
   });
 }

@@ -9,7 +9,8 @@ import type { BookingEntity } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
-import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
+import { presentBooking } from '../booking.presenter';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
@@ -39,7 +40,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
       attendeeEmail: input.attendeeEmail,
       attendeeName: input.attendeeName.trim(),
     });
-    await enqueueWebhook(tx, organizationId, 'booking.created', bookingWebhookData(booking, event));
+    await enqueueWebhook(tx, organizationId, 'booking.created', presentBooking(booking, event));
     return booking;
   });
 }

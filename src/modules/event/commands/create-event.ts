@@ -7,7 +7,7 @@ import type { EventEntity } from '../event.entity';
 import type { CreateEventInput } from '../event.inputs';
 import { duplicateSlugError } from '../event.policy';
 import { addEvent, guardingSlug, slugTaken } from '../event.repository';
-import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
+import { enqueueEventChange } from '../event.webhooks';
 
 /**
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
@@ -40,7 +40,7 @@ export async function createEvent(em: EntityManager, organization: OrganizationS
         new Date(),
       );
       await tx.flush();
-      await enqueueEventWebhook(tx, organization.id, event, true);
+      await enqueueEventChange(tx, organization.id, event, true);
       return event;
     }),
   );

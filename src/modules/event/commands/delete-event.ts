@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { countConfirmed } from '../../booking/booking.repository';
 import { assertDeletable } from '../event.policy';
+import { presentDeletedEvent } from '../event.presenter';
 import { deleteEvent as deleteEventRow, lockBySlug } from '../event.repository';
-import { enqueueWebhook } from '../../webhook/webhook-outbox';
+import { enqueueWebhook } from '../../../platform/outbox/outbox';
 
 /** Mutation.deleteEvent and DELETE /v1/events/{slug} (D3): only without confirmed bookings (409 otherwise). */
 export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
@@ -10,7 +11,8 @@ export async function deleteEvent(em: EntityManager, organizationId: string, slu
     const event = await lockBySlug(tx, organizationId, slug);
     assertDeletable(await countConfirmed(tx, event));
     await deleteEventRow(tx, event);
-    await enqueueWebhook(tx, organizationId, 'event.deleted', { id: event.id, slug: event.slug });
-    return { id: event.id, slug: event.slug };
+    const deleted = presentDeletedEvent(event);
+    await enqueueWebhook(tx, organizationId, 'event.deleted', deleted);
+    return deleted;
   });
 }

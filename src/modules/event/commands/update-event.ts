@@ -6,7 +6,7 @@ import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
 import { findBySlug, guardingSlug, lockBySlug, slugTaken } from '../event.repository';
-import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
+import { enqueueEventChange } from '../event.webhooks';
 
 const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate', 'venue', 'venueAddress', 'coverImage', 'capacity'] as const;
 
@@ -36,7 +36,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
       for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(event, { [field]: input[field] });
       if (input.timezone != null) event.timezone = canonicalTimeZone(input.timezone);
       if (input.status != null) event.storedStatus = input.status;
-      await enqueueEventWebhook(tx, organizationId, event);
+      await enqueueEventChange(tx, organizationId, event);
     }),
   );
   return findBySlug(em, organizationId, input.slug ?? slug);

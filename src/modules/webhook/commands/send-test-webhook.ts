@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
-import { insertMessage } from '../webhook-outbox';
+import { insertMessage } from '../../../platform/outbox/outbox';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { TEST_MESSAGE_TYPE } from '../webhook-types';
 import { findEndpoint, findMessage } from '../webhook.repository';

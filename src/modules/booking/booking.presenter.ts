@@ -1,0 +1,35 @@
+import type { EventEntity } from '../event/event.entity';
+import type { BookingEntity, BookingStatus } from './booking.entity';
+
+/** A booking as the webhooks send it (D18): GraphQL's Booking fields, with its event's id and slug. */
+export interface BookingBody {
+  id: string;
+  eventId: string;
+  eventSlug: string;
+  ticketTypeId: string | null;
+  quantity: number;
+  attendeeEmail: string;
+  attendeeName: string;
+  status: BookingStatus;
+  createdAt: string;
+  cancelledAt: string | null;
+}
+
+/**
+ * The booking from the rows its command holds (the booking and its event, locked in the transaction):
+ * the values `booking(id)` answers for the same fields, dates as ISO 8601 UTC with milliseconds. Pure.
+ */
+export function presentBooking(booking: BookingEntity, event: Pick<EventEntity, 'id' | 'slug'>): BookingBody {
+  return {
+    id: booking.id,
+    eventId: event.id,
+    eventSlug: event.slug,
+    ticketTypeId: booking.ticketType?.id ?? null,
+    quantity: booking.quantity,
+    attendeeEmail: booking.attendeeEmail,
+    attendeeName: booking.attendeeName,
+    status: booking.status,
+    createdAt: booking.createdAt.toISOString(),
+    cancelledAt: booking.cancelledAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,52 @@
+import type { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
+import type { EventEntity } from './event.entity';
+import { effectiveStatus } from './event-status';
+import type { EventView, TicketTypeView } from './event.read-repository';
+
+/** An event as `GET /v1/events/{slug}` returns it: every field of the spec, ticket types included. */
+export type EventBody = Omit<EventView, 'ticketTypes'> & { ticketTypes: TicketTypeView[] };
+
+/**
+ * The event as the API shows it (`GET /v1/events/{slug}`, GraphQL's FullEvent), from the rows a command
+ * already holds: no request, no query. Pure. The fields in the order the REST body has them; dates as
+ * ISO 8601 UTC with milliseconds (D5); `status` as clients see it (COMPLETED derived from the end, D3);
+ * `ticketTypes` in the order given (the reads' order: creation, then id).
+ */
+export function presentEvent(event: EventEntity, ticketTypes: readonly TicketTypeEntity[], now: Date = new Date()): EventBody {
+  return {
+    id: event.id,
+    slug: event.slug,
+    title: event.title,
+    description: event.description,
+    startDate: event.startDate.toISOString(),
+    endDate: event.endDate.toISOString(),
+    timezone: event.timezone,
+    venue: event.venue,
+    venueAddress: event.venueAddress,
+    coverImage: event.coverImage,
+    status: effectiveStatus(event.storedStatus, event.endDate, now),
+    capacity: event.capacity,
+    registrationCount: event.registrationCount,
+    organizationId: event.organization.id,
+    createdAt: event.createdAt.toISOString(),
+    updatedAt: event.updatedAt.toISOString(),
+    ticketTypes: ticketTypes.map(presentTicketType),
+  };
+}
+
+/** A ticket type as it appears in an event's `ticketTypes` (D6): price a JSON number. */
+export function presentTicketType(ticketType: TicketTypeEntity): TicketTypeView {
+  return {
+    id: ticketType.id,
+    name: ticketType.name,
+    price: ticketType.price,
+    currency: ticketType.currency,
+    quantity: ticketType.quantity,
+    sold: ticketType.sold,
+  };
+}
+
+/** What a delete answers (`deleteEvent`) and `event.deleted` carries: the id and the slug. */
+export function presentDeletedEvent(event: EventEntity): { id: string; slug: string } {
+  return { id: event.id, slug: event.slug };
+}
