@@ -9,6 +9,7 @@ caseFile('errors-unexpected', () => require('./errors-unexpected.cases'));
 caseFile('transport-malformed', () => require('./transport-malformed.cases'));
 caseFile('hostile-input-regressions', () => require('./hostile-input-regressions.cases'));
 caseFile('validation-both-doors', () => require('./validation-both-doors.cases'));
+caseFile('validation-one-pass', () => require('./validation-one-pass.cases'));
 caseFile('cors-origins', () => require('./cors-origins.cases'));
 caseFile('transport-https', () => require('./transport-https.cases'));
 
