@@ -54,6 +54,9 @@ export function parseAll<T extends Record<string, () => unknown>>(parsers: T): {
       errors.push(...((error.details?.errors as FieldError[] | undefined) ?? []));
     }
   }
+  // The CLI's one pass over its options, as assertValidInput is the modules' (validate-input.ts): not
+  // that helper itself, which loads class-validator, and this file is loaded with the command list,
+  // which stays light (see Command). The option parsers above throw AppError.validation for this loop.
   if (errors.length > 0) throw AppError.validation(errors);
   return values as { [K in keyof T]: ReturnType<T[K]> };
 }

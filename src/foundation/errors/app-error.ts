@@ -1,51 +1,13 @@
 /**
- * Every error a client can see: one code from a closed catalogue, a message safe to show, and
- * details typed per code. Services throw these (never HTTP exceptions); each transport maps them in
- * one file of its own (src/http/rest-errors.ts, src/platform/graphql/graphql-errors.ts). See docs/decisions.md
- * (D13) for the catalogue as clients see it.
+ * Every error a client can see: one code from the closed table of error-codes.ts (its HTTP status and
+ * documented details), a message safe to show, and details typed per code. Services throw these (never
+ * HTTP exceptions); each transport maps them in one file of its own (src/http/error-handler.ts,
+ * src/platform/graphql/graphql-errors.ts). See docs/decisions.md (D13) for the catalogue as clients see it.
  */
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+import type { ErrorCode, ErrorDetailsByCode, FieldError } from './error-codes';
 
-/** The `details` each code carries (`undefined`: none). */
-export interface ErrorDetailsByCode {
-  UNAUTHORIZED: undefined;
-  INVALID_API_KEY: undefined;
-  API_KEY_EXPIRED: undefined;
-  FORBIDDEN:
-    | { requiredPermission: string; currentPermissions: string[] }
-    | { requiredSession: 'ADMIN' | 'MEMBER'; currentPermissions: string[] }
-    | { reason: string };
-  IP_NOT_ALLOWED: { ip: string | undefined };
-  HTTPS_REQUIRED: undefined;
-  EVENT_NOT_FOUND: { slug: string };
-  BOOKING_NOT_FOUND: { id: string };
-  TICKET_TYPE_NOT_FOUND: { id: string };
-  WEBHOOK_ENDPOINT_NOT_FOUND: { id: string };
-  WEBHOOK_MESSAGE_NOT_FOUND: { id: string };
-  NOT_FOUND: { id: string } | undefined;
-  METHOD_NOT_ALLOWED: { allowed: string[] };
-  VALIDATION_ERROR: { errors: FieldError[] };
-  QUERY_TOO_COMPLEX: { limit: 'depth' | 'cost' | 'size' | 'tokens'; maximum: number; cost?: number };
-  EVENT_ALREADY_PUBLISHED: { immutableFields: string[] };
-  EVENT_HAS_BOOKINGS: { bookingCount: number };
-  SOLD_OUT: { limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string };
-  EVENT_NOT_PUBLISHED: { slug: string; status: string };
-  BOOKING_ALREADY_CANCELLED: { id: string; cancelledAt: string | null };
-  TICKET_TYPE_HAS_SALES: { id: string; sold: number };
-  IDEMPOTENCY_KEY_IN_USE: { idempotencyKey: string; retryAfterSeconds: number };
-  IDEMPOTENCY_KEY_REUSED: { idempotencyKey: string };
-  PAYLOAD_TOO_LARGE: { limitBytes: number };
-  RATE_LIMITED: { retryAfterSeconds: number; limit?: number };
-  SERVICE_UNAVAILABLE: { requestId?: string; checks?: Record<string, string> };
-  INTERNAL_ERROR: { requestId: string };
-}
-
-/** The closed catalogue of error codes a client can see, in REST and in GraphQL alike. */
-export type ErrorCode = keyof ErrorDetailsByCode;
+export { httpStatusOf, type ErrorCode, type ErrorDetailsByCode, type FieldError } from './error-codes';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -246,54 +208,4 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 /** The one place that says which codes are the server's fault (logged, 5xx, never stored for replay). */
 export function isServerFailure(code: string | undefined): code is 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE' {
   return code === 'INTERNAL_ERROR' || code === 'SERVICE_UNAVAILABLE';
-}
-
-function assertNever(value: never): never {
-  throw new Error(`Unmapped error code: ${String(value)}`);
-}
-
-/** HTTP status for every code, used by both doors; adding a code without a status fails to compile. */
-export function httpStatusOf(code: ErrorCode): number {
-  switch (code) {
-    case 'VALIDATION_ERROR':
-    case 'QUERY_TOO_COMPLEX':
-      return 400;
-    case 'UNAUTHORIZED':
-    case 'INVALID_API_KEY':
-    case 'API_KEY_EXPIRED':
-      return 401;
-    case 'FORBIDDEN':
-    case 'IP_NOT_ALLOWED':
-    case 'HTTPS_REQUIRED':
-      return 403;
-    case 'EVENT_NOT_FOUND':
-    case 'BOOKING_NOT_FOUND':
-    case 'TICKET_TYPE_NOT_FOUND':
-    case 'WEBHOOK_ENDPOINT_NOT_FOUND':
-    case 'WEBHOOK_MESSAGE_NOT_FOUND':
-    case 'NOT_FOUND':
-      return 404;
-    case 'METHOD_NOT_ALLOWED':
-      return 405;
-    case 'EVENT_ALREADY_PUBLISHED':
-    case 'EVENT_HAS_BOOKINGS':
-    case 'SOLD_OUT':
-    case 'EVENT_NOT_PUBLISHED':
-    case 'BOOKING_ALREADY_CANCELLED':
-    case 'TICKET_TYPE_HAS_SALES':
-    case 'IDEMPOTENCY_KEY_IN_USE':
-      return 409;
-    case 'PAYLOAD_TOO_LARGE':
-      return 413;
-    case 'IDEMPOTENCY_KEY_REUSED':
-      return 422;
-    case 'RATE_LIMITED':
-      return 429;
-    case 'INTERNAL_ERROR':
-      return 500;
-    case 'SERVICE_UNAVAILABLE':
-      return 503;
-    default:
-      return assertNever(code);
-  }
 }

@@ -33,8 +33,33 @@ export function validateInput(input: object): FieldError[] {
   return [...nullErrors, ...fieldErrors, ...crossField];
 }
 
-/** The input's failures as one VALIDATION_ERROR (with `more` found by the caller), or nothing. */
-export function assertValidInput(input: object, ...more: FieldError[]): void {
-  const errors = [...validateInput(input), ...more];
-  if (errors.length > 0) throw AppError.validation(errors);
+/**
+ * One part of an input's check: the failures a rule function found (an argument rule such as
+ * slugErrors, idErrors or paginationErrors, a policy's field rules, a uniqueness check), or an input
+ * class instance, whose own rules run here (validateInput).
+ */
+export type InputPart = readonly FieldError[] | object;
+
+/** Every failing field of an input, part by part in the order given. */
+export function inputErrors(...parts: InputPart[]): FieldError[] {
+  return parts.flatMap((part) => (Array.isArray(part) ? (part as FieldError[]) : validateInput(part)));
+}
+
+/** The input's failures as one VALIDATION_ERROR listing all of them, or undefined when it has none. */
+export function invalidInput(...parts: InputPart[]): AppError | undefined {
+  const errors = inputErrors(...parts);
+  return errors.length > 0 ? AppError.validation(errors) : undefined;
+}
+
+/**
+ * The one way an input is refused (D4): every part checked, in one pass, and every failing field of
+ * all of them thrown as one VALIDATION_ERROR, in the order of the parts; nothing when all pass. A rule
+ * that needs stored state runs in a second pass only where the first must answer before the row is
+ * looked up or locked (said where it happens). A refusal that is not an input's check — one stored-state
+ * rule of a policy (the last admin, a revoked key), a transport failure (a body that is not JSON) —
+ * is thrown as AppError.validation where it is found.
+ */
+export function assertValidInput(...parts: InputPart[]): void {
+  const error = invalidInput(...parts);
+  if (error) throw error;
 }

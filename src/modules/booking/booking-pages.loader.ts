@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { AppError } from '../../foundation/errors/app-error';
 import { paginationErrors } from '../../foundation/validation/arguments';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 import type { BookingList } from './booking.types';
+import { invalidInput } from '../../foundation/validation/validate-input';
 
 export interface BookingQuery {
   page: number;
@@ -46,8 +46,9 @@ const loaders = new WeakMap<EntityManager, Map<string, DataLoader<string, Bookin
 
 /** The page of `eventId`'s bookings, batched with the other events of the same request and query. */
 export function bookingPageOf(em: EntityManager, eventId: string, query: BookingQuery): Promise<BookingList> {
-  const errors = paginationErrors(query.page, query.limit);
-  if (errors.length > 0) return Promise.reject(AppError.validation(errors));
+  const invalid = invalidInput(paginationErrors(query.page, query.limit));
+  // A rejected promise, not a throw: callers batch this with other events' pages.
+  if (invalid) return Promise.reject(invalid);
   const byQuery = loaders.get(em) ?? new Map<string, DataLoader<string, BookingList>>();
   loaders.set(em, byQuery);
   const queryKey = `${query.page}:${query.limit}:${query.status ?? ''}`;

@@ -1,24 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../foundation/errors/app-error';
 import { idErrors, paginationErrors, slugErrors } from '../../foundation/validation/arguments';
 import { idBySlug } from '../event/event.repository';
 import { bookingPageOf, type BookingQuery } from './booking-pages.loader';
 import type { BookingEntity } from './booking.entity';
 import { findById } from './booking.repository';
 import type { BookingList } from './booking.types';
+import { assertValidInput } from '../../foundation/validation/validate-input';
 
 /* Booking reads: arguments checked, then the organization-scoped repository (the changes are commands, in commands/). */
 
 /** Query.bookings: one event's bookings, newest first (EVENT_NOT_FOUND for another organization's event). */
 export async function bookingPage(em: EntityManager, organizationId: string, eventSlug: string, query: BookingQuery): Promise<BookingList> {
-  const errors = [...slugErrors('eventSlug', eventSlug), ...paginationErrors(query.page, query.limit)];
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(slugErrors('eventSlug', eventSlug), paginationErrors(query.page, query.limit));
   return bookingPageOf(em, await idBySlug(em, organizationId, eventSlug), query);
 }
 
 /** Query.booking: one booking of the organization, or BOOKING_NOT_FOUND (another organization's included). */
 export function bookingById(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
-  const errors = idErrors('id', id, 'bk');
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(idErrors('id', id, 'bk'));
   return findById(em, organizationId, id);
 }

@@ -3,6 +3,7 @@ import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
 import { paginationErrors } from '../../foundation/validation/arguments';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
+import { assertValidInput } from '../../foundation/validation/validate-input';
 
 /** The longest title search accepted (titles are at most 200 characters). */
 export const MAX_SEARCH_LENGTH = 200;
@@ -14,16 +15,21 @@ export interface EventPage {
   limit: number;
 }
 
-/** One page of the organization's events (one statement), after the argument rules (D4). */
-export async function eventPage(context: RequestContext, query: EventListQuery): Promise<EventPage> {
-  const errors: FieldError[] = paginationErrors(query.page, query.limit);
+/** The rules of the list's filters: the search's length, and a window that ends after it starts. */
+function searchErrors(query: EventListQuery): FieldError[] {
+  const errors: FieldError[] = [];
   if (query.search != null && query.search.length > MAX_SEARCH_LENGTH) {
     errors.push({ field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters` });
   }
   if (query.startsAfter != null && query.startsBefore != null && query.startsBefore.getTime() <= query.startsAfter.getTime()) {
     errors.push({ field: 'startsBefore', message: 'startsBefore must be after startsAfter' });
   }
-  if (errors.length > 0) throw AppError.validation(errors);
+  return errors;
+}
+
+/** One page of the organization's events (one statement), after the argument rules (D4). */
+export async function eventPage(context: RequestContext, query: EventListQuery): Promise<EventPage> {
+  assertValidInput(paginationErrors(query.page, query.limit), searchErrors(query));
   const { events, total } = await listEvents(readsOf(context), context.auth.organization.id, query);
   return { events, total, page: query.page, limit: query.limit };
 }

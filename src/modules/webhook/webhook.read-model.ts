@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../foundation/errors/app-error';
 import { paginationErrors } from '../../foundation/validation/arguments';
 import { findEndpoint, pageOfMessages } from './webhook.repository';
 import type { WebhookMessageList, WebhookMessageStatus } from './webhook.types';
+import { assertValidInput } from '../../foundation/validation/validate-input';
 
 /**
  * Query.webhookMessages (D18): `page` and `limit` checked (400 listing both), the endpoint found in the
@@ -15,8 +15,7 @@ export async function listWebhookMessages(
   endpointId: string,
   query: { page: number; limit: number; status?: WebhookMessageStatus | null },
 ): Promise<WebhookMessageList> {
-  const errors = paginationErrors(query.page, query.limit);
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(paginationErrors(query.page, query.limit));
   const endpoint = await findEndpoint(em, organizationId, endpointId);
   const { messages, total } = await pageOfMessages(em, organizationId, endpoint.id, { page: query.page, limit: query.limit, status: query.status ?? null });
   return { messages, total, page: query.page, limit: query.limit };

@@ -21,9 +21,9 @@ import {
   type ValueNode,
 } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import { AppError, type FieldError } from '../../foundation/errors/app-error';
+import type { FieldError } from '../../foundation/errors/app-error';
 import { argumentRuleErrors } from '../../foundation/validation/arguments';
-import { validateInput } from '../../foundation/validation/validate-input';
+import { assertValidInput, validateInput } from '../../foundation/validation/validate-input';
 
 /*
  * The arguments of an operation checked once, before anything runs, the same way for both doors (REST
@@ -240,5 +240,5 @@ export function assertValidArguments(
   }
   if (errors.length > 0) for (const rules of deferred) errors.push(...rules());
   const unique = [...new Map(errors.map((error) => [`${error.field}\u0000${error.message}`, error])).values()];
-  if (unique.length > 0) throw AppError.validation(unique);
+  assertValidInput(unique);
 }

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Permission } from '../../../platform/auth/permissions';
-import { AppError } from '../../../foundation/errors/app-error';
 import { findOrganization } from '../../organization/organization.repository';
 import { KeyEnvironment, type ApiKeyEntity } from '../api-key.entity';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key.format';
 import { newKeyErrors, parseEnvironment } from '../api-key.policy';
 import { addKey } from '../api-key.repository';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 export interface CreateApiKeyInput {
   name: string;
@@ -24,8 +24,7 @@ export interface CreateApiKeyInput {
  */
 export async function createApiKey(em: EntityManager, organizationId: string, input: CreateApiKeyInput): Promise<{ entity: ApiKeyEntity; key: string }> {
   const name = input.name.trim();
-  const errors = newKeyErrors({ ...input, name }, Date.now());
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(newKeyErrors({ ...input, name }, Date.now()));
   await findOrganization(em, organizationId);
 
   const environment = input.environment === undefined ? KeyEnvironment.LIVE : parseEnvironment(input.environment)!;

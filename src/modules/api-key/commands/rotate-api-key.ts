@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';
 import { createApiKey } from './create-api-key';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /**
  * `key rotate` and Mutation.rotateApiKey (D9): a replacement with the same name, permissions,
@@ -16,8 +16,7 @@ export async function rotateApiKey(
   keyId: string,
   graceHours = ROTATION_GRACE_HOURS,
 ): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
-  const errors = graceHoursErrors(graceHours);
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(graceHoursErrors(graceHours));
   return em.transactional(async (tx) => {
     const previous = await lockKey(tx, organizationId, keyId);
     const now = Date.now();

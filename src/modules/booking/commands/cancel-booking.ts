@@ -9,11 +9,11 @@ import { assertCancellable } from '../booking.policy';
 import { eventIdOfBooking, lockById } from '../booking.repository';
 import { enqueueWebhook } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
-  const errors = idErrors('id', id, 'bk');
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(idErrors('id', id, 'bk'));
 
   return em.transactional(async (tx) => {
     const event = await lockEvent(tx, await eventIdOfBooking(tx, organizationId, id));

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors, slugErrors } from '../../../foundation/validation/arguments';
-import { validateInput } from '../../../foundation/validation/validate-input';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { assertBookable } from '../../event/event.policy';
 import { lockBySlug } from '../../event/event.repository';
 import { lockOfEvent } from '../../ticket-type/ticket-type.repository';
@@ -18,12 +17,11 @@ import { presentBooking } from '../booking.presenter';
  * the one written. The counts change in the same transaction; CHECK constraints are the backstop.
  */
 export async function createBooking(em: EntityManager, organizationId: string, input: CreateBookingInput): Promise<BookingEntity> {
-  const errors = [
-    ...slugErrors('eventSlug', input.eventSlug),
-    ...(input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt')),
-    ...validateInput(input),
-  ];
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(
+    slugErrors('eventSlug', input.eventSlug),
+    input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt'),
+    input,
+  );
 
   return em.transactional(async (tx) => {
     const event = await lockBySlug(tx, organizationId, input.eventSlug);

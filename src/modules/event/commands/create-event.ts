@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
-import { validateInput } from '../../../foundation/validation/validate-input';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 import type { OrganizationSnapshot } from '../../../platform/auth/auth-context';
 import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
@@ -15,9 +14,7 @@ import { enqueueEventChange } from '../event.webhooks';
  * in the organization, then the event in DRAFT with its ticket types. `status` is not an input field.
  */
 export async function createEvent(em: EntityManager, organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
-  const errors = validateInput(input);
-  if (await slugTaken(em, organization.id, input.slug)) errors.push(duplicateSlugError(input.slug));
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(input, (await slugTaken(em, organization.id, input.slug)) ? [duplicateSlugError(input.slug)] : []);
 
   return guardingSlug(input.slug, () =>
     em.transactional(async (tx) => {

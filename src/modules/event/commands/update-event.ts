@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
-import { validateInput } from '../../../foundation/validation/validate-input';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';
@@ -16,22 +15,22 @@ const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate',
  * slug → 400 together), then only the given fields applied; `null` clears an optional field.
  */
 export async function updateEvent(em: EntityManager, organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
-  const inputErrors = validateInput(input);
-  if (inputErrors.length > 0) throw AppError.validation(inputErrors);
+  assertValidInput(input);
 
   await guardingSlug(input.slug, () =>
     em.transactional(async (tx) => {
       const event = await lockBySlug(tx, organizationId, slug);
       assertMutableFields(event, input);
-      const errors = [
-        ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
-        ...scheduleErrors(input, event, new Date()),
-        ...capacityErrors(input.capacity, event.registrationCount),
-      ];
-      if (input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug))) {
-        errors.push(duplicateSlugError(input.slug));
-      }
-      if (errors.length > 0) throw AppError.validation(errors);
+      // A second pass, on the locked row: these rules compare the input with the stored event. The
+      // input's own rules answered above, before the event was looked up and its published fields
+      // guarded (EVENT_NOT_FOUND, EVENT_ALREADY_PUBLISHED), as they always have.
+      const slugClash = input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug));
+      assertValidInput(
+        input.status != null ? statusChangeErrors(event.status, input.status) : [],
+        scheduleErrors(input, event, new Date()),
+        capacityErrors(input.capacity, event.registrationCount),
+        slugClash ? [duplicateSlugError(input.slug!)] : [],
+      );
 
       for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(event, { [field]: input[field] });
       if (input.timezone != null) event.timezone = canonicalTimeZone(input.timezone);

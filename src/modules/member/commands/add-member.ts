@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { findOrganization } from '../../organization/organization.repository';
 import type { MemberEntity } from '../member.entity';
 import { duplicateEmailError, newMemberErrors, normalizeEmail, parseRole } from '../member.policy';
@@ -20,10 +20,10 @@ export async function addMember(em: EntityManager, organizationId: string, input
   const email = normalizeEmail(input.email);
   const name = input.name.trim();
   const role = parseRole(input.role);
-  const errors = newMemberErrors({ email, name, role });
-  if (errors.length > 0 || role === undefined) throw AppError.validation(errors);
+  assertValidInput(newMemberErrors({ email, name, role }));
 
   await findOrganization(em, organizationId);
-  if (await emailTaken(em, organizationId, email)) throw AppError.validation([duplicateEmailError(email)]);
-  return addRow(em, organizationId, { email, name, role });
+  // A second pass, once the organization is found (an unknown one is NOT_FOUND, not a free email).
+  assertValidInput((await emailTaken(em, organizationId, email)) ? [duplicateEmailError(email)] : []);
+  return addRow(em, organizationId, { email, name, role: role! /* the policy refuses a missing role */ });
 }

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { canonicalTimeZone } from '../../event/event.queries';
 import { OrganizationPlan, type OrganizationEntity } from '../organization.entity';
 import { organizationNameErrors, rateLimitErrors, timezoneErrors } from '../organization.policy';
 import { addOrganization } from '../organization.repository';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 export interface CreateOrganizationInput {
   name: string;
@@ -15,8 +15,7 @@ export interface CreateOrganizationInput {
 /** `org create` (D14): a name, a default timezone for its events (UTC), a plan and an optional budget (D12). */
 export async function createOrganization(em: EntityManager, input: CreateOrganizationInput): Promise<OrganizationEntity> {
   const name = input.name.trim();
-  const errors = [...organizationNameErrors(name), ...timezoneErrors(input.timezone), ...rateLimitErrors(input.rateLimitPerMinute)];
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(organizationNameErrors(name), timezoneErrors(input.timezone), rateLimitErrors(input.rateLimitPerMinute));
   const organization = addOrganization(em, {
     name,
     timezone: canonicalTimeZone(input.timezone ?? 'UTC'),

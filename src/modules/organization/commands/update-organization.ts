@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { canonicalTimeZone } from '../../event/event.queries';
 import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../organization.entity';
 import { normalizeAllowlist } from '../ip-allowlist';
 import { accessSettingsErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
 import { lockOrganization } from '../organization.repository';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /** Fields that may change; absent means unchanged, rateLimitPerMinute null means the server default. */
 export interface UpdateOrganizationInput {
@@ -24,21 +24,15 @@ export interface UpdateOrganizationInput {
  */
 export async function updateOrganization(em: EntityManager, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
   const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
-  const errors = [
-    ...timezoneErrors(input.timezone),
-    ...rateLimitErrors(input.rateLimitPerMinute),
-    ...(allowlist?.errors ?? []),
-    ...restrictionModeErrors(input.restrictionMode),
-  ];
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(timezoneErrors(input.timezone), rateLimitErrors(input.rateLimitPerMinute), allowlist?.errors ?? [], restrictionModeErrors(input.restrictionMode));
 
   return em.transactional(async (tx) => {
     const organization = await lockOrganization(tx, organizationId);
     const plan = input.plan ?? organization.plan;
     const allowedIps = allowlist?.list ?? organization.allowedIps;
     const restrictionMode = (input.restrictionMode === undefined ? undefined : parseRestrictionMode(input.restrictionMode)) ?? organization.restrictionMode;
-    const settingsErrors = accessSettingsErrors({ plan, allowedIps, restrictionMode });
-    if (settingsErrors.length > 0) throw AppError.validation(settingsErrors);
+    // A second pass, on the locked row: the settings as a whole, with the stored values the input leaves.
+    assertValidInput(accessSettingsErrors({ plan, allowedIps, restrictionMode }));
 
     organization.plan = plan;
     organization.allowedIps = [...allowedIps];

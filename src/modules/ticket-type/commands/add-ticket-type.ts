@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { slugErrors } from '../../../foundation/validation/arguments';
-import { validateInput } from '../../../foundation/validation/validate-input';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { lockBySlug } from '../../event/event.repository';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';
@@ -15,12 +14,11 @@ export async function addTicketType(
   eventSlug: string,
   input: TicketTypeInput,
 ): Promise<TicketTypeEntity> {
-  const errors = [...slugErrors('eventSlug', eventSlug), ...validateInput(input)];
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(slugErrors('eventSlug', eventSlug), input);
   return em.transactional(async (tx) => {
     const event = await lockBySlug(tx, organizationId, eventSlug);
-    const countErrors = ticketTypeCountErrors(await countOfEvent(tx, event));
-    if (countErrors.length > 0) throw AppError.validation(countErrors);
+    // A second pass, under the event's lock: the count of its types is stored state.
+    assertValidInput(ticketTypeCountErrors(await countOfEvent(tx, event)));
     const { name, price, currency, quantity } = input;
     // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
     return addRow(tx, event, { name, price, currency, quantity });

@@ -1,15 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import { assertRemovable } from '../ticket-type.policy';
 import { removeTicketType as removeRow } from '../ticket-type.repository';
 import { lockTicketTypeWithEvent } from './lock-ticket-type';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /** Mutation.removeTicketType (D6): only a type nothing is sold of; its cancelled bookings stay, without a type. */
 export async function removeTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity> {
-  const errors = idErrors('id', id, 'tt');
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(idErrors('id', id, 'tt'));
   return em.transactional(async (tx) => {
     const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
     assertRemovable(ticketType);

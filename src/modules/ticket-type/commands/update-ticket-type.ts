@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
-import { validateInput } from '../../../foundation/validation/validate-input';
+import { assertValidInput, inputErrors } from '../../../foundation/validation/validate-input';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';
@@ -16,14 +15,13 @@ export async function updateTicketType(
   id: string,
   input: TicketTypeUpdateInput,
 ): Promise<TicketTypeEntity> {
-  const errors = [...idErrors('id', id, 'tt'), ...validateInput(input)];
+  const errors = inputErrors(idErrors('id', id, 'tt'), input);
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
-  if (errors.some((error) => error.field === 'id')) throw AppError.validation(errors);
+  if (errors.some((error) => error.field === 'id')) assertValidInput(errors);
   return em.transactional(async (tx) => {
     const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
-    if (!errors.some((error) => error.field === 'quantity')) errors.push(...quantityErrors(input.quantity, ticketType.sold));
-    if (errors.length > 0) throw AppError.validation(errors);
+    assertValidInput(errors, errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, ticketType.sold));
     for (const field of SETTABLE_FIELDS) if (input[field] != null) Object.assign(ticketType, { [field]: input[field] });
     // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
     return ticketType;

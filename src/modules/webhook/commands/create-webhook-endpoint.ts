@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { findOrganization } from '../../organization/organization.repository';
 import { registrationError } from '../../../platform/outbox/webhook-destination';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
@@ -7,6 +6,7 @@ import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../webhook.policy';
 import { addEndpoint } from '../webhook.repository';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /**
  * Mutation.createWebhookEndpoint and `webhook create` (D18): every failing field at once (the
@@ -21,12 +21,11 @@ export async function createWebhookEndpoint(
   runtime: WebhookRuntime,
 ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
   const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
-  const errors = endpointInputErrors(input, 'create', destination);
-  if (errors.length > 0 || input.url == null) throw AppError.validation(errors);
+  assertValidInput(endpointInputErrors(input, 'create', destination));
   await findOrganization(em, organizationId);
 
   const secret = newSigningSecret();
-  const endpoint = addEndpoint(em, organizationId, { ...newEndpointFields({ ...input, url: input.url }), secretCiphertext: runtime.secrets.seal(secret) });
+  const endpoint = addEndpoint(em, organizationId, { ...newEndpointFields({ ...input, url: input.url! /* the policy refuses a missing url */ }), secretCiphertext: runtime.secrets.seal(secret) });
   await em.flush();
   return { endpoint, secret };
 }

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { registrationError } from '../../../platform/outbox/webhook-destination';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { endpointChanges, endpointInputErrors, type EndpointInput } from '../webhook.policy';
 import { findEndpoint } from '../webhook.repository';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
 
 /**
  * Mutation.updateWebhookEndpoint (D18): the endpoint found in the caller's organization first (an
@@ -22,8 +22,7 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpointEntity> {
   const endpoint = await findEndpoint(em, organizationId, endpointId);
   const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
-  const errors = endpointInputErrors(input, 'update', destination);
-  if (errors.length > 0) throw AppError.validation(errors);
+  assertValidInput(endpointInputErrors(input, 'update', destination));
 
   Object.assign(endpoint, endpointChanges(endpoint, input));
   await em.flush();

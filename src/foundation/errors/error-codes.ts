@@ -1,0 +1,234 @@
+/**
+ * The one table of error codes (D13): every code a client can see, in REST and in GraphQL alike, with
+ * its HTTP status, when a client sees it, the JSON schema of its `details` as the API documents it,
+ * and (for the compiler only) the type of the details an AppError of that code carries.
+ *
+ * Everything else is derived from here: the ErrorCode union and the details each code takes
+ * (app-error.ts), the HTTP status of both doors (httpStatusOf), the GraphQL `extensions.code` (the
+ * AppError's code), and the OpenAPI error catalogue (src/doors/rest/openapi/error-catalogue.ts renders
+ * these schemas). A new code is one entry below.
+ */
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * The documented shape of a code's `details`: plain JSON schema, except that `{ "enumOf": name }` stands
+ * for `{ "enum": [...] }` over a list a higher rung owns (the permission names, src/platform/auth/): the
+ * door that renders the schema supplies it.
+ */
+export type DetailsSchema = { readonly [keyword: string]: unknown };
+
+/** The names a DetailsSchema may list with `enumOf`. */
+export type SchemaVocabulary = 'permission';
+
+/** One code's entry. */
+export interface ErrorCodeEntry {
+  /** The HTTP status of both doors (a REST answer; a GraphQL answer with this error before any data). */
+  readonly status: number;
+  /** When a client sees this code (the OpenAPI description of the code). */
+  readonly when: string;
+  /** The shape of `error.details` as documented; absent when the documentation shows none. */
+  readonly details?: DetailsSchema;
+}
+
+declare const detailsType: unique symbol;
+
+/** An entry that also names, for the compiler only, the details an AppError of its code carries. */
+export type TypedErrorCodeEntry<Details> = ErrorCodeEntry & { readonly [detailsType]: Details };
+
+/** An entry whose errors carry `Details` (`undefined`: none; `X | undefined`: optional). Nothing at run time. */
+const code = <Details = undefined>(entry: ErrorCodeEntry): TypedErrorCodeEntry<Details> => entry as TypedErrorCodeEntry<Details>;
+
+/** The details type an entry names. */
+export type DetailsOf<Entry> = Entry extends TypedErrorCodeEntry<infer Details> ? Details : never;
+
+const requestId = { type: 'string', description: 'The X-Request-Id of the failed request, for support.' };
+
+/** Every code, by what it is about (spec section 7, D9–D13). */
+export const ERROR_TABLE = {
+  // Authentication and access (D2, D9, D10, D11)
+  UNAUTHORIZED: code({ status: 401, when: 'No Authorization header (or a key sent anywhere but the header).' }),
+  INVALID_API_KEY: code({ status: 401, when: 'The key is malformed, unknown or revoked.' }),
+  API_KEY_EXPIRED: code({ status: 401, when: 'The key has passed its expiry date.' }),
+  FORBIDDEN: code<
+    | { requiredPermission: string; currentPermissions: string[] }
+    | { requiredSession: 'ADMIN' | 'MEMBER'; currentPermissions: string[] }
+    | { reason: string }
+  >({
+    status: 403,
+    when: 'The key is valid but lacks the permission the operation needs.',
+    details: {
+      type: 'object',
+      properties: {
+        requiredPermission: { type: 'string', enumOf: 'permission' },
+        currentPermissions: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['requiredPermission', 'currentPermissions'],
+    },
+  }),
+  IP_NOT_ALLOWED: code<{ ip: string | undefined }>({
+    status: 403,
+    when: "The organization's IP allowlist (STRICT) does not include the caller's address.",
+    details: { type: 'object', properties: { ip: { type: 'string' } }, required: ['ip'] },
+  }),
+  HTTPS_REQUIRED: code({
+    status: 403,
+    when: 'The request came over plain HTTP (or X-Forwarded-Proto is not https behind a trusted proxy).',
+  }),
+
+  // Missing things (D1: another organization's row answers exactly like a missing one)
+  EVENT_NOT_FOUND: code<{ slug: string }>({
+    status: 404,
+    when: "No event with this slug in the key's organization (another organization's event answers the same).",
+    details: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+  }),
+  BOOKING_NOT_FOUND: code<{ id: string }>({ status: 404, when: "No booking with this id in the key's organization.", details: { type: 'object' } }),
+  TICKET_TYPE_NOT_FOUND: code<{ id: string }>({
+    status: 404,
+    when: "GraphQL only: no ticket type with this id in the key's organization.",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
+  WEBHOOK_ENDPOINT_NOT_FOUND: code<{ id: string }>({
+    status: 404,
+    when: "GraphQL only: no webhook endpoint with this id in the key's organization.",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
+  WEBHOOK_MESSAGE_NOT_FOUND: code<{ id: string }>({
+    status: 404,
+    when: 'GraphQL only: no webhook message with this id for this endpoint.',
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
+  NOT_FOUND: code<{ id: string } | undefined>({ status: 404, when: 'No route has this path.' }),
+  METHOD_NOT_ALLOWED: code<{ allowed: string[] }>({
+    status: 405,
+    when: 'The path exists but not with this method; the Allow header lists the methods it has.',
+    details: { type: 'object', properties: { allowed: { type: 'array', items: { type: 'string' } } }, required: ['allowed'] },
+  }),
+
+  // Bad input (D4)
+  VALIDATION_ERROR: code<{ errors: FieldError[] }>({
+    status: 400,
+    when: 'The body, a path or query parameter is invalid; every failing field is listed.',
+    details: {
+      type: 'object',
+      properties: {
+        errors: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string', description: 'The field or parameter, e.g. "startDate", "limit", "body".' },
+              message: { type: 'string' },
+            },
+            required: ['field', 'message'],
+          },
+        },
+      },
+      required: ['errors'],
+    },
+  }),
+  QUERY_TOO_COMPLEX: code<{ limit: 'depth' | 'cost' | 'size' | 'tokens'; maximum: number; cost?: number }>({
+    status: 400,
+    when:
+      'GraphQL only: the query is nested deeper than GRAPHQL_MAX_DEPTH, costs more than GRAPHQL_MAX_COST (or too much to estimate), or the document is longer than 64 KiB, has more than 10,000 tokens or nests brackets more than 64 deep.',
+    details: {
+      type: 'object',
+      properties: { limit: { type: 'string', enum: ['depth', 'cost', 'size', 'tokens'] }, maximum: { type: 'integer' }, cost: { type: 'integer' } },
+      required: ['limit', 'maximum'],
+    },
+  }),
+
+  // State rules (D3, D6, D7)
+  EVENT_ALREADY_PUBLISHED: code<{ immutableFields: string[] }>({
+    status: 409,
+    when: 'The event is PUBLISHED or COMPLETED and the request changes slug or startDate; nothing is applied.',
+    details: {
+      type: 'object',
+      properties: { immutableFields: { type: 'array', items: { type: 'string', enum: ['slug', 'startDate'] }, minItems: 1 } },
+      required: ['immutableFields'],
+    },
+  }),
+  EVENT_HAS_BOOKINGS: code<{ bookingCount: number }>({
+    status: 409,
+    when: 'The event has confirmed bookings; cancel it (status CANCELLED) instead.',
+    details: { type: 'object', properties: { bookingCount: { type: 'integer', minimum: 1 } }, required: ['bookingCount'] },
+  }),
+  SOLD_OUT: code<{ limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string }>({
+    status: 409,
+    when: 'The booking would exceed the event capacity or the ticket quantity.',
+    details: { type: 'object' },
+  }),
+  EVENT_NOT_PUBLISHED: code<{ slug: string; status: string }>({
+    status: 409,
+    when: 'GraphQL only: a booking was asked for an event that is not PUBLISHED.',
+    details: { type: 'object', properties: { slug: { type: 'string' }, status: { type: 'string' } }, required: ['slug', 'status'] },
+  }),
+  BOOKING_ALREADY_CANCELLED: code<{ id: string; cancelledAt: string | null }>({
+    status: 409,
+    when: 'GraphQL only: the booking was cancelled before.',
+    details: { type: 'object', properties: { id: { type: 'string' }, cancelledAt: { type: ['string', 'null'] } }, required: ['id'] },
+  }),
+  TICKET_TYPE_HAS_SALES: code<{ id: string; sold: number }>({
+    status: 409,
+    when: 'GraphQL only: a ticket type with confirmed sales cannot be removed.',
+    details: { type: 'object', properties: { id: { type: 'string' }, sold: { type: 'integer' } }, required: ['id', 'sold'] },
+  }),
+
+  // Idempotent retries (D17)
+  IDEMPOTENCY_KEY_IN_USE: code<{ idempotencyKey: string; retryAfterSeconds: number }>({
+    status: 409,
+    when: 'A request with the same Idempotency-Key is still running; retry after the Retry-After header (nothing was stored).',
+    details: {
+      type: 'object',
+      properties: { idempotencyKey: { type: 'string' }, retryAfterSeconds: { type: 'integer', minimum: 0 } },
+      required: ['idempotencyKey', 'retryAfterSeconds'],
+    },
+  }),
+  IDEMPOTENCY_KEY_REUSED: code<{ idempotencyKey: string }>({
+    status: 422,
+    when: 'The Idempotency-Key was used before with another request (method, path and body, or GraphQL document and variables).',
+    details: { type: 'object', properties: { idempotencyKey: { type: 'string' } }, required: ['idempotencyKey'] },
+  }),
+
+  // Limits (D12)
+  PAYLOAD_TOO_LARGE: code<{ limitBytes: number }>({
+    status: 413,
+    when: 'The body is larger than 1 MiB.',
+    details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },
+  }),
+  RATE_LIMITED: code<{ retryAfterSeconds: number; limit?: number }>({
+    status: 429,
+    when: "The organization's request budget for this minute is spent (or too many failed authentications from this address).",
+    details: { type: 'object', properties: { retryAfterSeconds: { type: 'integer', minimum: 0 } }, required: ['retryAfterSeconds'] },
+  }),
+
+  // Server failures (D13): never the cause's text, only the request id
+  SERVICE_UNAVAILABLE: code<{ requestId?: string; checks?: Record<string, string> }>({
+    status: 503,
+    when: 'The database is unreachable; retry shortly.',
+    details: { type: 'object', properties: { requestId }, required: ['requestId'] },
+  }),
+  INTERNAL_ERROR: code<{ requestId: string }>({
+    status: 500,
+    when: 'An unexpected failure; the message is generic and never shows a stack or SQL.',
+    details: { type: 'object', properties: { requestId }, required: ['requestId'] },
+  }),
+} satisfies Record<string, ErrorCodeEntry>;
+
+/** The closed catalogue of error codes a client can see, in REST and in GraphQL alike. */
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** The `details` each code carries (`undefined`: none). */
+export type ErrorDetailsByCode = { [C in ErrorCode]: DetailsOf<(typeof ERROR_TABLE)[C]> };
+
+/** Every code of the table, in its order. */
+export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
+
+/** HTTP status for every code, used by both doors. */
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_TABLE[code].status;
+}
