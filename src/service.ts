@@ -26,6 +26,7 @@ import { startWebhooks } from './modules/webhook/webhooks';
 import { setEventPayloadRenderer } from './modules/webhook/webhook-outbox';
 import { eventPayloadRenderer } from './doors/rest/event-payload';
 import { sparesConnections } from './platform/db/orm-config';
+import { armCrashForTests } from './platform/db/unit-of-work';
 
 export interface RunningService {
   readonly port: number;
@@ -54,6 +55,7 @@ function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Ti
 
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
 export async function startService(config: Config, orm: MikroORM, logger: Logger): Promise<RunningService> {
+  armCrashForTests(config.crashForTests); // test-only (config.ts); undefined in production
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   setEventPayloadRenderer(eventPayloadRenderer(schema));

@@ -103,17 +103,21 @@ function runIdempotently(store: IdempotencyKeyStore, logger: Logger): (request: 
         res.end(body);
         return false;
       }
-      case 'claimed':
+      case 'claimed': {
+        const held = claim.claim;
+        // The request's units of work record their recovery points on the key (request context → em).
+        res.locals.idempotency = held;
         captureResponse(res, async (response) => {
           try {
-            if (response) await store.complete(organizationId, key, fingerprint, response);
-            else await store.release(organizationId, key, fingerprint);
+            if (response) await store.complete(held, response);
+            else await store.release(held);
           } catch (error) {
             // The answer still goes out; the key stays RUNNING until its lease ends, then a retry runs.
             logger.error({ err: error, requestId: res.locals.requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome');
           }
         });
         return true;
+      }
     }
   };
 }

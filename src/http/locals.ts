@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../platform/auth/auth-context';
+import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 
 /*
@@ -23,6 +24,8 @@ declare global {
       operation?: { name?: string };
       /** The organization's budget after this request, set by rate-limit.ts (Query.viewer shows it). */
       rateLimit?: RateLimitState;
+      /** The Idempotency-Key this request holds, set by idempotent-requests.ts (its units of work record on it). */
+      idempotency?: IdempotencyClaim;
       /** Which door answers: errors are written in its shape. */
       door?: 'rest' | 'graphql';
     }

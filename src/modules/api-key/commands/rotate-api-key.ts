@@ -4,6 +4,7 @@ import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';
 import { createApiKey } from './create-api-key';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * `key rotate` and Mutation.rotateApiKey (D9): a replacement with the same name, permissions,
@@ -18,7 +19,7 @@ export async function rotateApiKey(
 ): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
   const errors = graceHoursErrors(graceHours);
   if (errors.length > 0) throw AppError.validation(errors);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const previous = await lockKey(tx, organizationId, keyId);
     const now = Date.now();
     assertRotatable(previous, now);

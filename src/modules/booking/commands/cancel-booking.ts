@@ -8,13 +8,14 @@ import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
 import { eventIdOfBooking, lockById } from '../booking.repository';
 import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
   const errors = idErrors('id', id, 'bk');
   if (errors.length > 0) throw AppError.validation(errors);
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockEvent(tx, await eventIdOfBooking(tx, organizationId, id));
     if (!event) throw AppError.bookingNotFound(id);
     const booking = await lockById(tx, id);

@@ -10,6 +10,7 @@ import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
 import { bookingWebhookData, enqueueWebhook } from '../../webhook/webhook-outbox';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
@@ -24,7 +25,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
   ];
   if (errors.length > 0) throw AppError.validation(errors);
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockBySlug(tx, organizationId, input.eventSlug);
     assertBookable(event);
     const ticketType = input.ticketTypeId == null ? null : await lockOfEvent(tx, event, input.ticketTypeId);

@@ -8,6 +8,7 @@ import type { CreateEventInput } from '../event.inputs';
 import { duplicateSlugError } from '../event.policy';
 import { addEvent, guardingSlug, slugTaken } from '../event.repository';
 import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
@@ -16,11 +17,15 @@ import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
  */
 export async function createEvent(em: EntityManager, organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
   const errors = validateInput(input);
-  if (await slugTaken(em, organization.id, input.slug)) errors.push(duplicateSlugError(input.slug));
-  if (errors.length > 0) throw AppError.validation(errors);
+  if (errors.length > 0) {
+    if (await slugTaken(em, organization.id, input.slug)) errors.push(duplicateSlugError(input.slug));
+    throw AppError.validation(errors);
+  }
 
   return guardingSlug(input.slug, () =>
-    em.transactional(async (tx) => {
+    inUnitOfWork(em, async (tx) => {
+      // Inside the unit: a retry whose first attempt committed gets its event back, not "slug taken".
+      if (await slugTaken(tx, organization.id, input.slug)) throw AppError.validation([duplicateSlugError(input.slug)]);
       const event = addEvent(
         tx,
         organization.id,

@@ -7,6 +7,7 @@ import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
 import { findBySlug, guardingSlug, lockBySlug, slugTaken } from '../event.repository';
 import { enqueueEventWebhook } from '../../webhook/webhook-outbox';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate', 'venue', 'venueAddress', 'coverImage', 'capacity'] as const;
 
@@ -20,7 +21,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
   if (inputErrors.length > 0) throw AppError.validation(inputErrors);
 
   await guardingSlug(input.slug, () =>
-    em.transactional(async (tx) => {
+    inUnitOfWork(em, async (tx) => {
       const event = await lockBySlug(tx, organizationId, slug);
       assertMutableFields(event, input);
       const errors = [

@@ -5,6 +5,7 @@ import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../o
 import { normalizeAllowlist } from '../ip-allowlist';
 import { accessSettingsErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
 import { lockOrganization } from '../organization.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Fields that may change; absent means unchanged, rateLimitPerMinute null means the server default. */
 export interface UpdateOrganizationInput {
@@ -32,7 +33,7 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
   ];
   if (errors.length > 0) throw AppError.validation(errors);
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const organization = await lockOrganization(tx, organizationId);
     const plan = input.plan ?? organization.plan;
     const allowedIps = allowlist?.list ?? organization.allowedIps;

@@ -7,6 +7,7 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';
 import { ticketTypeCountErrors } from '../ticket-type.policy';
 import { addTicketType as addRow, countOfEvent } from '../ticket-type.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. */
 export async function addTicketType(
@@ -17,7 +18,7 @@ export async function addTicketType(
 ): Promise<TicketTypeEntity> {
   const errors = [...slugErrors('eventSlug', eventSlug), ...validateInput(input)];
   if (errors.length > 0) throw AppError.validation(errors);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockBySlug(tx, organizationId, eventSlug);
     const countErrors = ticketTypeCountErrors(await countOfEvent(tx, event));
     if (countErrors.length > 0) throw AppError.validation(countErrors);

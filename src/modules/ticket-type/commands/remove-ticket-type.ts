@@ -5,12 +5,13 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import { assertRemovable } from '../ticket-type.policy';
 import { removeTicketType as removeRow } from '../ticket-type.repository';
 import { lockTicketTypeWithEvent } from './lock-ticket-type';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Mutation.removeTicketType (D6): only a type nothing is sold of; its cancelled bookings stay, without a type. */
 export async function removeTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity> {
   const errors = idErrors('id', id, 'tt');
   if (errors.length > 0) throw AppError.validation(errors);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
     assertRemovable(ticketType);
     removeRow(tx, ticketType);

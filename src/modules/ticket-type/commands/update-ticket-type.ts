@@ -6,6 +6,7 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';
 import { lockTicketTypeWithEvent } from './lock-ticket-type';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 const SETTABLE_FIELDS = ['name', 'price', 'currency', 'quantity'] as const;
 
@@ -20,7 +21,7 @@ export async function updateTicketType(
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
   if (errors.some((error) => error.field === 'id')) throw AppError.validation(errors);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
     if (!errors.some((error) => error.field === 'quantity')) errors.push(...quantityErrors(input.quantity, ticketType.sold));
     if (errors.length > 0) throw AppError.validation(errors);

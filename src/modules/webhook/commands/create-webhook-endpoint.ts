@@ -7,6 +7,7 @@ import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../webhook.policy';
 import { addEndpoint } from '../webhook.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.createWebhookEndpoint and `webhook create` (D18): every failing field at once (the
@@ -25,8 +26,11 @@ export async function createWebhookEndpoint(
   if (errors.length > 0 || input.url == null) throw AppError.validation(errors);
   await findOrganization(em, organizationId);
 
-  const secret = newSigningSecret();
-  const endpoint = addEndpoint(em, organizationId, { ...newEndpointFields({ ...input, url: input.url }), secretCiphertext: runtime.secrets.seal(secret) });
-  await em.flush();
-  return { endpoint, secret };
+  const url = input.url;
+  // The secret is part of the unit's result: a retry after a crash gets the one that committed.
+  return inUnitOfWork(em, async (tx) => {
+    const secret = newSigningSecret();
+    const endpoint = addEndpoint(tx, organizationId, { ...newEndpointFields({ ...input, url }), secretCiphertext: runtime.secrets.seal(secret) });
+    return { endpoint, secret };
+  });
 }
