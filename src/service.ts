@@ -25,6 +25,7 @@ import { compileRoutes } from './doors/rest/rest-executor';
 import { webhookSecretBox } from './platform/crypto/secret-box';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { sparesConnections } from './platform/db/orm-config';
+import { armCrashForTests } from './platform/db/unit-of-work';
 
 export interface RunningService {
   readonly port: number;
@@ -59,6 +60,7 @@ export interface ServiceHooks {
 }
 
 export async function startService(config: Config, orm: MikroORM, logger: Logger, hooks: ServiceHooks = {}): Promise<RunningService> {
+  armCrashForTests(config.crashForTests); // test-only (config.ts); undefined in production
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };

@@ -41,6 +41,12 @@ export interface Config {
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
   readonly idempotencyKeyTtlHours: number;
   readonly webhooks: WebhookSettings;
+  /**
+   * Test-only (never set in production): EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT or
+   * EVENT_SERVICE_TEST_KILL_AFTER_COMMIT = an Idempotency-Key. The process SIGKILLs itself when that
+   * key's unit of work is about to commit, or has just committed (src/platform/db/unit-of-work.ts).
+   */
+  readonly crashForTests: { readonly at: 'before-commit' | 'after-commit'; readonly idempotencyKey: string } | undefined;
 }
 
 export interface DatabaseTimeouts {
@@ -152,7 +158,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     webhooks: webhookSettings(env),
+    crashForTests: crashForTests(env),
   };
+}
+
+function crashForTests(env: NodeJS.ProcessEnv): Config['crashForTests'] {
+  const before = optional(env, 'EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT');
+  const after = optional(env, 'EVENT_SERVICE_TEST_KILL_AFTER_COMMIT');
+  if (before !== undefined && after !== undefined) {
+    throw new ConfigError('EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT and EVENT_SERVICE_TEST_KILL_AFTER_COMMIT are exclusive');
+  }
+  if (before !== undefined) return { at: 'before-commit', idempotencyKey: before };
+  if (after !== undefined) return { at: 'after-commit', idempotencyKey: after };
+  return undefined;
 }
 
 function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {

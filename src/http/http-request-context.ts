@@ -1,7 +1,9 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
+import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
+import { withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
 import type { PreparedReads } from '../platform/db/prepared-reads';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
@@ -35,19 +37,27 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The request's logger when the transport already has one (Express's access log). */
-    private readonly loggerSource?: { readonly logger: Logger },
+    /** The pipeline's exchange: the request's logger, and the Idempotency-Key the request holds, if any. */
+    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim },
   ) {
     this.reads = shared.reads;
     this.webhooks = shared.webhooks;
   }
 
+  /** Who is calling (see Actor). */
+  get actor(): Actor {
+    return actorOf(this.auth);
+  }
+
+  /** The request's entity manager carries its unit-of-work scope: its commands learn the actor and the key from it. */
   get em(): EntityManager {
-    return (this.forked ??= this.shared.orm.em.fork());
+    if (this.forked) return this.forked;
+    const scope: UnitOfWorkScope = { actor: this.actor, idempotency: this.locals?.idempotency };
+    return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
   }
 
   get logger(): Logger {
-    if (this.loggerSource) return this.loggerSource.logger;
+    if (this.locals) return this.locals.logger;
     return (this.child ??= this.shared.logger.child({ requestId: this.requestId }));
   }
 }

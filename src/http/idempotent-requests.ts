@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
+import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -89,10 +90,10 @@ export interface IdempotentRequest {
 /**
  * The pipeline's idempotency step (D17): claims the key for this request, or answers for it (the stored
  * answer of an earlier one, 409 while that one runs, 422 for another request under the same key).
- * Resolves true when the request is to run (its answer is then recorded when written), false when it
- * was answered here.
+ * Resolves the claim the request holds when it is to run (its units of work record on it, and its
+ * answer is recorded when written), undefined when it was answered here.
  */
-export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) => Promise<boolean>;
+export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) => Promise<IdempotencyClaim | undefined>;
 
 /** Idempotency-Key (D17) for both doors, backed by `store`. */
 export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
@@ -110,19 +111,22 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
         for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
         res.end(body);
-        return false;
+        return undefined;
       }
-      case 'claimed':
+      case 'claimed': {
+        const held = claim.claim;
         captureResponse(res, async (response) => {
           try {
-            if (response) await store.complete(organizationId, key, fingerprint, response);
-            else await store.release(organizationId, key, fingerprint);
+            if (response) await store.complete(held, response);
+            else await store.release(held);
           } catch (error) {
             // The answer still goes out; the key stays RUNNING until its lease ends, then a retry runs.
             logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome');
           }
         });
-        return true;
+        // The request's units of work record their recovery points on the key (request context → em).
+        return held;
+      }
     }
   };
 }

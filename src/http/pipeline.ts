@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Logger } from 'pino';
 import { AppError } from '../foundation/errors/app-error';
 import type { AuthContext } from '../platform/auth/auth-context';
+import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { Metrics } from '../platform/observability/metrics';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
@@ -72,6 +73,8 @@ export interface Exchange {
   auth: AuthContext | undefined;
   rateLimit: RateLimitState | undefined;
   body: unknown;
+  /** The Idempotency-Key this request holds (its units of work record their recovery points on it). */
+  idempotency: IdempotencyClaim | undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
   readonly operation: { name?: string };
   /** The steps this request took, in order (the pipeline test reads them). */
@@ -153,7 +156,8 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (!write || !x.auth) return;
       const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId };
-      return !(await deps.idempotency(request, x.res));
+      x.idempotency = await deps.idempotency(request, x.res);
+      return x.idempotency === undefined;
     },
     execute: (x) => x.endpoint!.execute(x),
   };
@@ -231,6 +235,7 @@ function newExchange(req: IncomingMessage, res: ServerResponse, ip: string | und
     auth: undefined,
     rateLimit: undefined,
     body: undefined,
+    idempotency: undefined,
     operation: {},
     steps: [],
     context: () => {
@@ -239,6 +244,7 @@ function newExchange(req: IncomingMessage, res: ServerResponse, ip: string | und
         get logger() {
           return exchange.logger();
         },
+        idempotency: exchange.idempotency,
       }));
     },
     logger: () => (logger ??= shared.logger.child({ requestId: exchange.requestId })),

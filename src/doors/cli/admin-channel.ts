@@ -6,6 +6,8 @@ import type { Config } from '../../foundation/config';
 import { AppError, type AppErrorArguments, type ErrorCode, type ErrorDetails } from '../../foundation/errors/app-error';
 import type { Options } from './command';
 import { COMMANDS } from './commands';
+import { OPERATOR } from '../../platform/auth/actor';
+import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 
 /**
  * While a server owns the embedded database, the admin CLI cannot open it (PGlite allows one process)
@@ -54,7 +56,7 @@ async function answer(orm: MikroORM, config: Config, logger: Logger, token: stri
   if (!command) return { ok: false, error: { message: `unknown command "${request.command}"` } };
   try {
     // The server applied its migrations at start: there is never one left for `db migrate` here.
-    const result = await command.run(orm.em.fork(), request.options ?? {}, request.positionals ?? [], { migrationsApplied: [], config });
+    const result = await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), request.options ?? {}, request.positionals ?? [], { migrationsApplied: [], config });
     logger.info({ command: command.name }, 'admin command run for the CLI');
     return { ok: true, result };
   } catch (error) {

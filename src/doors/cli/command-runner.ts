@@ -5,6 +5,8 @@ import type * as DatabaseModule from '../../schema/database';
 import type * as EmbeddedModule from '../../schema/embedded-postgres';
 import { runThroughServer } from './admin-channel';
 import type { Command, Options } from './command';
+import { OPERATOR } from '../../platform/auth/actor';
+import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 
 // The ORM and PGlite are required only on the path that needs them: through a running server's
 // admin channel, the CLI loads neither.
@@ -14,7 +16,7 @@ const embeddedPostgres = () => require('../../schema/embedded-postgres') as type
 async function runOn(settings: DatabaseModule.OpenSettings, config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
   const { orm, migrationsApplied } = await database().openMigratedDatabase(settings);
   try {
-    return await command.run(orm.em.fork(), options, positionals, { migrationsApplied, config });
+    return await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), options, positionals, { migrationsApplied, config });
   } finally {
     await orm.close();
   }

@@ -123,6 +123,7 @@ export class ApiKeyAuthenticator {
     const key: CachedKey = {
       auth: {
         apiKeyId: row.id,
+        apiKeyPrefix: row.prefix,
         organization: snapshot,
         permissions: row.permissions.filter(isPermission).filter((permission) => creatorPermissions?.includes(permission) ?? true),
       },

@@ -21,6 +21,8 @@ export interface SessionPrincipal {
 export interface AuthContext {
   /** The key's id; empty for a dashboard session (see `session`). */
   readonly apiKeyId: string;
+  /** The key's public prefix (set by the key authenticator; absent for a dashboard session). */
+  readonly apiKeyPrefix?: string;
   /** Set only for a signed-in dashboard member; no API key ever carries it. */
   readonly session?: SessionPrincipal;
   readonly organization: OrganizationSnapshot;

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
+import type { Actor } from '../auth/actor';
 import type { AuthContext } from '../auth/auth-context';
 import { preparedReads, type PreparedReads } from '../db/prepared-reads';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
@@ -10,7 +11,15 @@ import type { WebhookRuntime } from '../outbox/webhook-runtime';
 export interface RequestContext {
   readonly requestId: string;
   readonly auth: AuthContext;
-  /** A fork of the entity manager for this request only (made when first used). */
+  /**
+   * Who is calling, as one typed value. Every door's context has it; optional only because
+   * src/doors/rest/event-payload.ts (on its way out) still builds a context by hand.
+   */
+  readonly actor?: Actor;
+  /**
+   * A fork of the entity manager for this request only (made when first used), carrying the request's
+   * unit-of-work scope (actor, Idempotency-Key claim: src/platform/db/unit-of-work.ts).
+   */
   readonly em: EntityManager;
   /** The prepared hot reads (shared by every request; no entity manager needed). */
   readonly reads?: PreparedReads;

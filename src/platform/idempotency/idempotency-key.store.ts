@@ -1,4 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor';
+import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 
 /** The response replayed for a key: what the first request got. */
 export interface StoredResponse {
@@ -8,7 +11,7 @@ export interface StoredResponse {
 }
 
 export type ClaimResult =
-  | { readonly kind: 'claimed' }
+  | { readonly kind: 'claimed'; readonly claim: HeldKey }
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'in-use' }
   | { readonly kind: 'reused' };
@@ -27,6 +30,16 @@ interface Row {
  * the server's request timeout of 60 s).
  */
 export const LEASE_SECONDS = 120;
+
+/**
+ * A key this request holds: what the unit of work records on it (IdempotencyClaim) and what the door
+ * needs to complete or release it. `claimToken` is this request's alone.
+ */
+export interface HeldKey extends IdempotencyClaim {
+  readonly organizationId: string;
+  readonly fingerprint: string;
+  readonly claimToken: string;
+}
 
 /** Seals what is stored at rest (AES-256-GCM under the server key: see webhook-secret.ts). */
 export interface ResponseSealer {
@@ -57,19 +70,25 @@ export class IdempotencyKeyStore {
    */
   async claim(organizationId: string, key: string, fingerprint: string): Promise<ClaimResult> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const claimed = await this.execute<{ key: string }>(
-        `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at)
-         values (?, ?, ?, 'RUNNING', now() + make_interval(secs => ?), now(), now() + make_interval(hours => ?))
+      const claimToken = randomUUID();
+      // A running record whose lease ran out is taken over with its recovery points (what its request
+      // committed before it died), by a retry of the same request only: another fingerprint is a reuse.
+      const claimed = await this.execute<{ recovery_points: Record<string, string> | null }>(
+        `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
+         values (?, ?, ?, 'RUNNING', now() + make_interval(secs => ?), now(), now() + make_interval(hours => ?), ?)
          on conflict (organization_id, key) do update
            set fingerprint = excluded.fingerprint, state = 'RUNNING', locked_until = excluded.locked_until,
-               created_at = excluded.created_at, expires_at = excluded.expires_at,
-               response_status = null, response_headers = null, response_body = null
+               created_at = excluded.created_at, expires_at = excluded.expires_at, claim_token = excluded.claim_token,
+               response_status = null, response_headers = null, response_body = null,
+               recovery_points = case when idempotency_keys.expires_at <= now() then null else idempotency_keys.recovery_points end,
+               actor = case when idempotency_keys.expires_at <= now() then null else idempotency_keys.actor end
            where idempotency_keys.expires_at <= now()
-              or (idempotency_keys.state = 'RUNNING' and idempotency_keys.locked_until <= now())
-         returning key`,
-        [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours],
+              or (idempotency_keys.state = 'RUNNING' and idempotency_keys.locked_until <= now()
+                  and (idempotency_keys.recovery_points is null or idempotency_keys.fingerprint = excluded.fingerprint))
+         returning recovery_points`,
+        [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken],
       );
-      if (claimed.length > 0) return { kind: 'claimed' };
+      if (claimed.length > 0) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed[0].recovery_points ?? {}) };
       const [row] = await this.execute<Row>(
         `select fingerprint, state, response_status, response_headers, response_body
          from idempotency_keys where organization_id = ? and key = ? and expires_at > now()`,
@@ -86,22 +105,57 @@ export class IdempotencyKeyStore {
     return { kind: 'in-use' };
   }
 
-  /** Stores the response of the request that holds the key. */
-  async complete(organizationId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
-    await this.execute(
-      `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?, response_headers = ?, response_body = ?
-       where organization_id = ? and key = ? and fingerprint = ? and state = 'RUNNING'`,
-      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), organizationId, key, fingerprint],
-    );
-  }
-
-  /** Frees the key without storing anything: the retry runs for real. */
-  async release(organizationId: string, key: string, fingerprint: string): Promise<void> {
-    await this.execute(`delete from idempotency_keys where organization_id = ? and key = ? and fingerprint = ? and state = 'RUNNING'`, [
+  /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */
+  private held(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>): HeldKey {
+    const { sealer } = this;
+    let steps = 0;
+    return {
       organizationId,
       key,
       fingerprint,
-    ]);
+      claimToken,
+      nextStep: () => steps++,
+      recorded: (step) => {
+        const sealed = recovered[String(step)];
+        return sealed === undefined ? undefined : (JSON.parse(sealer.open(sealed)) as RecordedResult);
+      },
+      // Inside the change's transaction (tx): one statement, the recovery point and the fence at once.
+      record: async (tx: EntityManager, step: number, result: RecordedResult, actor: Actor) => {
+        const rows = await tx.execute<Array<{ key: string }>>(
+          `update idempotency_keys
+           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::jsonb
+           where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
+           returning key`,
+          [String(step), sealer.seal(JSON.stringify(result)), JSON.stringify(actor), organizationId, key, claimToken],
+        );
+        return rows.length > 0;
+      },
+    };
+  }
+
+  /** Stores the response of the request that holds the key. */
+  async complete(held: HeldKey, response: StoredResponse): Promise<void> {
+    await this.execute(
+      `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?, response_headers = ?, response_body = ?
+       where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`,
+      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
+    );
+  }
+
+  /**
+   * Frees the key without storing anything: the retry runs for real. A record with recovery points
+   * (a change committed, then the request failed) is not deleted: its lease ends now, so the retry
+   * takes it over and returns what committed instead of doing it again.
+   */
+  async release(held: HeldKey): Promise<void> {
+    const params = [held.organizationId, held.key, held.claimToken];
+    const deleted = await this.execute<{ key: string }>(
+      `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`,
+      params,
+    );
+    if (deleted.length === 0) {
+      await this.execute(`update idempotency_keys set locked_until = now() where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`, params);
+    }
   }
 
   /** Deletes records past their lifetime; returns how many. */

@@ -6,6 +6,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../api-key.format';
 import { newKeyErrors, parseEnvironment } from '../api-key.policy';
 import { addKey } from '../api-key.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 export interface CreateApiKeyInput {
   name: string;
@@ -28,16 +29,18 @@ export async function createApiKey(em: EntityManager, organizationId: string, in
   await findOrganization(em, organizationId);
 
   const environment = input.environment === undefined ? KeyEnvironment.LIVE : parseEnvironment(input.environment)!;
-  const key = generateApiKey(environment);
-  const entity = addKey(em, organizationId, {
-    name,
-    environment,
-    prefix: displayPrefix(key),
-    keyHash: hashApiKey(key),
-    permissions: [...new Set(input.permissions as Permission[])],
-    expiresAt: input.expiresAt ?? null,
-    createdByMemberId: input.createdByMemberId ?? null,
+  // The key is part of the unit's result: a retry after a crash gets the one that committed.
+  return inUnitOfWork(em, async (tx) => {
+    const key = generateApiKey(environment);
+    const entity = addKey(tx, organizationId, {
+      name,
+      environment,
+      prefix: displayPrefix(key),
+      keyHash: hashApiKey(key),
+      permissions: [...new Set(input.permissions as Permission[])],
+      expiresAt: input.expiresAt ?? null,
+      createdByMemberId: input.createdByMemberId ?? null,
+    });
+    return { entity, key };
   });
-  await em.flush();
-  return { entity, key };
 }

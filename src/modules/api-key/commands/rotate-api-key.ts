@@ -4,6 +4,7 @@ import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates 
 import { lockKey } from '../api-key.repository';
 import { createApiKey } from './create-api-key';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * `key rotate` and Mutation.rotateApiKey (D9): a replacement with the same name, permissions,
@@ -17,7 +18,7 @@ export async function rotateApiKey(
   graceHours = ROTATION_GRACE_HOURS,
 ): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
   assertValidInput(graceHoursErrors(graceHours));
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const previous = await lockKey(tx, organizationId, keyId);
     const now = Date.now();
     assertRotatable(previous, now);

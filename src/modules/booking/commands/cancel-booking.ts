@@ -10,12 +10,13 @@ import { eventIdOfBooking, lockById } from '../booking.repository';
 import { enqueueWebhook } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a booking. */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockEvent(tx, await eventIdOfBooking(tx, organizationId, id));
     if (!event) throw AppError.bookingNotFound(id);
     const booking = await lockById(tx, id);

@@ -10,6 +10,7 @@ import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
 import { enqueueWebhook } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.createBooking (D7). One transaction locks the event row, then the ticket type row:
@@ -23,7 +24,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     input,
   );
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockBySlug(tx, organizationId, input.eventSlug);
     assertBookable(event);
     const ticketType = input.ticketTypeId == null ? null : await lockOfEvent(tx, event, input.ticketTypeId);

@@ -6,6 +6,7 @@ import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
 import { findBySlug, guardingSlug, lockBySlug, slugTaken } from '../event.repository';
 import { enqueueEventChange } from '../event.webhooks';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate', 'venue', 'venueAddress', 'coverImage', 'capacity'] as const;
 
@@ -18,7 +19,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
   assertValidInput(input);
 
   await guardingSlug(input.slug, () =>
-    em.transactional(async (tx) => {
+    inUnitOfWork(em, async (tx) => {
       const event = await lockBySlug(tx, organizationId, slug);
       assertMutableFields(event, input);
       // A second pass, on the locked row: these rules compare the input with the stored event. The

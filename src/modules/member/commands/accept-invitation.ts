@@ -3,6 +3,7 @@ import { deleteSessionsOf, setPasswordHash, takeInvitation } from '../credential
 import { invalidInvitationError } from '../member.policy';
 import { assertAcceptablePassword, hashPassword } from '../password';
 import { hashSecretToken, SECRET_TOKEN_PATTERN } from '../secret-token';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * POST /dashboard/api/invitations/accept: uses a link once, sets the member's password and ends the
@@ -12,7 +13,7 @@ export async function acceptInvitation(em: EntityManager, token: unknown, passwo
   if (typeof token !== 'string' || !SECRET_TOKEN_PATTERN.test(token)) throw invalidInvitationError();
   assertAcceptablePassword(password);
   const passwordHash = await hashPassword(password);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const memberId = await takeInvitation(tx, hashSecretToken(token));
     if (memberId === undefined) throw invalidInvitationError();
     await setPasswordHash(tx, memberId, passwordHash);

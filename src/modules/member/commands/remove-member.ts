@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MemberEntity } from '../member.entity';
 import { assertKeepsAnAdmin, type MemberChangeActor } from '../member.policy';
 import { countOtherAdmins, lockMember, removeMember as removeRow } from '../member.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.removeMember and `member remove` (D19): the member locked behind its organization, the
@@ -9,7 +10,7 @@ import { countOtherAdmins, lockMember, removeMember as removeRow } from '../memb
  * invitations go with them, and keys they made stop working. Returns the member as it was.
  */
 export async function removeMember(em: EntityManager, organizationId: string, memberId: string, actor: MemberChangeActor): Promise<MemberEntity> {
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const member = await lockMember(tx, organizationId, memberId);
     assertKeepsAnAdmin(actor, member, null, await countOtherAdmins(tx, organizationId, memberId));
     await removeRow(tx, member);

@@ -5,6 +5,7 @@ import { normalizeAllowlist } from '../ip-allowlist';
 import { accessSettingsErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
 import { lockOrganization } from '../organization.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Fields that may change; absent means unchanged, rateLimitPerMinute null means the server default. */
 export interface UpdateOrganizationInput {
@@ -26,7 +27,7 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
   const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
   assertValidInput(timezoneErrors(input.timezone), rateLimitErrors(input.rateLimitPerMinute), allowlist?.errors ?? [], restrictionModeErrors(input.restrictionMode));
 
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const organization = await lockOrganization(tx, organizationId);
     const plan = input.plan ?? organization.plan;
     const allowedIps = allowlist?.list ?? organization.allowedIps;

@@ -6,6 +6,7 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';
 import { ticketTypeCountErrors } from '../ticket-type.policy';
 import { addTicketType as addRow, countOfEvent } from '../ticket-type.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /** Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. */
 export async function addTicketType(
@@ -15,7 +16,7 @@ export async function addTicketType(
   input: TicketTypeInput,
 ): Promise<TicketTypeEntity> {
   assertValidInput(slugErrors('eventSlug', eventSlug), input);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const event = await lockBySlug(tx, organizationId, eventSlug);
     // A second pass, under the event's lock: the count of its types is stored state.
     assertValidInput(ticketTypeCountErrors(await countOfEvent(tx, event)));

@@ -5,6 +5,7 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';
 import { lockTicketTypeWithEvent } from './lock-ticket-type';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 const SETTABLE_FIELDS = ['name', 'price', 'currency', 'quantity'] as const;
 
@@ -19,7 +20,7 @@ export async function updateTicketType(
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
   if (errors.some((error) => error.field === 'id')) assertValidInput(errors);
-  return em.transactional(async (tx) => {
+  return inUnitOfWork(em, async (tx) => {
     const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
     assertValidInput(errors, errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, ticketType.sold));
     for (const field of SETTABLE_FIELDS) if (input[field] != null) Object.assign(ticketType, { [field]: input[field] });

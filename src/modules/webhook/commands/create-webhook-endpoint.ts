@@ -7,6 +7,7 @@ import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../webhook.policy';
 import { addEndpoint } from '../webhook.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.createWebhookEndpoint and `webhook create` (D18): every failing field at once (the
@@ -24,8 +25,11 @@ export async function createWebhookEndpoint(
   assertValidInput(endpointInputErrors(input, 'create', destination));
   await findOrganization(em, organizationId);
 
-  const secret = newSigningSecret();
-  const endpoint = addEndpoint(em, organizationId, { ...newEndpointFields({ ...input, url: input.url! /* the policy refuses a missing url */ }), secretCiphertext: runtime.secrets.seal(secret) });
-  await em.flush();
-  return { endpoint, secret };
+  const url = input.url!; // the policy refuses a missing url
+  // The secret is part of the unit's result: a retry after a crash gets the one that committed.
+  return inUnitOfWork(em, async (tx) => {
+    const secret = newSigningSecret();
+    const endpoint = addEndpoint(tx, organizationId, { ...newEndpointFields({ ...input, url }), secretCiphertext: runtime.secrets.seal(secret) });
+    return { endpoint, secret };
+  });
 }

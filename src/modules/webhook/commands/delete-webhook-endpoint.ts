@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findEndpoint, removeEndpoint } from '../webhook.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.deleteWebhookEndpoint and `webhook delete` (D18): the endpoint found in the organization
@@ -7,7 +8,8 @@ import { findEndpoint, removeEndpoint } from '../webhook.repository';
  * sent to it, an attempt under way finishes without being recorded.
  */
 export async function deleteWebhookEndpoint(em: EntityManager, organizationId: string, endpointId: string): Promise<{ id: string }> {
-  const endpoint = await findEndpoint(em, organizationId, endpointId);
-  await removeEndpoint(em, endpoint);
-  return { id: endpointId };
+  return inUnitOfWork(em, async (tx) => {
+    await removeEndpoint(tx, await findEndpoint(tx, organizationId, endpointId));
+    return { id: endpointId };
+  });
 }

@@ -4,6 +4,7 @@ import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { rotatedSecrets } from '../webhook.policy';
 import { lockEndpoint } from '../webhook.repository';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.rotateWebhookSecret (D18): the endpoint locked (two rotations at once go one after the
@@ -17,11 +18,11 @@ export async function rotateWebhookSecret(
   endpointId: string,
   runtime: WebhookRuntime,
 ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
-  const secret = newSigningSecret();
-  const endpoint = await em.transactional(async (tx) => {
-    const locked = await lockEndpoint(tx, organizationId, endpointId);
-    Object.assign(locked, rotatedSecrets(locked, runtime.secrets.seal(secret), Date.now()));
-    return locked;
+  // The secret is part of the unit's result: a retry after a crash gets the one that committed.
+  return inUnitOfWork(em, async (tx) => {
+    const secret = newSigningSecret();
+    const endpoint = await lockEndpoint(tx, organizationId, endpointId);
+    Object.assign(endpoint, rotatedSecrets(endpoint, runtime.secrets.seal(secret), Date.now()));
+    return { endpoint, secret };
   });
-  return { endpoint, secret };
 }

@@ -5,6 +5,7 @@ import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { TEST_MESSAGE_TYPE } from '../webhook-types';
 import { findEndpoint, findMessage } from '../webhook.repository';
 import type { WebhookMessage } from '../webhook.types';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.sendTestWebhook (D18): the endpoint found in the organization (else
@@ -15,7 +16,7 @@ import type { WebhookMessage } from '../webhook.types';
 export async function sendTestWebhook(em: EntityManager, organizationId: string, endpointId: string, runtime: WebhookRuntime): Promise<WebhookMessage> {
   const endpoint = await findEndpoint(em, organizationId, endpointId);
   const data = { endpointId: endpoint.id, message: 'This is a test message.' };
-  const messageId = await em.transactional((tx) => insertMessage(tx, organizationId, TEST_MESSAGE_TYPE, data, [endpoint.id]));
+  const messageId = await inUnitOfWork(em, (tx) => insertMessage(tx, organizationId, TEST_MESSAGE_TYPE, data, [endpoint.id]));
   runtime.wake();
   const message = await findMessage(em, organizationId, endpoint.id, messageId);
   // Only an endpoint deleted in between leaves no message to show.

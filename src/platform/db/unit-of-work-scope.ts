@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Actor } from '../auth/actor';
+
+/*
+ * What a door attaches to the entity manager it hands to commands, for their unit of work
+ * (src/platform/db/unit-of-work.ts). A file of its own, without the ORM at run time: the admin CLI
+ * attaches its scope without loading MikroORM when a running server does the work.
+ */
+
+/** A result as recorded on the idempotency record: JSON, with entities as references and dates as ISO strings. */
+export type RecordedResult = null | boolean | number | string | RecordedResult[] | { [name: string]: RecordedResult };
+
+/** What the unit of work needs of a request's Idempotency-Key claim (implemented by the key store). */
+export interface IdempotencyClaim {
+  readonly key: string;
+  /** The number of the next unit of work of this request (0, 1, …). */
+  nextStep(): number;
+  /** The result a previous attempt committed at `step`, if it did. */
+  recorded(step: number): RecordedResult | undefined;
+  /**
+   * Writes the recovery point of `step` (and the actor) onto the key's record, inside `tx`: one
+   * statement. False when this request no longer holds the key (another took it over).
+   */
+  record(tx: EntityManager, step: number, result: RecordedResult, actor: Actor): Promise<boolean>;
+}
+
+/** What the door knows about the request a command runs for. */
+export interface UnitOfWorkScope {
+  readonly actor: Actor;
+  readonly idempotency?: IdempotencyClaim;
+}
+
+/** What the work sees of its unit besides the transaction's entity manager. */
+export interface UnitOfWork {
+  /** Who makes the change (for audit entries). */
+  readonly actor: Actor;
+}
+
+const scopes = new WeakMap<EntityManager, UnitOfWorkScope>();
+const SYSTEM_SCOPE: UnitOfWorkScope = { actor: { kind: 'system', task: 'unattributed' } };
+
+/** Attaches the request's scope to its entity manager (the door does this once); returns `em`. */
+export function withUnitOfWorkScope<E extends EntityManager>(em: E, scope: UnitOfWorkScope): E {
+  scopes.set(em, scope);
+  return em;
+}
+
+/** The scope attached to `em`, or the system's. */
+export function unitOfWorkScopeOf(em: EntityManager): UnitOfWorkScope {
+  return scopes.get(em) ?? SYSTEM_SCOPE;
+}
+

@@ -1,0 +1,125 @@
+import { helper, Utils } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../foundation/errors/app-error';
+import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork } from './unit-of-work-scope';
+
+/*
+ * The unit of work: the one place a mutation's transaction is opened and committed (issue 24).
+ *
+ * A command runs its change through `inUnitOfWork(em, work)` instead of `em.transactional`. The
+ * change, the outbox rows it writes (enqueueWebhook, with `tx`) and, when the request holds an
+ * Idempotency-Key, the key's recovery point commit together or not at all.
+ *
+ * How a command learns the request's claim and actor without a new parameter: the door that made the
+ * request's entity manager attached a scope to it (`withUnitOfWorkScope`, done by the request context,
+ * src/http/http-request-context.ts, and by the admin CLI). Commands keep their `(em, …)` signatures; an
+ * entity manager nobody attached a scope to (tests, start-up work) runs as the system, without a key.
+ *
+ * Recovery points (Stripe's design): with a claim, the unit of work writes, as the last statement of
+ * its transaction, a reference to its result onto the idempotency record (one UPDATE, also the fence:
+ * it matches only while this request still holds the claim). If the process dies after COMMIT and
+ * before the answer is stored, the record stays RUNNING; when its lease ends, the retry takes the key
+ * over with the recovery points, and each unit of work that already committed returns its recorded
+ * result (entities loaded again by id) instead of running the change again: the same operation
+ * renders the same resource. A unit of work without a recovery point never committed and runs again.
+ *
+ * The steps of one request are numbered in the order they run (GraphQL runs a document's mutation
+ * fields one after the other, so a retry of the same document meets them in the same order).
+ *
+ * Without an Idempotency-Key the unit of work is `em.transactional` and nothing else: no statement more.
+ */
+
+/**
+ * Test-only: `EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT` / `EVENT_SERVICE_TEST_KILL_AFTER_COMMIT` (read
+ * once at start by config.ts) make the process SIGKILL itself when the unit of work of that
+ * Idempotency-Key is about to commit, or has just committed: the crash tests' window
+ * (test/idempotency-crash.test.ts). Never set in production.
+ */
+export interface CrashForTests {
+  readonly at: 'before-commit' | 'after-commit';
+  readonly idempotencyKey: string;
+}
+let crashForTests: CrashForTests | undefined;
+
+export function armCrashForTests(crash: CrashForTests | undefined): void {
+  crashForTests = crash;
+}
+
+function crashIfArmed(at: CrashForTests['at'], claim: IdempotencyClaim): void {
+  if (crashForTests?.at === at && crashForTests.idempotencyKey === claim.key) process.kill(process.pid, 'SIGKILL');
+}
+
+/**
+ * Runs `work` in one transaction: the change, its outbox rows and (with an Idempotency-Key) its
+ * recovery point commit together. On the retry of a request whose change committed, returns the
+ * recorded result instead of running `work`.
+ */
+export async function inUnitOfWork<T>(em: EntityManager, work: (tx: EntityManager, unit: UnitOfWork) => Promise<T>): Promise<T> {
+  const scope = unitOfWorkScopeOf(em);
+  const claim = scope.idempotency;
+  if (claim === undefined) return em.transactional((tx) => work(tx, scope));
+
+  const step = claim.nextStep();
+  const recorded = claim.recorded(step);
+  if (recorded !== undefined) return (await restore(em, recorded)) as T;
+
+  const result = await em.transactional(async (tx) => {
+    const value = await work(tx, scope);
+    await tx.flush();
+    if (!(await claim.record(tx, step, toRecorded(tx, value), scope.actor))) {
+      // Another request took the key over (this one outlived its lease): roll back, it runs the change.
+      throw AppError.idempotencyKeyInUse(claim.key, 1);
+    }
+    crashIfArmed('before-commit', claim);
+    return value;
+  });
+  crashIfArmed('after-commit', claim);
+  return result;
+}
+
+// ---- Results as recorded ------------------------------------------------------------------------
+
+/** An entity: its class and primary key; `removed` holds its last state when the work deleted it. */
+const ENTITY = '$entity';
+const DATE = '$date';
+
+/** Utils.isEntity without its type guard (which narrows every other value away). */
+const isEntity = (value: unknown): value is object => Utils.isEntity(value);
+
+function toRecorded(tx: EntityManager, value: unknown): RecordedResult {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return { [DATE]: value.toISOString() };
+  if (isEntity(value)) {
+    const wrapped = helper(value);
+    const className = wrapped.__meta.className;
+    const id = wrapped.getSerializedPrimaryKey();
+    // A deleted entity cannot be loaded again: keep its last state (scalars and references by id).
+    const removed = tx.getUnitOfWork().getById(className, wrapped.getPrimaryKey() as never) === undefined;
+    return { [ENTITY]: className, id, ...(removed ? { removed: toRecorded(tx, wrapped.toPOJO()) } : {}) };
+  }
+  if (Array.isArray(value)) return value.map((item) => toRecorded(tx, item));
+  if (typeof value === 'object') {
+    const recorded: Record<string, RecordedResult> = {};
+    for (const [name, item] of Object.entries(value)) if (item !== undefined) recorded[name] = toRecorded(tx, item);
+    return recorded;
+  }
+  if (typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  throw new Error(`the unit of work cannot record a result of type ${typeof value}`);
+}
+
+async function restore(em: EntityManager, recorded: RecordedResult): Promise<unknown> {
+  if (recorded === null) return undefined;
+  if (Array.isArray(recorded)) return Promise.all(recorded.map((item) => restore(em, item)));
+  if (typeof recorded !== 'object') return recorded;
+  const date = recorded[DATE];
+  if (typeof date === 'string') return new Date(date);
+  const className = recorded[ENTITY];
+  if (typeof className === 'string') {
+    const { id, removed } = recorded;
+    if (removed !== undefined) return em.create(className, (await restore(em, removed)) as object, { managed: false, persist: false });
+    return em.findOneOrFail(className, id as string);
+  }
+  const restored: Record<string, unknown> = {};
+  for (const [name, item] of Object.entries(recorded)) restored[name] = await restore(em, item);
+  return restored;
+}
