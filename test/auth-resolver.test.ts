@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { actorOf } from '../src/platform/auth/actor';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { graphql, type GraphQLSchema } from 'graphql';
 import type { AuthContext } from '../src/platform/auth/auth-context';
@@ -44,7 +45,7 @@ function contextWith(permissions: Permission[]): RequestContext {
       rateLimitPerMinute: null,
     },
   };
-  return { requestId: 'resolver-test', auth, em: orm.em.fork(), logger: createLogger('silent') };
+  return { requestId: 'resolver-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent') };
 }
 
 const CREATE = 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug status } }';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { actorOf } from '../src/platform/auth/actor';
 import { graphql, type GraphQLSchema } from 'graphql';
 import type { AuthContext } from '../src/platform/auth/auth-context';
 import type { Permission } from '../src/platform/auth/permissions';
@@ -34,7 +35,7 @@ function contextFor(permissions: Permission[], owner: OrganizationEntity = organ
     },
     permissions,
   };
-  return { requestId: randomUUID(), auth, em: app.orm.em.fork(), logger: createLogger('silent') };
+  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: app.orm.em.fork(), logger: createLogger('silent') };
 }
 
 const CREATE = `mutation($input: CreateEventInput!) {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { actorOf } from '../src/platform/auth/actor';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { execute, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { AuthContext } from '../src/platform/auth/auth-context';
@@ -43,7 +44,7 @@ function contextWith(permissions: readonly Permission[], overrides: Partial<Requ
     permissions,
     organization: { id: organizationId, timezone: 'UTC', plan: 'STANDARD', allowedIps: [], restrictionMode: 'OFF', rateLimitPerMinute: null },
   };
-  return { requestId: 'parity-test', auth, em: orm.em.fork(), logger: createLogger('silent'), ...overrides };
+  return { requestId: 'parity-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent'), ...overrides };
 }
 
 /** What a client and the error handling see of a result: JSON, plus the original error's code. */

@@ -161,7 +161,8 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
     route: GRAPHQL_PATH,
     caller: 'none',
     query: NO_QUERY,
-    execute: (x: Exchange) => answerByApollo(apollo, x.req, x.res, undefined, { requestId: x.requestId } as RequestContext),
+    execute: (x: Exchange) =>
+      answerByApollo(apollo, x.req, x.res, undefined, () => Promise.reject(new Error('the landing page runs no operation: it has no request context'))),
   };
 
   const publicEndpoint: Endpoint = {

@@ -80,7 +80,7 @@ export async function answerByApollo(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
-  context: RequestContext,
+  context: () => Promise<RequestContext>,
 ): Promise<void> {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -90,7 +90,7 @@ export async function answerByApollo(
   const queryAt = url.indexOf('?');
   const response = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: { method: (req.method as string).toUpperCase(), headers, search: queryAt === -1 ? '' : url.slice(queryAt), body: body ?? {} },
-    context: async () => context,
+    context,
   });
   for (const [name, value] of response.headers) res.setHeader(name, name === 'content-type' ? withCharset(value) : value);
   res.statusCode = response.status ?? 200;
@@ -157,7 +157,7 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
     isMutation: (parameters) => lookup(parameters).kind === 'mutation',
     async answer(req, res, body, context) {
       const entry = compilable(req, body) ? lookup(body) : undefined;
-      if (entry?.kind !== 'query') return answerByApollo(apollo, req, res, body, context);
+      if (entry?.kind !== 'query') return answerByApollo(apollo, req, res, body, async () => context);
       // The access log names it as Apollo's operation-name plugin would.
       if (context.operation) context.operation.name = entry.label;
       const values = ((body as GraphqlParameters).variables ?? undefined) as Record<string, unknown> | undefined;
@@ -166,12 +166,12 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
         checkOperation(schema, entry.document, entry.operation, context.auth, values ?? {});
         checkLimits(schema, entry.document, entry.operation, values);
       } catch {
-        return answerByApollo(apollo, req, res, body, context);
+        return answerByApollo(apollo, req, res, body, async () => context);
       }
       const result = await operations.execute(entry.document, entry.operationName, context, values);
       if ((result.errors && result.errors.length > 0) || !('data' in result) || result.extensions !== undefined) {
         context.executed = result;
-        return answerByApollo(apollo, req, res, body, context);
+        return answerByApollo(apollo, req, res, body, async () => context);
       }
       const text = `${JSON.stringify({ data: result.data })}\n`;
       res.statusCode = 200;

@@ -11,11 +11,8 @@ import type { WebhookRuntime } from '../outbox/webhook-runtime';
 export interface RequestContext {
   readonly requestId: string;
   readonly auth: AuthContext;
-  /**
-   * Who is calling, as one typed value. Every door's context has it; optional only because
-   * src/doors/rest/event-payload.ts (on its way out) still builds a context by hand.
-   */
-  readonly actor?: Actor;
+  /** Who is calling, as one typed value (src/platform/auth/actor.ts). */
+  readonly actor: Actor;
   /**
    * A fork of the entity manager for this request only (made when first used), carrying the request's
    * unit-of-work scope (actor, Idempotency-Key claim: src/platform/db/unit-of-work.ts).
