@@ -9,12 +9,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 // ---- Invitations and passwords -----------------------------------------------------------------
 
-/** Replaces the member's invitation links with one (earlier links stop working). */
-export async function replaceInvitation(em: EntityManager, memberId: string, tokenHash: string, expiresAt: Date): Promise<void> {
-  await em.transactional(async (tx) => {
-    await tx.execute('delete from member_invitations where member_id = ?', [memberId]);
-    await tx.execute('insert into member_invitations (token_hash, member_id, expires_at) values (?, ?, ?)', [tokenHash, memberId, expiresAt]);
-  });
+/**
+ * Replaces the member's invitation links with one (earlier links stop working). Called inside the
+ * unit of work of the mutation that issues the link (issue-invitation.ts), whose transaction makes the
+ * delete and the insert one change: no transaction of its own.
+ */
+export async function replaceInvitation(tx: EntityManager, memberId: string, tokenHash: string, expiresAt: Date): Promise<void> {
+  await tx.execute('delete from member_invitations where member_id = ?', [memberId]);
+  await tx.execute('insert into member_invitations (token_hash, member_id, expires_at) values (?, ?, ?)', [tokenHash, memberId, expiresAt]);
 }
 
 /** Uses up an unexpired invitation: the member it was for, or undefined (unknown, used or expired). */

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import { replaceInvitation } from '../credentials.repository';
 import type { MemberEntity } from '../member.entity';
 import { invitationExpiry } from '../member.policy';
@@ -14,14 +15,21 @@ export interface Invitation {
 }
 
 /**
- * Mutation.reinviteMember and `member invite` (D19): a one-time link (24 h) where the member sets a
- * password; earlier links stop working. Only the token's SHA-256 is stored.
+ * A new one-time link for `member`, inside the caller's unit of work (`tx`): the token is made here,
+ * so it is part of the unit's result and a retry recovered after a crash shows the one that committed.
  */
-export async function issueInvitation(em: EntityManager, organizationId: string, memberId: string, publicUrl: string): Promise<Invitation> {
-  const member = await findMember(em, organizationId, memberId);
+export async function invitationInUnit(tx: EntityManager, member: MemberEntity, publicUrl: string): Promise<Invitation> {
   const token = newSecretToken();
   const expiresAt = invitationExpiry(new Date());
-  await replaceInvitation(em, member.id, hashSecretToken(token), expiresAt);
+  await replaceInvitation(tx, member.id, hashSecretToken(token), expiresAt);
   const path = `/dashboard/#/invite/${token}`;
   return { member, path, url: `${publicUrl}${path}`, expiresAt };
+}
+
+/**
+ * Mutation.reinviteMember and `member invite` (D19): a one-time link (24 h) where the member sets a
+ * password; earlier links stop working. Only the token's SHA-256 is stored. One unit of work.
+ */
+export async function issueInvitation(em: EntityManager, organizationId: string, memberId: string, publicUrl: string): Promise<Invitation> {
+  return inUnitOfWork(em, async (tx) => invitationInUnit(tx, await findMember(tx, organizationId, memberId), publicUrl));
 }

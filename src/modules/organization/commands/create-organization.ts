@@ -4,6 +4,7 @@ import { OrganizationPlan, type OrganizationEntity } from '../organization.entit
 import { organizationNameErrors, rateLimitErrors, timezoneErrors } from '../organization.policy';
 import { addOrganization } from '../organization.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 export interface CreateOrganizationInput {
   name: string;
@@ -12,16 +13,18 @@ export interface CreateOrganizationInput {
   rateLimitPerMinute?: number | null;
 }
 
-/** `org create` (D14): a name, a default timezone for its events (UTC), a plan and an optional budget (D12). */
+/**
+ * `org create` (D14): a name, a default timezone for its events (UTC), a plan and an optional budget
+ * (D12), checked at once, then the organization added in one unit of work.
+ */
 export async function createOrganization(em: EntityManager, input: CreateOrganizationInput): Promise<OrganizationEntity> {
   const name = input.name.trim();
   assertValidInput(organizationNameErrors(name), timezoneErrors(input.timezone), rateLimitErrors(input.rateLimitPerMinute));
-  const organization = addOrganization(em, {
+  const fields = {
     name,
     timezone: canonicalTimeZone(input.timezone ?? 'UTC'),
     plan: input.plan ?? OrganizationPlan.STANDARD,
     rateLimitPerMinute: input.rateLimitPerMinute ?? null,
-  });
-  await em.flush();
-  return organization;
+  };
+  return inUnitOfWork(em, async (tx) => addOrganization(tx, fields));
 }

@@ -5,13 +5,15 @@ import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { endpointChanges, endpointInputErrors, type EndpointInput } from '../webhook.policy';
 import { findEndpoint } from '../webhook.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.updateWebhookEndpoint (D18): the endpoint found in the caller's organization first (an
  * unknown or foreign id is WEBHOOK_ENDPOINT_NOT_FOUND whatever the input), then every failing field
- * at once (destination rule and the policy's field rules), then only the given fields applied;
- * re-enabling clears the failure state (policy). An enabled endpoint wakes the worker: messages that
- * waited while it was disabled go out now. No row lock: the destination check may wait on DNS.
+ * at once (destination rule and the policy's field rules), then only the given fields applied in the
+ * unit of work; re-enabling clears the failure state (policy). An enabled endpoint wakes the worker:
+ * messages that waited while it was disabled go out now. The destination check (it may wait on DNS)
+ * runs before the unit's transaction opens, so the transaction never waits on it.
  */
 export async function updateWebhookEndpoint(
   em: EntityManager,
@@ -20,12 +22,15 @@ export async function updateWebhookEndpoint(
   input: EndpointInput,
   runtime: WebhookRuntime,
 ): Promise<WebhookEndpointEntity> {
-  const endpoint = await findEndpoint(em, organizationId, endpointId);
+  await findEndpoint(em, organizationId, endpointId);
   const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
   assertValidInput(endpointInputErrors(input, 'update', destination));
 
-  Object.assign(endpoint, endpointChanges(endpoint, input));
-  await em.flush();
+  const endpoint = await inUnitOfWork(em, async (tx) => {
+    const current = await findEndpoint(tx, organizationId, endpointId);
+    Object.assign(current, endpointChanges(current, input));
+    return current;
+  });
   if (endpoint.enabled) runtime.wake();
   return endpoint;
 }
