@@ -14,15 +14,12 @@ import { idempotencyKeyOf } from './idempotent-requests';
 import type { Endpoint, Exchange } from './pipeline';
 
 const GRAPHQL_PATH = '/graphql';
-const NO_QUERY: Record<string, unknown> = Object.freeze({});
 /** Probes and scrapers: reached directly, without a proxy's HTTPS mark. */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Is this a request of a probe or a scraper (its path, whatever its query string)? */
 export function isProbe(req: IncomingMessage): boolean {
-  const url = req.url as string;
-  const queryAt = url.indexOf('?');
-  return PROBES.has(queryAt === -1 ? url : url.slice(0, queryAt));
+  return PROBES.has(pathOf(req.url as string));
 }
 
 export interface EndpointDeps {
@@ -78,27 +75,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * table entry runs its GraphQL operation; /graphql runs the GraphQL door; anything else is a public
  * endpoint. Only the URL and the method decide, never another header.
  */
-export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => Endpoint {
+export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endpoint {
   const { schema, graphql, apollo } = deps;
   const patterns = patternsOf(deps.routes);
 
-  function restEndpoint(route: CompiledRoute, params: Record<string, string>, query: Record<string, unknown>, pathname: string): Endpoint {
+  function restEndpoint(route: CompiledRoute): Endpoint {
     const write = route.method !== 'GET';
     return {
       door: 'rest',
       route: route.path,
       operation: route.operation,
       caller: 'key',
-      query,
       readBody: route.body ? (x) => readJsonBody(x.req, x.res) : undefined,
       idempotency: write
         ? (x) => {
             const key = idempotencyKeyOf(x.req.headers);
-            return key === undefined ? undefined : { key, parts: { method: route.method, path: pathname, body: x.body ?? null } };
+            return key === undefined ? undefined : { key, parts: { method: route.method, path: pathOf(x.req.url as string), body: x.body ?? null } };
           }
         : undefined,
       async execute(x) {
-        const result = await runRoute(schema, route, { params, query, body: x.body }, x.context());
+        const result = await runRoute(schema, route, { params: x.params, query: x.query, body: x.body }, x.context());
         if (route.status === 204) {
           x.res.statusCode = 204;
           x.res.end();
@@ -116,7 +112,6 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
       door: 'rest',
       route: pattern.path,
       caller: 'none',
-      query: NO_QUERY,
       execute(x) {
         x.res.setHeader('Allow', pattern.allow.join(', '));
         if (method !== 'OPTIONS') throw AppError.methodNotAllowed(method, [...pattern.allow]);
@@ -126,15 +121,14 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
     };
   }
 
-  function graphqlEndpoint(method: string, query: Record<string, unknown>): Endpoint {
-    return {
+  const graphqlEndpoint: Endpoint = {
       door: 'graphql',
       route: GRAPHQL_PATH,
       caller: 'key-or-session',
-      query,
       async readBody(x) {
+        const method = x.req.method as string;
         if (method !== 'POST') {
-          assertGraphqlBounds(method, query);
+          assertGraphqlBounds(method, x.query);
           return undefined;
         }
         const body = (await readJsonBody(x.req, x.res)) ?? {};
@@ -142,7 +136,7 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
         return body;
       },
       idempotency(x) {
-        if (method !== 'POST' || x.req.headers['idempotency-key'] === undefined || !isRecord(x.body)) return undefined;
+        if (x.req.method !== 'POST' || x.req.headers['idempotency-key'] === undefined || !isRecord(x.body)) return undefined;
         const body = x.body as GraphqlParameters;
         if (!graphql.isMutation(body)) return undefined;
         const key = idempotencyKeyOf(x.req.headers) as string;
@@ -152,15 +146,13 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
         };
       },
       execute: (x) => graphql.answer(x.req, x.res, x.body, x.context()),
-    };
-  }
+  };
 
   /** GraphiQL (or Apollo's landing page) for a browser's GET /graphql: a static page, no key. */
   const landingPage: Endpoint = {
     door: 'graphql',
     route: GRAPHQL_PATH,
     caller: 'none',
-    query: NO_QUERY,
     execute: (x: Exchange) =>
       answerByApollo(apollo, x.req, x.res, undefined, () => Promise.reject(new Error('the landing page runs no operation: it has no request context'))),
   };
@@ -169,39 +161,59 @@ export function endpointRouter(deps: EndpointDeps): (req: IncomingMessage) => En
     door: undefined,
     route: 'unmatched',
     caller: 'none',
-    query: NO_QUERY,
     execute: (x) => {
       // Express (src/app.ts) routes it; what the pipeline knows comes along on res.locals.
-      Object.assign(x.res, { locals: { requestId: x.requestId, get logger() { return x.logger(); } } });
+      Object.assign(x.res, { locals: { requestId: x.requestId, get logger() { return x.logger; } } });
       deps.publicEndpoints(x.req, x.res);
     },
   };
 
-  return (req) => {
+  const restEndpoints = new Map(deps.routes.map((route) => [route, restEndpoint(route)]));
+  const pathEndpoints = new Map(patterns.map((pattern) => [pattern, new Map<string, Endpoint>()]));
+
+  return (x) => {
+    const { req } = x;
     const url = req.url as string;
     const queryAt = url.indexOf('?');
     const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
     const method = req.method as string;
     // Express's "simple" query parser was node:querystring: the same values as before.
-    const query = () => (queryAt === -1 ? NO_QUERY : (parseQueryString(url.slice(queryAt + 1)) as Record<string, unknown>));
+    if (queryAt !== -1) x.query = parseQueryString(url.slice(queryAt + 1));
 
     if (pathname === GRAPHQL_PATH || (pathname.startsWith(`${GRAPHQL_PATH}/`) && !(deps.explorerAssets && pathname.startsWith(`${EXPLORER_ASSETS_PATH}/`)))) {
-      const parameters = query();
-      const browser = method === 'GET' && parameters.query === undefined && prefersHtml(req.headers.accept);
-      return browser ? landingPage : graphqlEndpoint(method, parameters);
+      const browser = method === 'GET' && x.query.query === undefined && prefersHtml(req.headers.accept);
+      return browser ? landingPage : graphqlEndpoint;
     }
     for (const pattern of patterns) {
       const match = pattern.regex.exec(pathname);
       if (!match) continue;
       const route = pattern.routes.get(method === 'HEAD' ? 'GET' : method);
-      if (!route) return restPathEndpoint(pattern, method);
-      const params: Record<string, string> = {};
-      // A malformed %-escape is the client's: the URIError is answered as 400 on field "path".
-      pattern.names.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
-      return restEndpoint(route, params, query(), pathname);
+      if (!route) {
+        const byMethod = pathEndpoints.get(pattern)!;
+        let endpoint = byMethod.get(method);
+        if (endpoint === undefined) {
+          endpoint = restPathEndpoint(pattern, method);
+          // Methods are few and known; anything else gets its endpoint made each time (no unbounded map).
+          if (byMethod.size < 16) byMethod.set(method, endpoint);
+        }
+        return endpoint;
+      }
+      if (pattern.names.length > 0) {
+        const params: Record<string, string> = {};
+        // A malformed %-escape is the client's: the URIError is answered as 400 on field "path".
+        pattern.names.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
+        x.params = params;
+      }
+      return restEndpoints.get(route)!;
     }
     return publicEndpoint;
   };
+}
+
+/** The path of a URL, without its query string. */
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }
 
 /** The quality an Accept header gives a media type: its own entry, else its type's wildcard, else any. */

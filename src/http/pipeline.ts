@@ -53,8 +53,6 @@ export interface Endpoint {
   /** The named operation a REST route runs (GraphQL names its own when it resolves it). */
   readonly operation?: string;
   readonly caller: Caller;
-  /** The parsed query string (a key sent there is refused with a hint). */
-  readonly query: Record<string, unknown>;
   /** Reads and checks the body, once; the value is what `execute` gets. */
   readBody?(exchange: Exchange): Promise<unknown>;
   /** For a write that carries an Idempotency-Key: its key and what makes a retry the same request. */
@@ -62,34 +60,63 @@ export interface Endpoint {
   execute(exchange: Exchange): Promise<void> | void;
 }
 
-/** One request on its way through the steps. */
-export interface Exchange {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
-  readonly started: bigint;
-  readonly ip: string | undefined;
-  requestId: string;
-  endpoint: Endpoint | undefined;
-  auth: AuthContext | undefined;
-  rateLimit: RateLimitState | undefined;
-  body: unknown;
+/** One request on its way through the steps (one object a request: methods on the prototype, no closures). */
+export class Exchange {
+  readonly started = process.hrtime.bigint();
+  readonly requestId: string;
+  endpoint: Endpoint | undefined = undefined;
+  /** What the route matched: the path's parameters (decoded) and the parsed query string. */
+  params: Readonly<Record<string, string>> = NO_PARAMS;
+  query: Record<string, unknown> = NO_PARAMS;
+  auth: AuthContext | undefined = undefined;
+  rateLimit: RateLimitState | undefined = undefined;
+  body: unknown = undefined;
   /** The Idempotency-Key this request holds (its units of work record their recovery points on it). */
-  idempotency: IdempotencyClaim | undefined;
+  idempotency: IdempotencyClaim | undefined = undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
-  readonly operation: { name?: string };
+  readonly operation: { name?: string } = {};
+  /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */
+  reached = -1;
+  failed = false;
+  private requestContext: HttpRequestContext | undefined = undefined;
+  private requestLogger: Logger | undefined = undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly ip: string | undefined,
+    private readonly shared: ContextShared,
+  ) {
+    this.requestId = requestIdOf(req.headers['x-request-id']);
+  }
+
   /** The steps this request took, in order (the pipeline test reads them). */
-  readonly steps: StepName[];
-  /** The request's context for the operation, made when first asked for. */
-  context(): HttpRequestContext;
+  get steps(): StepName[] {
+    return [...PIPELINE_STEPS.slice(0, this.reached + 1), ...(this.failed ? FINISHING_STEPS : FINISHING_STEPS.slice(1))];
+  }
+
+  /** The request's context for the operation, made when first asked for (after authentication). */
+  context(): HttpRequestContext {
+    if (!this.auth) throw new Error('a request context needs an authenticated caller');
+    return (this.requestContext ??= new HttpRequestContext(this.shared, this.requestId, this.auth, this.operation, this.rateLimit, this));
+  }
+
   /** The request's logger (a child with its request id), made when first used. */
-  logger(): Logger;
+  get logger(): Logger {
+    return (this.requestLogger ??= this.shared.logger.child({ requestId: this.requestId }));
+  }
 }
+
+const NO_PARAMS: Readonly<Record<string, never>> = Object.freeze({});
 
 export interface PipelineDeps {
   readonly logger: Logger;
   readonly trustProxy: boolean;
-  /** Finds the endpoint of a request (src/http/endpoints.ts); may throw a client error (a malformed path). */
-  readonly route: (req: IncomingMessage) => Endpoint;
+  /**
+   * Finds the endpoint of a request (src/http/endpoints.ts) and puts what the URL carries on the
+   * exchange (path parameters, query); may throw a client error (a malformed path).
+   */
+  readonly route: (exchange: Exchange) => Endpoint;
   /** Probes and scrapers (/healthz, /readyz, /metrics) reach an instance directly, without a proxy's HTTPS mark. */
   readonly isProbe: (req: IncomingMessage) => boolean;
   /** CORS (D15) when CORS_ORIGINS is set: sets its headers and answers preflights (then true). */
@@ -124,7 +151,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     },
     hygiene: (x) => assertHygienic(x.req),
     route: (x) => {
-      x.endpoint = deps.route(x.req);
+      x.endpoint = deps.route(x);
       if (x.endpoint.operation !== undefined) x.operation.name = x.endpoint.operation;
     },
     https: (x) => {
@@ -140,39 +167,40 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
         x.auth = await deps.sessionAuthentication(x.req);
         if (x.auth) return;
       }
-      x.auth = await keyAuthentication({ ip: x.ip, authorization: x.req.headers.authorization, query: endpoint.query });
+      x.auth = await keyAuthentication({ ip: x.ip, authorization: x.req.headers.authorization, query: x.query });
     },
     'ip-allowlist': (x) => {
       if (x.auth) assertIpAllowed(x.auth, x.ip);
     },
-    'rate-budget': async (x) => {
+    // Steps that do not apply return at once, without a promise (the hot reads pass most of them).
+    'rate-budget': (x) => {
       // The organization's budget (D12) is its keys': a dashboard session does not draw from it.
-      if (x.auth && x.auth.session === undefined) x.rateLimit = await drawFromBudget(rateLimiter, x.auth, x.res);
+      if (x.auth && x.auth.session === undefined) return drawFromBudget(rateLimiter, x.auth, x.res).then((state) => void (x.rateLimit = state));
     },
-    'read-body': async (x) => {
-      if (x.endpoint!.readBody) x.body = await x.endpoint!.readBody(x);
+    'read-body': (x) => {
+      const endpoint = x.endpoint!;
+      if (endpoint.readBody) return endpoint.readBody(x).then((body) => void (x.body = body));
     },
-    idempotency: async (x) => {
+    idempotency: (x) => {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (!write || !x.auth) return;
       const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId };
-      x.idempotency = await deps.idempotency(request, x.res);
-      return x.idempotency === undefined;
+      return deps.idempotency(request, x.res).then((claim) => {
+        x.idempotency = claim;
+        return claim === undefined;
+      });
     },
     execute: (x) => x.endpoint!.execute(x),
   };
-  const ordered = PIPELINE_STEPS.map((name) => [name, steps[name]] as const);
+  const ordered: readonly Step[] = PIPELINE_STEPS.map((name) => steps[name]);
 
   function finish(x: Exchange): void {
     const status = x.res.statusCode;
-    x.steps.push('usage');
     usage.recordResponse(x.auth, status);
-    x.steps.push('metrics');
     const route = routeOf(x);
     metrics.observe(x.req.method as string, route, status, x.started);
-    x.steps.push('access-log');
     if (accessLineEnabled) {
-      writeAccessLine(x.logger(), {
+      writeAccessLine(x.logger, {
         method: x.req.method as string,
         url: x.req.url as string,
         route,
@@ -187,14 +215,14 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
 
   async function run(x: Exchange): Promise<void> {
     try {
-      for (const [name, step] of ordered) {
-        x.steps.push(name);
-        const result = step(x);
+      for (let index = 0; index < ordered.length; index += 1) {
+        x.reached = index;
+        const result = ordered[index](x);
         const answered = result instanceof Promise ? await result : result;
         if (answered === true) break;
       }
     } catch (error) {
-      x.steps.push('map-errors');
+      x.failed = true;
       answerError(logger, x.res, x.endpoint?.door, x.requestId, error);
     }
     // A public endpoint's answer may still be streaming (a static file): it is recorded when it ends.
@@ -210,8 +238,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
   };
 
   return (req, res) => {
-    const exchange = newExchange(req, res, clientIpOf(req, deps.trustProxy), shared);
-    run(exchange).catch(failed(res));
+    run(new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared)).catch(failed(res));
   };
 }
 
@@ -220,34 +247,4 @@ function routeOf(x: Exchange): string {
   const stamped = (x.res as ServerResponse & { locals?: { route?: unknown } }).locals?.route;
   if (typeof stamped === 'string') return stamped;
   return x.endpoint?.route ?? 'unmatched';
-}
-
-function newExchange(req: IncomingMessage, res: ServerResponse, ip: string | undefined, shared: ContextShared): Exchange {
-  let context: HttpRequestContext | undefined;
-  let logger: Logger | undefined;
-  const exchange: Exchange = {
-    req,
-    res,
-    started: process.hrtime.bigint(),
-    ip,
-    requestId: requestIdOf(req.headers['x-request-id']),
-    endpoint: undefined,
-    auth: undefined,
-    rateLimit: undefined,
-    body: undefined,
-    idempotency: undefined,
-    operation: {},
-    steps: [],
-    context: () => {
-      if (!exchange.auth) throw new Error('a request context needs an authenticated caller');
-      return (context ??= new HttpRequestContext(shared, exchange.requestId, exchange.auth, exchange.operation, exchange.rateLimit, {
-        get logger() {
-          return exchange.logger();
-        },
-        idempotency: exchange.idempotency,
-      }));
-    },
-    logger: () => (logger ??= shared.logger.child({ requestId: exchange.requestId })),
-  };
-  return exchange;
 }
