@@ -16,6 +16,9 @@ registerEnumType(BookingStatus, {
   description: 'CONFIRMED bookings hold seats; CANCELLED ones have given them back.',
 });
 
+/** A booking's id: bk_ and an opaque part (a command may make it before the row, see create-booking.ts). */
+export const newBookingId = (): string => newId('bk');
+
 @ObjectType('Booking', { description: 'Seats booked on an event, optionally of one ticket type.' })
 @Entity({ tableName: 'bookings' })
 @Index({ name: 'bookings_event_id_status_index', properties: ['event', 'status'] })
@@ -25,7 +28,7 @@ export class BookingEntity {
 
   @Field(() => ID, { description: 'bk_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
-  id: string = newId('bk');
+  id: string = newBookingId();
 
   @ManyToOne(() => OrganizationEntity, { ref: true, deleteRule: 'cascade', index: true })
   organization!: Ref<OrganizationEntity>;

@@ -40,7 +40,7 @@ export async function lockById(em: EntityManager, id: string): Promise<BookingEn
 export function addBooking(
   em: EntityManager,
   organizationId: string,
-  fields: { event: EventEntity; ticketType: TicketTypeEntity | null; quantity: number; attendeeEmail: string; attendeeName: string },
+  fields: { id?: string; event: EventEntity; ticketType: TicketTypeEntity | null; quantity: number; attendeeEmail: string; attendeeName: string },
 ): BookingEntity {
   return em.create(BookingEntity, { organization: em.getReference(OrganizationEntity, organizationId), ...fields });
 }

@@ -49,12 +49,27 @@ function crashIfArmed(at: CrashForTests['at'], claim: IdempotencyClaim): void {
   if (crashForTests?.at === at && crashForTests.idempotencyKey === claim.key) process.kill(process.pid, 'SIGKILL');
 }
 
+/** What a command may tell the unit of work before it runs. */
+export interface UnitOfWorkOptions {
+  /**
+   * The entity the work will return, known before it runs (its id made by the command). With an
+   * Idempotency-Key the recovery point is then written as the transaction's first statement, before
+   * the work takes its row locks, instead of its last: a booking of a hot event holds the event's lock
+   * for no more round trips with a key than without (issue 24: keyed bookings at the speed of unkeyed).
+   */
+  readonly returns?: { readonly entity: string; readonly id: string };
+}
+
 /**
  * Runs `work` in one transaction: the change, its outbox rows and (with an Idempotency-Key) its
  * recovery point commit together. On the retry of a request whose change committed, returns the
  * recorded result instead of running `work`.
  */
-export async function inUnitOfWork<T>(em: EntityManager, work: (tx: EntityManager, unit: UnitOfWork) => Promise<T>): Promise<T> {
+export async function inUnitOfWork<T>(
+  em: EntityManager,
+  work: (tx: EntityManager, unit: UnitOfWork) => Promise<T>,
+  options: UnitOfWorkOptions = {},
+): Promise<T> {
   const scope = unitOfWorkScopeOf(em);
   const claim = scope.idempotency;
   if (claim === undefined) return em.transactional((tx) => work(tx, scope));
@@ -63,12 +78,25 @@ export async function inUnitOfWork<T>(em: EntityManager, work: (tx: EntityManage
   const recorded = claim.recorded(step);
   if (recorded !== undefined) return (await restore(em, recorded)) as T;
 
-  const result = await em.transactional(async (tx) => {
-    const value = await work(tx, scope);
-    await tx.flush();
-    if (!(await claim.record(tx, step, toRecorded(tx, value), scope.actor))) {
+  // The recovery point is also the fence: it matches only while this request still holds the key.
+  const fence = async (tx: EntityManager, result: RecordedResult) => {
+    if (!(await claim.record(tx, step, result, scope.actor))) {
       // Another request took the key over (this one outlived its lease): roll back, it runs the change.
       throw AppError.idempotencyKeyInUse(claim.key, 1);
+    }
+  };
+  const { returns } = options;
+  const result = await em.transactional(async (tx) => {
+    if (returns) await fence(tx, { [ENTITY]: returns.entity, id: returns.id });
+    const value = await work(tx, scope);
+    await tx.flush();
+    if (returns) {
+      const made = toRecorded(tx, value);
+      if (!made || typeof made !== 'object' || Array.isArray(made) || made[ENTITY] !== returns.entity || made.id !== returns.id) {
+        throw new Error(`the unit of work was told it returns ${returns.entity} ${returns.id}, and returned something else`);
+      }
+    } else {
+      await fence(tx, toRecorded(tx, value));
     }
     crashIfArmed('before-commit', claim);
     return value;

@@ -4,7 +4,7 @@ import { assertValidInput } from '../../../foundation/validation/validate-input'
 import { assertBookable } from '../../event/event.policy';
 import { lockBySlug } from '../../event/event.repository';
 import { lockOfEvent } from '../../ticket-type/ticket-type.repository';
-import type { BookingEntity } from '../booking.entity';
+import { BookingEntity, newBookingId } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { addBooking } from '../booking.repository';
@@ -24,22 +24,30 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     input,
   );
 
-  return inUnitOfWork(em, async (tx) => {
-    const event = await lockBySlug(tx, organizationId, input.eventSlug);
-    assertBookable(event);
-    const ticketType = input.ticketTypeId == null ? null : await lockOfEvent(tx, event, input.ticketTypeId);
-    assertAvailable(event, ticketType, input.quantity);
+  // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
+  // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
+  const id = newBookingId();
+  return inUnitOfWork(
+    em,
+    async (tx) => {
+      const event = await lockBySlug(tx, organizationId, input.eventSlug);
+      assertBookable(event);
+      const ticketType = input.ticketTypeId == null ? null : await lockOfEvent(tx, event, input.ticketTypeId);
+      assertAvailable(event, ticketType, input.quantity);
 
-    event.registrationCount += input.quantity;
-    if (ticketType) ticketType.sold += input.quantity;
-    const booking = addBooking(tx, organizationId, {
-      event,
-      ticketType,
-      quantity: input.quantity,
-      attendeeEmail: input.attendeeEmail,
-      attendeeName: input.attendeeName.trim(),
-    });
-    await enqueueWebhook(tx, organizationId, 'booking.created', presentBooking(booking, event));
-    return booking;
-  });
+      event.registrationCount += input.quantity;
+      if (ticketType) ticketType.sold += input.quantity;
+      const booking = addBooking(tx, organizationId, {
+        id,
+        event,
+        ticketType,
+        quantity: input.quantity,
+        attendeeEmail: input.attendeeEmail,
+        attendeeName: input.attendeeName.trim(),
+      });
+      await enqueueWebhook(tx, organizationId, 'booking.created', presentBooking(booking, event));
+      return booking;
+    },
+    { returns: { entity: BookingEntity.name, id } },
+  );
 }
