@@ -25,17 +25,11 @@ const TARGETS = {
   p95Ms: { list100: 150 * SCALE, get: 60 * SCALE, graphql20: 120 * SCALE, create: 150 * SCALE },
   /** Creates a second with 3 ticket types each, 8 in flight (issue 8: at least where it was, ~190/s). */
   createsPerSecond: Number(process.env.BENCH_CREATES_PER_SECOND ?? 150),
-  /** Bookings with an Idempotency-Key over bookings without, same event, same concurrency (issue 24: 0.9). */
-  keyedBookingRatio: Number(process.env.BENCH_KEYED_BOOKING_RATIO ?? 0.9),
   /** Peak resident memory of the server over the whole run (issue 8: 250 MB). */
   rssMb: Number(process.env.BENCH_RSS_MB ?? 250),
   /** From spawning the server to its first answered HTTPS request, on PostgreSQL (issue 8: 1.5 s). */
   coldStartMs: Number(process.env.BENCH_COLD_START_MS ?? 1500),
 };
-
-/** Rounds of each booking kind (alternating which goes first). */
-const BOOKING_ROUNDS = Number(process.env.BENCH_BOOKING_ROUNDS ?? 3);
-const BOOK = 'mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status } }';
 
 async function measure(
   name: string,
@@ -111,12 +105,12 @@ async function main(): Promise<void> {
   try {
     const { key } = benchTenant(url, 'Bench');
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CONCURRENCY });
-    const call = (method: string, route: string, body?: unknown, headers: Record<string, string> = {}) =>
+    const call = (method: string, route: string, body?: unknown) =>
       new Promise<number>((resolve, reject) => {
         const payload = body === undefined ? undefined : JSON.stringify(body);
         const req = https.request(
           `https://localhost:${service.port}${route}`,
-          { method, agent, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}), ...headers } },
+          { method, agent, headers: { authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) } },
           (res) => {
             res.resume();
             res.on('end', () => resolve(res.statusCode ?? 0));
@@ -160,28 +154,6 @@ async function main(): Promise<void> {
       8,
     );
     results.push(create);
-
-    // Bookings of one published event, with and without an Idempotency-Key (issue 24: a retry-safe
-    // booking is as fast as one without), in alternating rounds so that drift hits both alike.
-    const hot = `hot-${randomBytes(3).toString('hex')}`;
-    await call('POST', '/v1/events', { title: 'Hot', slug: hot, startDate: new Date(start).toISOString(), endDate: new Date(start + 3600_000).toISOString() });
-    await call('PUT', `/v1/events/${hot}`, { status: 'PUBLISHED' });
-    const bookingBody = { query: BOOK, variables: { input: { eventSlug: hot, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' } } };
-    let booked = 0;
-    const book = (withKey: boolean) => () => {
-      booked += 1;
-      return call('POST', '/graphql', bookingBody, withKey ? { 'idempotency-key': `bench-${booked}-${randomBytes(4).toString('hex')}` } : {});
-    };
-    const rounds: Record<'plain' | 'keyed', number[]> = { plain: [], keyed: [] };
-    for (let round = 0; round < BOOKING_ROUNDS; round += 1) {
-      for (const kind of round % 2 === 0 ? (['plain', 'keyed'] as const) : (['keyed', 'plain'] as const)) {
-        const result = await measure(`createBooking ${kind}`, Infinity, book(kind === 'keyed'), CONCURRENCY);
-        rounds[kind].push(result.rps);
-      }
-    }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const keyedRatio = median(rounds.keyed) / median(rounds.plain);
-    const keyedOk = keyedRatio >= TARGETS.keyedBookingRatio;
     const rssMb = await peakResidentMegabytes(server.pid as number);
     let failed = false;
     for (const result of results) {
@@ -194,11 +166,6 @@ async function main(): Promise<void> {
     const createsOk = create.rps >= TARGETS.createsPerSecond;
     failed ||= !createsOk;
     process.stdout.write(`${createsOk ? 'ok  ' : 'SLOW'} creates ${create.rps.toFixed(0)}/s (target >= ${TARGETS.createsPerSecond}/s)\n`);
-    failed ||= !keyedOk;
-    process.stdout.write(
-      `${keyedOk ? 'ok  ' : 'SLOW'} bookings of one event with an Idempotency-Key ${median(rounds.keyed).toFixed(0)}/s, without ${median(rounds.plain).toFixed(0)}/s: ` +
-        `${keyedRatio.toFixed(2)}x (medians of ${BOOKING_ROUNDS} rounds each; target >= ${TARGETS.keyedBookingRatio}x)\n`,
-    );
     const memoryOk = rssMb <= TARGETS.rssMb;
     failed ||= !memoryOk;
     process.stdout.write(`${memoryOk ? 'ok  ' : 'BIG '} server peak resident memory ${rssMb.toFixed(0)} MB (target <= ${TARGETS.rssMb} MB)\n`);
