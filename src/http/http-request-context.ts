@@ -52,7 +52,8 @@ export class HttpRequestContext implements RequestContext {
   /** The request's entity manager carries its unit-of-work scope: its commands learn the actor and the key from it. */
   get em(): EntityManager {
     if (this.forked) return this.forked;
-    const scope: UnitOfWorkScope = { actor: this.actor, idempotency: this.locals?.idempotency };
+    const { webhooks } = this.shared;
+    const scope: UnitOfWorkScope = { actor: this.actor, idempotency: this.locals?.idempotency, outboxWritten: () => webhooks.wake() };
     return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
   }
 

@@ -4,7 +4,6 @@ import { AppError } from '../../foundation/errors/app-error';
 import { idErrors } from '../../foundation/validation/arguments';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
-import { WEBHOOK_CHANNEL } from '../../platform/outbox/outbox';
 import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
 
 /*
@@ -96,7 +95,7 @@ export async function findMessage(em: EntityManager, organizationId: string, end
 
 /**
  * Puts the message to the endpoint back in the queue, due now, with a fresh retry schedule (same
- * webhook-id), and tells every worker. A message being attempted right now (PENDING under a worker's
+ * webhook-id); the caller wakes the workers after its commit. A message being attempted right now (PENDING under a worker's
  * lease) is left to that attempt. Returns whether the message was put back (false also when there is none).
  */
 export async function requeueMessage(em: EntityManager, organizationId: string, endpointId: string, messageId: string): Promise<boolean> {
@@ -108,9 +107,7 @@ export async function requeueMessage(em: EntityManager, organizationId: string, 
      returning d.id`,
     [organizationId, endpointId, messageId],
   );
-  if (updated.length === 0) return false;
-  await em.execute(`select pg_notify('${WEBHOOK_CHANNEL}', '')`);
-  return true;
+  return updated.length > 0;
 }
 
 const DELIVERY_SELECT = `select d.id as delivery_id, m.id, m.type, m.body, d.status, m.created_at, d.next_attempt_at

@@ -5,6 +5,7 @@ import type { Config } from '../../foundation/config';
 import { WebhookMetrics } from './webhook-metrics';
 import { webhookRuntime, type WebhookRuntime } from '../../platform/outbox/webhook-runtime';
 import { WebhookWorker } from './webhook-worker';
+import { WebhookWake } from './webhook-wake';
 import { sparesConnections } from '../../platform/db/orm-config';
 
 export interface Webhooks {
@@ -18,10 +19,12 @@ export async function startWebhooks(config: Config, orm: MikroORM, logger: Logge
   const settings = config.webhooks;
   const metrics = new WebhookMetrics(orm);
   let worker: WebhookWorker | undefined;
-  const runtime = webhookRuntime(settings, config.dataDir, () => worker?.wake());
+  // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
+  const spares = sparesConnections(orm.config.get('pool'));
+  const wake = new WebhookWake(orm, () => worker?.wake(), logger, spares);
+  const runtime = webhookRuntime(settings, config.dataDir, () => wake.wake());
   if (settings.worker) {
-    // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
-    const listenUrl = sparesConnections(orm.config.get('pool')) ? orm.config.get('clientUrl') : undefined;
+    const listenUrl = spares ? orm.config.get('clientUrl') : undefined;
     worker = new WebhookWorker({ orm, settings, secrets: runtime.secrets, metrics, logger, listenUrl });
     await worker.start();
   }

@@ -28,6 +28,8 @@ export interface IdempotencyClaim {
 export interface UnitOfWorkScope {
   readonly actor: Actor;
   readonly idempotency?: IdempotencyClaim;
+  /** Called after the commit of a unit of work that wrote outbox messages: wakes the webhook workers. */
+  readonly outboxWritten?: () => void;
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */

@@ -1,7 +1,8 @@
 import { helper, Utils } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork } from './unit-of-work-scope';
+import { takeOutboxWrite } from '../outbox/outbox';
+import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
  * The unit of work: the one place a mutation's transaction is opened and committed (issue 24).
@@ -58,6 +59,14 @@ export interface UnitOfWorkOptions {
    * for no more round trips with a key than without (issue 24: keyed bookings at the speed of unkeyed).
    */
   readonly returns?: { readonly entity: string; readonly id: string };
+  /**
+   * The work's change is one statement (issue 19): without an Idempotency-Key it runs on `em` itself,
+   * without BEGIN and COMMIT (a statement is atomic on its own, and commits when it ends): two round
+   * trips fewer, and a row lock it takes is held only while the statement runs and its commit flushes.
+   * The work may read before its statement, never write twice. With a key it runs in a transaction as
+   * any other work (the recovery point commits with it).
+   */
+  readonly singleStatement?: boolean;
 }
 
 /**
@@ -72,7 +81,20 @@ export async function inUnitOfWork<T>(
 ): Promise<T> {
   const scope = unitOfWorkScopeOf(em);
   const claim = scope.idempotency;
-  if (claim === undefined) return em.transactional((tx) => work(tx, scope));
+  let transaction: EntityManager | undefined;
+  if (claim === undefined && options.singleStatement) {
+    const value = await work(em, scope);
+    afterCommit(scope, em);
+    return value;
+  }
+  if (claim === undefined) {
+    const value = await em.transactional((tx) => {
+      transaction = tx;
+      return work(tx, scope);
+    });
+    afterCommit(scope, transaction);
+    return value;
+  }
 
   const step = claim.nextStep();
   const recorded = claim.recorded(step);
@@ -87,6 +109,7 @@ export async function inUnitOfWork<T>(
   };
   const { returns } = options;
   const result = await em.transactional(async (tx) => {
+    transaction = tx;
     if (returns) await fence(tx, { [ENTITY]: returns.entity, id: returns.id });
     const value = await work(tx, scope);
     await tx.flush();
@@ -102,7 +125,13 @@ export async function inUnitOfWork<T>(
     return value;
   });
   crashIfArmed('after-commit', claim);
+  afterCommit(scope, transaction);
   return result;
+}
+
+/** What follows a commit: the webhook workers woken when the unit wrote outbox messages (never inside the transaction). */
+function afterCommit(scope: UnitOfWorkScope, tx: EntityManager | undefined): void {
+  if (tx !== undefined && takeOutboxWrite(tx)) scope.outboxWritten?.();
 }
 
 // ---- Results as recorded ------------------------------------------------------------------------

@@ -4,14 +4,32 @@ import { newId } from '../../foundation/ids';
 /** A message's `data`: the JSON object the module that causes the message presents (D18). */
 export type WebhookData = object;
 
-/** Workers LISTEN here; the outbox NOTIFYs in the changing transaction, so only a commit wakes them. */
+/**
+ * Workers LISTEN here. Nothing NOTIFYs inside a change's transaction (a NOTIFY takes a lock that
+ * serializes every commit of the database): the unit of work tells the process after the commit
+ * (`outboxWritten` of its scope), and the process wakes its own worker and NOTIFYs the others once per
+ * burst of commits (src/modules/webhook/webhook-wake.ts).
+ */
 export const WEBHOOK_CHANNEL = 'event_service_webhooks';
+
+/** The transactions (entity managers) that wrote outbox messages; the unit of work reads it after COMMIT. */
+const wroteOutbox = new WeakSet<EntityManager>();
+
+/** Marks `em`'s transaction as one that wrote outbox messages (for a statement that writes them itself). */
+export function noteOutboxWrite(em: EntityManager): void {
+  wroteOutbox.add(em);
+}
+
+/** Whether `em`'s transaction wrote outbox messages (and forgets it: asked once, after its commit). */
+export function takeOutboxWrite(em: EntityManager): boolean {
+  return wroteOutbox.delete(em);
+}
 
 /**
  * The transactional outbox (D18). Called by a module's command inside the transaction of its change,
  * with that transaction's EntityManager: writes the message and one delivery per enabled endpoint of
- * the organization that wants the type, and notifies the workers, all of which happens only if that
- * transaction commits. Costs one statement when no endpoint wants the message. `data` may be a
+ * the organization that wants the type, which exist only if that transaction commits (the workers
+ * are woken after the commit, see WEBHOOK_CHANNEL). Costs one statement when no endpoint wants the message. `data` may be a
  * function, called (in the same transaction) only when one does. The outbox knows nothing of what a
  * message is about: the type and the data are the caller's.
  */
@@ -30,7 +48,7 @@ export async function enqueueWebhook(
   await insertMessage(em, organizationId, type, payload, wanted.map((row) => row.id));
 }
 
-/** Writes one message for the given endpoints and wakes the workers (on commit). Returns its id. */
+/** Writes one message for the given endpoints (the workers are woken after the commit). Returns its id. */
 export async function insertMessage(
   em: EntityManager,
   organizationId: string,
@@ -53,6 +71,62 @@ export async function insertMessage(
      select ?, id, now(), now() from webhook_endpoints where id = any(?::text[])`,
     [id, `{${endpointIds.join(',')}}`],
   );
-  await em.execute(`select pg_notify('${WEBHOOK_CHANNEL}', '')`);
+  noteOutboxWrite(em);
   return id;
+}
+
+// ---- The outbox inside a change's own statement -------------------------------------------------
+
+/** A part of a statement: SQL with `?` placeholders and their values, in order. */
+export interface SqlPart {
+  readonly sql: string;
+  readonly bindings: unknown[];
+}
+
+const HOLE = '\u0001hole\u0001';
+const QUOTED_HOLE = JSON.stringify(HOLE);
+
+/**
+ * A message body whose `data` has values only the statement knows (an id the database assigns, a row
+ * read under its lock): `data` with `hole(expression)` values becomes a format() call that fills each
+ * with the JSON of its SQL expression (`to_json(e.id)::text`), keys in the order given, the same text
+ * JSON.stringify makes. Returns the SQL expression and its binding.
+ */
+function messageBody(type: string, timestamp: Date, data: object, holes: readonly string[]): SqlPart {
+  const text = JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
+  const template = text.replaceAll('%', '%%').split(QUOTED_HOLE).join('%s');
+  const count = template.split('%s').length - 1;
+  if (count !== holes.length) throw new Error(`messageBody: ${count} holes in the data, ${holes.length} expressions`);
+  return { sql: holes.length === 0 ? '?::text' : `format(?, ${holes.join(', ')})`, bindings: [template] };
+}
+
+/** A value of `data` that the statement fills in (see messageBody). */
+export const hole = (): string => HOLE;
+
+/**
+ * The transactional outbox as CTEs of the change's own statement (issue 19: no round trip of its own):
+ * when the change's `gate` CTE has a row and an enabled endpoint of the organization wants `type`, the
+ * message with `body` and one delivery per such endpoint are inserted with the change. Adds the CTEs
+ * `outbox_wanted`, `outbox_message` and `outbox_deliveries` (a statement selects
+ * `exists (select 1 from outbox_message) as outbox_written` and calls noteOutboxWrite when true).
+ * `data` is the message's data with `hole()` for each value the statement fills in, from `holes`
+ * (SQL expressions giving JSON text, which may name the gate's columns as `g.column`).
+ */
+export function outboxCtes(organizationId: string, type: string, gate: string, data: object, holes: readonly string[] = []): SqlPart {
+  const createdAt = new Date();
+  const body = messageBody(type, createdAt, data, holes);
+  return {
+    sql: `outbox_wanted as (
+       select id from webhook_endpoints
+        where organization_id = ? and enabled and (cardinality(event_types) = 0 or ? = any(event_types))),
+     outbox_message as (
+       insert into webhook_messages (id, organization_id, type, body, created_at)
+       select ?, ?, ?, ${body.sql}, ?::timestamptz from ${gate} g
+        where exists (select 1 from outbox_wanted)
+       returning id),
+     outbox_deliveries as (
+       insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
+       select m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
+    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt],
+  };
 }

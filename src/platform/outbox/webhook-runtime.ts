@@ -7,7 +7,7 @@ export interface WebhookRuntime {
   readonly secrets: SecretBox;
   readonly allowPrivateNetworks: boolean;
   readonly resolve?: Resolve;
-  /** Tells this process's worker (if any) that a message is due now; others hear the NOTIFY. */
+  /** After a commit that made a message due: wakes this process's worker (if any) and NOTIFYs the others. */
   wake(): void;
 }
 
