@@ -19,7 +19,12 @@ export interface BookingBody {
  * The booking from the rows its command holds (the booking and its event, locked in the transaction):
  * the values `booking(id)` answers for the same fields, dates as ISO 8601 UTC with milliseconds. Pure.
  */
-export function presentBooking(booking: BookingEntity, event: Pick<EventEntity, 'id' | 'slug'>): BookingBody {
+export function presentBooking(
+  booking: Pick<BookingEntity, 'id' | 'quantity' | 'attendeeEmail' | 'attendeeName' | 'status' | 'createdAt' | 'cancelledAt'> & {
+    ticketType: { id: string } | null;
+  },
+  event: Pick<EventEntity, 'id' | 'slug'>,
+): BookingBody {
   return {
     id: booking.id,
     eventId: event.id,
