@@ -132,7 +132,7 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
     id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
     ...outbox.bindings,
   ]);
-  return changeOf(em, answer!, answer!['b.id'] != null);
+  return changeOf(em, answer, answer['b.id'] != null);
 }
 
 /**
@@ -180,7 +180,7 @@ export async function cancelSeats(
     cancelledAt,
     ...outbox.bindings,
   ]);
-  return changeOf(em, answer!, answer!.cancelled === true);
+  return changeOf(em, answer, answer.cancelled === true);
 }
 
 /** Confirmed bookings of an event (D3: an event with any cannot be deleted). */
