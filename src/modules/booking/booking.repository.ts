@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { EventEntity } from '../event/event.entity';
-import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
+import { effectiveStatus, type EventStatus } from '../event/event-status';
+import type { EventEntity } from '../event/event.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
+import { executePrepared } from '../../platform/db/prepared-reads';
 import { BookingEntity, BookingStatus } from './booking.entity';
 
 /*
@@ -30,11 +31,9 @@ export async function findById(em: EntityManager, organizationId: string, id: st
  * what it found, from which the command works out the refusal (only on that path).
  */
 
-const EVENT_COLUMNS = [
-  'id', 'organization_id', 'slug', 'title', 'description', 'start_date', 'end_date', 'timezone', 'venue',
-  'venue_address', 'cover_image', 'status', 'capacity', 'registration_count', 'created_at', 'updated_at',
-] as const;
-const TICKET_TYPE_COLUMNS = ['id', 'event_id', 'name', 'price', 'currency', 'quantity', 'sold', 'created_at'] as const;
+/** What a refusal is worked out from. */
+const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count'] as const;
+const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold'] as const;
 const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
   'created_at', 'cancelled_at',
@@ -52,34 +51,45 @@ function rowOf(answer: Record<string, unknown>, prefix: string, columns: readonl
   return row;
 }
 
-/** What a booking or cancellation statement found or changed, as managed entities (no further query renders them). */
+/** An event's or ticket type's row as a booking statement found it (under its lock), for the refusal. */
+export type FoundRow = Record<string, unknown>;
+
+/** What a booking or cancellation statement found or changed. */
 export interface BookingChange {
   /** Whether the statement made its change (false: it refused, and the rows are what it found). */
   readonly changed: boolean;
-  /** The booking made or cancelled (or, when a cancellation refused, as found); null when there is none. */
+  /**
+   * The booking made or cancelled (or, when a cancellation refused, as found), as a managed entity;
+   * null when there is none. Only the booking is made an entity (that costs CPU on the hot path); its
+   * event and ticket type load when an answer asks for them.
+   */
   readonly booking: BookingEntity | null;
-  /** The event as the statement left it (or found it, on refusal); null when there is none. */
-  readonly event: EventEntity | null;
-  /** The ticket type as the statement left it (or found it); null without one. */
-  readonly ticketType: TicketTypeEntity | null;
+  /** The event as found (refusals only; null when there is none or the change was made). */
+  readonly event: { slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
+  /** The ticket type as found (refusals only). */
+  readonly ticketType: { id: string; quantity: number; sold: number } | null;
 }
 
 function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean): BookingChange {
-  if (changed) {
-    // The rows as the statement left them: the counts and the event's updatedAt changed.
-    answer['e.registration_count'] = answer['changed.registration_count'];
-    answer['e.updated_at'] = answer['changed.updated_at'];
-    if (answer['t.id'] != null) answer['t.sold'] = answer['changed.sold'];
-  }
-  const event = rowOf(answer, 'e', EVENT_COLUMNS);
-  const ticketType = rowOf(answer, 't', TICKET_TYPE_COLUMNS);
   const booking = rowOf(answer, 'b', BOOKING_COLUMNS);
   if (answer.outbox_written === true) noteOutboxWrite(em);
+  const found = !changed && answer['e.id'] != null;
   return {
     changed,
-    event: event ? em.map(EventEntity, event) : null,
-    ticketType: ticketType ? em.map(TicketTypeEntity, ticketType) : null,
     booking: booking ? em.map(BookingEntity, booking) : null,
+    event: found
+      ? {
+          slug: answer['e.slug'] as string,
+          // Dates come as the ORM's driver gives them (text), as for every raw statement.
+          status: effectiveStatus(answer['e.status'] as EventStatus, new Date(answer['e.end_date'] as string)),
+          capacity: answer['e.capacity'] as number | null,
+          registrationCount: answer['e.registration_count'] as number,
+        }
+      : null,
+    ticketType:
+      !changed && answer['t.id'] != null
+        ? { id: answer['t.id'] as string, quantity: answer['t.quantity'] as number, sold: answer['t.sold'] as number }
+        : null,
   };
 }
 
@@ -104,26 +114,25 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const sql = `with
      e as (select * from events where organization_id = ? and slug = ? for update),
-     t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ? for update of t),
+     t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
      ok as (
        select e.id from e left join t on true
-        where e.status = 'PUBLISHED' and e.end_date > ?
-          and (e.capacity is null or e.registration_count + ? <= e.capacity)
-          and (?::text is null or t.sold + ? <= t.quantity)),
+        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
+          and (e.capacity is null or e.registration_count + ?::int <= e.capacity)
+          and (?::text is null or t.sold + ?::int <= t.quantity)),
      ue as (
-       update events x set registration_count = x.registration_count + ?, updated_at = ?
-         from ok where x.id = ok.id returning x.registration_count, x.updated_at),
-     ut as (update ticket_types y set sold = y.sold + ? from ok where y.id = ? returning y.sold),
+       update events x set registration_count = x.registration_count + ?::int, updated_at = ?::timestamptz
+         from ok where x.id = ok.id),
+     ut as (update ticket_types y set sold = y.sold + ?::int from ok where y.id = ?::text),
      b as (
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at)
-       select ?, ?, ok.id, ?, ?, ?, ?, 'CONFIRMED', ? from ok
+       select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz from ok
        returning *),
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          ue.registration_count as "changed.registration_count", ue.updated_at as "changed.updated_at", ut.sold as "changed.sold",
           exists (select 1 from outbox_message) as outbox_written
-     from (select 1) one left join e on true left join t on true left join b on true left join ue on true left join ut on true`;
-  const [answer] = await em.execute<Array<Record<string, unknown>>>(sql, [
+     from (select 1) one left join e on true left join t on true left join b on true`;
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     organizationId, eventSlug,
     ticketTypeId,
     createdAt, quantity, ticketTypeId, quantity,
@@ -155,25 +164,24 @@ export async function cancelSeats(
      t as (select t.* from ticket_types t join b on t.id = b.ticket_type_id for update of t),
      ok as (select b.id, b.quantity, b.ticket_type_id, e.slug from b join e on true where b.status = 'CONFIRMED'),
      ub as (
-       update bookings k set status = 'CANCELLED', cancelled_at = ?
+       update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
      ue as (
-       update events x set registration_count = x.registration_count - ok.quantity, updated_at = ?
-         from ok join e on true where x.id = e.id returning x.registration_count, x.updated_at),
-     ut as (update ticket_types y set sold = y.sold - ok.quantity from ok where y.id = ok.ticket_type_id returning y.sold),
+       update events x set registration_count = x.registration_count - ok.quantity, updated_at = ?::timestamptz
+         from ok join e on true where x.id = e.id),
+     ut as (update ticket_types y set sold = y.sold - ok.quantity from ok where y.id = ok.ticket_type_id),
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('coalesce_b', 'b', BOOKING_COLUMNS)},
-          ue.registration_count as "changed.registration_count", ue.updated_at as "changed.updated_at", ut.sold as "changed.sold",
           ub.id is not null as cancelled,
           exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join e on true left join t on true
-          left join b on true left join ub on true left join ue on true left join ut on true
+          left join b on true left join ub on true
           left join lateral (select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email,
                                     ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at where ub.id is not null
                              union all
                              select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email,
                                     b.attendee_name, b.status, b.created_at, b.cancelled_at where ub.id is null) coalesce_b on true`;
-  const [answer] = await em.execute<Array<Record<string, unknown>>>(sql, [
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     booking.eventId, organizationId,
     booking.id,
     cancelledAt,

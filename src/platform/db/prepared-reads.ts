@@ -9,7 +9,9 @@ interface PooledClient {
 /**
  * Fixed SQL for the hot reads, sent through the pg driver as named (prepared) statements on the
  * ORM's own pool: each connection parses and plans a statement once, then only binds and executes it.
- * The ORM stays for writes and their transactions.
+ * The ORM stays for writes and their transactions, except the writes that are one fixed statement
+ * (a booking, issue 19), which run here too: on the request's transaction's connection when there is
+ * one, else on their own (autocommit), never on the read pool.
  */
 export interface PreparedReads {
   query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
@@ -85,4 +87,22 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
       }
     },
   };
+}
+
+const numbered = new Map<string, string>();
+
+/** `sql` with knex's `?` placeholders numbered for PostgreSQL ($1, $2, …); made once per text. */
+export function numberedPlaceholders(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let index = 0;
+    text = sql.replace(/\?/g, () => `$${++index}`);
+    numbered.set(sql, text);
+  }
+  return text;
+}
+
+/** Runs one fixed statement of `em`'s (its transaction's, if any) as a named prepared statement. */
+export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
+  return preparedReads(em).query<Row>(numberedPlaceholders(sql), values);
 }

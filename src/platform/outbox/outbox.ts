@@ -97,7 +97,7 @@ function messageBody(type: string, timestamp: Date, data: object, holes: readonl
   const template = text.replaceAll('%', '%%').split(QUOTED_HOLE).join('%s');
   const count = template.split('%s').length - 1;
   if (count !== holes.length) throw new Error(`messageBody: ${count} holes in the data, ${holes.length} expressions`);
-  return { sql: holes.length === 0 ? '?::text' : `format(?, ${holes.join(', ')})`, bindings: [template] };
+  return { sql: holes.length === 0 ? '?::text' : `format(?::text, ${holes.join(', ')})`, bindings: [template] };
 }
 
 /** A value of `data` that the statement fills in (see messageBody). */
@@ -118,10 +118,10 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
   return {
     sql: `outbox_wanted as (
        select id from webhook_endpoints
-        where organization_id = ? and enabled and (cardinality(event_types) = 0 or ? = any(event_types))),
+        where organization_id = ?::text and enabled and (cardinality(event_types) = 0 or ?::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at)
-       select ?, ?, ?, ${body.sql}, ?::timestamptz from ${gate} g
+       select ?::text, ?::text, ?::text, ${body.sql}, ?::timestamptz from ${gate} g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
