@@ -20,10 +20,19 @@ import { isIntrospectionOnly, queryLimitsCheck, type QueryLimits } from './query
 
 /** What one parse of a document told us, kept by its text: the compiled path's document, or its kind. */
 type Parsed =
-  /** A query that validates: the compiled path may run it. */
-  | { readonly kind: 'query'; readonly document: DocumentNode; readonly operation: OperationDefinitionNode; readonly operationName: string | null; readonly label: string }
-  /** A mutation (Idempotency-Key applies, D17); Apollo runs it. */
-  | { readonly kind: 'mutation' }
+  /**
+   * A query or mutation that validates: the compiled path may run it. A mutation's Idempotency-Key
+   * (D17) is the pipeline's step before this one; a mutation's fields run one after the other.
+   */
+  | {
+      readonly kind: 'query' | 'mutation';
+      readonly document: DocumentNode;
+      readonly operation: OperationDefinitionNode;
+      readonly operationName: string | null;
+      readonly label: string;
+    }
+  /** A mutation that does not validate (Idempotency-Key applies, D17); Apollo answers it. */
+  | { readonly kind: 'invalid mutation' }
   /** Anything else (a subscription, introspection, a document that does not parse or validate): Apollo's. */
   | { readonly kind: 'other' };
 
@@ -104,8 +113,9 @@ export async function answerByApollo(
 }
 
 /**
- * The GraphQL door's execution (issue 8, then issue 24): a JSON POST whose query was seen before runs
- * on the compiled path, without Apollo's request pipeline; everything else runs through Apollo. Either
+ * The GraphQL door's execution (issue 8, then issues 24 and 19): a JSON POST whose query or mutation
+ * was seen before runs on the compiled path, without Apollo's request pipeline; everything else, and
+ * every answer with errors, through Apollo (a result the compiled path has is not executed again). Either
  * way the request has passed the same pipeline steps first (src/http/pipeline.ts).
  */
 export function graphqlExecution({ schema, apollo, operations, limits }: GraphqlExecutionDeps): GraphqlExecution {
@@ -122,7 +132,10 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
       return { kind: 'other' };
     }
     const operation = getOperationAST(document, operationName);
-    if (operation?.operation === OperationTypeNode.MUTATION) return { kind: 'mutation' };
+    if (operation?.operation === OperationTypeNode.MUTATION) {
+      if (validate(schema, document, rules).length > 0) return { kind: 'invalid mutation' };
+      return { kind: 'mutation', document, operation, operationName: operation.name?.value ?? null, label: operation.name?.value ?? 'anonymous' };
+    }
     // Introspection may be off (Apollo then refuses it in validation), and is not limited: Apollo's.
     if (!operation || operation.operation !== OperationTypeNode.QUERY || query.includes('__schema') || query.includes('__type')) return { kind: 'other' };
     if (isIntrospectionOnly(operation) || validate(schema, document, rules).length > 0) return { kind: 'other' };
@@ -154,10 +167,13 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
   }
 
   return {
-    isMutation: (parameters) => lookup(parameters).kind === 'mutation',
+    isMutation: (parameters) => {
+      const { kind } = lookup(parameters);
+      return kind === 'mutation' || kind === 'invalid mutation';
+    },
     async answer(req, res, body, context) {
       const entry = compilable(req, body) ? lookup(body) : undefined;
-      if (entry?.kind !== 'query') return answerByApollo(apollo, req, res, body, async () => context);
+      if (entry?.kind !== 'query' && entry?.kind !== 'mutation') return answerByApollo(apollo, req, res, body, async () => context);
       // The access log names it as Apollo's operation-name plugin would.
       if (context.operation) context.operation.name = entry.label;
       const values = ((body as GraphqlParameters).variables ?? undefined) as Record<string, unknown> | undefined;
