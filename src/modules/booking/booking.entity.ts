@@ -24,7 +24,7 @@ export const newBookingId = (): string => newId('bk');
 @Index({ name: 'bookings_event_id_status_index', properties: ['event', 'status'] })
 @Check({ name: 'bookings_quantity_check', expression: 'quantity >= 1' })
 export class BookingEntity {
-  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt';
+  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt' | 'slot';
 
   @Field(() => ID, { description: 'bk_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
@@ -60,6 +60,10 @@ export class BookingEntity {
   @Field(() => GraphQLDateTimeISO)
   @Property({ type: 'timestamptz', length: 3 })
   createdAt: Date = new Date();
+
+  /** The inventory slot its seats are counted in (src/modules/inventory/); null when counted on the event's row. */
+  @Property({ type: 'smallint', nullable: true })
+  slot: number | null = null;
 
   @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the booking was cancelled; null while CONFIRMED.' })
   @Property({ type: 'timestamptz', length: 3, nullable: true })

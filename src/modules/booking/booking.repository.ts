@@ -32,11 +32,11 @@ export async function findById(em: EntityManager, organizationId: string, id: st
  */
 
 /** What a refusal is worked out from. */
-const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count'] as const;
+const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'slots'] as const;
 const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold'] as const;
 const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
-  'created_at', 'cancelled_at',
+  'created_at', 'cancelled_at', 'slot',
 ] as const;
 
 /** `alias.column as "prefix.column", …`: one row carries several tables' rows apart. */
@@ -68,6 +68,11 @@ export interface BookingChange {
   readonly event: { slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
   /** The ticket type as found (refusals only). */
   readonly ticketType: { id: string; quantity: number; sold: number } | null;
+  /**
+   * Refusals only: the event's slot count when the statement was the wrong one for it (a booking
+   * statement for an event on its row met a slotted event, or the other way): the caller runs the other.
+   */
+  readonly slots: number | null;
 }
 
 function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean): BookingChange {
@@ -76,6 +81,7 @@ function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: b
   const found = !changed && answer['e.id'] != null;
   return {
     changed,
+    slots: found ? Number(answer['e.slots']) : null,
     booking: booking ? em.map(BookingEntity, booking) : null,
     event: found
       ? {
@@ -104,10 +110,11 @@ export interface NewBooking {
 }
 
 /**
- * Books in one statement: locks the organization's event `eventSlug`, then its ticket type, and only
- * if the event is bookable (PUBLISHED and not ended) and both the capacity and the type's quantity
- * can take the seats, adds them to both counts, inserts the booking and its `booking.created` message.
- * `webhookData` is the message's data with hole() for the event's id (filled in by the statement).
+ * Books an event that keeps its counts on its row (not slotted) in one statement: locks the
+ * organization's event `eventSlug`, then its ticket type, and only if the event is bookable (PUBLISHED
+ * and not ended) and both the capacity and the type's quantity can take the seats, adds them to both
+ * counts, inserts the booking and its `booking.created` message. `webhookData` is the message's data
+ * with hole() for the event's id (filled in by the statement). A slotted event is left alone (`slots`).
  */
 export async function bookSeats(em: EntityManager, organizationId: string, fields: NewBooking, webhookData: object): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
@@ -117,7 +124,7 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
      ok as (
        select e.id from e left join t on true
-        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
+        where e.slots = 0 and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (e.capacity is null or e.registration_count + ?::int <= e.capacity)
           and (?::text is null or t.sold + ?::int <= t.quantity)),
      ue as (
@@ -145,10 +152,11 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
 }
 
 /**
- * Cancels in one statement: locks the booking's event, then the booking, then its ticket type, and
- * only if the booking is still CONFIRMED marks it CANCELLED at `cancelledAt`, gives its seats back to
- * both counts and inserts its `booking.cancelled` message (`webhookData`, with hole() for the event's
- * slug, read under the lock).
+ * Cancels a booking counted on its event's row (booked while the event was not slotted) in one
+ * statement: locks the booking's event, then the booking, then its ticket type, and only if the
+ * booking is still CONFIRMED marks it CANCELLED at `cancelledAt`, gives its seats back to both counts
+ * and inserts its `booking.cancelled` message (`webhookData`, with hole() for the event's slug, read
+ * under the lock).
  */
 export async function cancelSeats(
   em: EntityManager,
@@ -160,9 +168,15 @@ export async function cancelSeats(
   const outbox = outboxCtes(organizationId, 'booking.cancelled', 'ub', webhookData, ['to_json(g.event_slug)::text']);
   const sql = `with
      e as (select * from events where id = ? and organization_id = ? for update),
-     b as (select k.* from bookings k join e on k.event_id = e.id where k.id = ? for update of k),
+     es as (select s.* from event_slots s join e on s.event_id = e.id where s.slot = 0 for update of s),
+     b as (select k.* from bookings k join e on k.event_id = e.id where k.id = ? and k.slot is null for update of k),
      t as (select t.* from ticket_types t join b on t.id = b.ticket_type_id for update of t),
+     ts as (select u.* from ticket_type_slots u join t on u.ticket_type_id = t.id where u.slot = 0 for update of u),
      ok as (select b.id, b.quantity, b.ticket_type_id, e.slug from b join e on true where b.status = 'CONFIRMED'),
+     -- Booked before the event was slotted: its seats go back to the count on the row, and slot 0's
+     -- share grows by as many, so that the shares still add up to what is left.
+     ues as (update event_slots x set seats = x.seats + ok.quantity from ok, es where x.event_id = es.event_id and x.slot = 0 and x.seats is not null),
+     uts as (update ticket_type_slots y set seats = y.seats + ok.quantity from ok, ts where y.ticket_type_id = ts.ticket_type_id and y.slot = 0),
      ub as (
        update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
@@ -177,10 +191,10 @@ export async function cancelSeats(
      from (select 1) one left join e on true left join t on true
           left join b on true left join ub on true
           left join lateral (select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email,
-                                    ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at where ub.id is not null
+                                    ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot where ub.id is not null
                              union all
                              select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email,
-                                    b.attendee_name, b.status, b.created_at, b.cancelled_at where ub.id is null) coalesce_b on true`;
+                                    b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot where ub.id is null) coalesce_b on true`;
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     booking.eventId, organizationId,
     booking.id,
@@ -194,4 +208,117 @@ export async function cancelSeats(
 /** Confirmed bookings of an event (D3: an event with any cannot be deleted). */
 export async function countConfirmed(em: EntityManager, event: EventEntity): Promise<number> {
   return em.count(BookingEntity, { event, status: BookingStatus.CONFIRMED });
+}
+
+// ---- Slotted events (src/modules/inventory/) ------------------------------------------------------
+
+/**
+ * The slot a booking of a slotted event claims: of the open slots whose share (and, with a ticket
+ * type, whose ticket type slot of the same number) can take the seats, the first from a random start
+ * that no other booking holds (SKIP LOCKED), or, when every such slot is held, the first of them,
+ * waiting for it (PostgreSQL runs the second branch only when the first found nothing: UNION ALL under
+ * LIMIT). A slot that changed while it waited is checked again (READ COMMITTED's recheck of the locked
+ * row), and skipped when it no longer qualifies. Bindings: quantity, ticket type, quantity, start.
+ */
+const claimSlot = (lock: string) => `select * from (
+       select s.* from event_slots s join e on s.event_id = e.id
+        where s.open and (s.seats is null or s.taken + ?::int <= s.seats)
+          and (?::text is null or exists (
+                select 1 from ticket_type_slots u join tt on u.ticket_type_id = tt.id
+                 where u.slot = s.slot and u.taken + ?::int <= u.seats))
+        order by (s.slot + e.slots - ?::int % e.slots) % e.slots
+        limit 1 for update of s ${lock}) claimed`;
+
+/**
+ * Books a slotted event in one statement, without locking the event's or the ticket type's row: claims
+ * a slot (claimSlot, from slot `start`), then the ticket type's slot of the same number, and only if
+ * the event is PUBLISHED and not ended and both slots can take the seats, adds them to both slots'
+ * counts, inserts the booking (with its slot) and its `booking.created` message. Refuses (no change)
+ * when no single slot can take them, or the slots are closed: the caller then looks at every slot.
+ */
+export async function bookSlotted(
+  em: EntityManager,
+  organizationId: string,
+  fields: NewBooking,
+  webhookData: object,
+  start: number,
+): Promise<BookingChange> {
+  const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
+  const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
+  const sql = `with
+     e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
+     tt as (select t.id from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
+     es as (${claimSlot('skip locked')} union all ${claimSlot('')} limit 1),
+     ts as (select u.* from ticket_type_slots u join es on u.slot = es.slot join tt on u.ticket_type_id = tt.id for update of u),
+     ok as (
+       select es.event_id, es.slot from es join e on true left join ts on true
+        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
+          and (es.seats is null or es.taken + ?::int <= es.seats)
+          and (?::text is null or ts.taken + ?::int <= ts.seats)),
+     ues as (update event_slots x set taken = x.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
+     uts as (update ticket_type_slots y set taken = y.taken + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
+     b as (
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, slot)
+       select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz, ok.slot from ok
+       returning *),
+     ${outbox.sql}
+   select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
+          exists (select 1 from outbox_message) as outbox_written
+     from (select 1) one left join e on true left join tt on true left join b on true`;
+  const claim = [quantity, ticketTypeId, quantity, start];
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+    organizationId, eventSlug,
+    ticketTypeId,
+    ...claim, ...claim,
+    createdAt, quantity, ticketTypeId, quantity,
+    quantity,
+    quantity, ticketTypeId,
+    id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
+    ...outbox.bindings,
+  ]);
+  return changeOf(em, answer, answer['b.id'] != null);
+}
+
+/**
+ * Cancels a booking that holds seats in a slot of its event in one statement: locks that event slot,
+ * then the booking, then its ticket type's slot of the same number, and only if the booking is still
+ * CONFIRMED marks it CANCELLED at `cancelledAt`, gives its seats back to both slots and inserts its
+ * `booking.cancelled` message (`webhookData`, with hole() for the event's slug).
+ */
+export async function cancelSlotted(
+  em: EntityManager,
+  organizationId: string,
+  booking: { id: string; eventId: string; slot: number },
+  cancelledAt: Date,
+  webhookData: object,
+): Promise<BookingChange> {
+  const outbox = outboxCtes(organizationId, 'booking.cancelled', 'ub', webhookData, ['to_json(g.event_slug)::text']);
+  const sql = `with
+     es as (select s.* from event_slots s where s.event_id = ? and s.slot = ?::smallint for update),
+     b as (select k.* from bookings k join es on k.event_id = es.event_id and k.slot = es.slot
+            where k.id = ? and k.organization_id = ? for update of k),
+     ts as (select u.* from ticket_type_slots u join b on u.ticket_type_id = b.ticket_type_id and u.slot = b.slot for update of u),
+     ok as (select b.id, b.quantity, b.ticket_type_id, b.slot, b.event_id from b where b.status = 'CONFIRMED'),
+     ub as (
+       update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
+         from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
+     ues as (update event_slots x set taken = x.taken - ok.quantity from ok where x.event_id = ok.event_id and x.slot = ok.slot),
+     uts as (update ticket_type_slots y set taken = y.taken - ok.quantity from ok where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
+     ${outbox.sql}
+   select ${columnsOf('coalesce_b', 'b', BOOKING_COLUMNS)},
+          ub.id is not null as cancelled,
+          exists (select 1 from outbox_message) as outbox_written
+     from (select 1) one left join b on true left join ub on true
+          left join lateral (select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email,
+                                    ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot where ub.id is not null
+                             union all
+                             select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email,
+                                    b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot where ub.id is null) coalesce_b on true`;
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+    booking.eventId, booking.slot,
+    booking.id, organizationId,
+    cancelledAt,
+    ...outbox.bindings,
+  ]);
+  return changeOf(em, answer, answer.cancelled === true);
 }

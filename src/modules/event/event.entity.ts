@@ -8,6 +8,7 @@ import {
   OneToMany,
   OptionalProps,
   PrimaryKey,
+  Formula,
   Property,
   type Ref,
   Unique,
@@ -18,6 +19,7 @@ import { newId } from '../../foundation/ids';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventStatus, effectiveStatus } from './event-status';
+import { registrationCountSql } from '../inventory/inventory.repository';
 
 // Named EventEntity: a class called `Event` collides with Node's global Event in decorator metadata.
 // simpleResolvers: plain fields resolve as graphql's default (a property read), not through type-graphql's middleware chain.
@@ -94,9 +96,13 @@ export class EventEntity {
   @Property({ type: 'integer', nullable: true })
   capacity: number | null = null;
 
-  /** Sum of confirmed booking quantities, maintained in the same transaction as each booking change. */
+  /**
+   * Sum of confirmed booking quantities: the row's count (maintained in the transaction of each booking
+   * change), plus its inventory slots' when the event is slotted (src/modules/inventory/). Read-only
+   * here: only the booking statements change it.
+   */
   @Field(() => Int)
-  @Property({ type: 'integer' })
+  @Formula((table) => registrationCountSql(String(table)))
   registrationCount: number = 0;
 
   @OneToMany(() => TicketTypeEntity, (ticketType) => ticketType.event, { orderBy: { createdAt: 'asc', id: 'asc' } })

@@ -1,6 +1,7 @@
 import type { PreparedReads } from '../../platform/db/prepared-reads';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
+import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
 
 /**
  * The hot reads of events as fixed SQL (prepared once per connection), returning rows already shaped
@@ -60,11 +61,11 @@ const EVENT_COLUMNS = `
   ${iso('e.start_date')} as "startDate", ${iso('e.end_date')} as "endDate",
   e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
-  e.capacity, e.registration_count as "registrationCount", e.organization_id as "organizationId"`;
+  e.capacity, ${registrationCountSql('e')} as "registrationCount", e.organization_id as "organizationId"`;
 
 const TICKET_TYPES_JSON = `
   coalesce((select json_agg(json_build_object(
-      'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', t.sold
+      'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')}
     ) order by t.created_at, t.id) from ticket_types t where t.event_id = e.id), '[]'::json)`;
 
 /** One statement: the event and its ticket types (as JSON), or nothing. */
@@ -134,7 +135,7 @@ export async function listEvents(
   return { events, total: rows[0]?.total ?? 0 };
 }
 
-const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, t.sold
+const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold
   from ticket_types t where t.event_id = any($1::text[]) order by t.created_at, t.id`;
 
 /** The ticket types of several events (of one organization's page), in one statement. */

@@ -1,4 +1,5 @@
-import { Check, DecimalType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Check, DecimalType, Entity, Formula, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { soldSql } from '../inventory/inventory.repository';
 import { Field, Float, ID, Int, ObjectType } from 'type-graphql';
 import { newId } from '../../foundation/ids';
 import type { EventEntity } from '../event/event.entity';
@@ -37,8 +38,9 @@ export class TicketTypeEntity {
   @Property({ type: 'integer' })
   quantity!: number;
 
+  /** The row's count plus its inventory slots' (src/modules/inventory/); only the booking statements change it. */
   @Field(() => Int, { description: 'Tickets sold (confirmed bookings).' })
-  @Property({ type: 'integer' })
+  @Formula((table) => soldSql(String(table)))
   sold: number = 0;
 
   @Property({ type: 'timestamptz', length: 3 })

@@ -4,7 +4,7 @@ import { idErrors } from '../../../foundation/validation/arguments';
 import type { BookingEntity } from '../booking.entity';
 import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
-import { cancelSeats, findById } from '../booking.repository';
+import { cancelSeats, cancelSlotted, findById } from '../booking.repository';
 import { hole } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
@@ -28,7 +28,11 @@ export async function cancelBooking(em: EntityManager, organizationId: string, i
         { ...found, ticketType: found.ticketType, status: BookingStatus.CANCELLED, cancelledAt },
         { id: found.event.id, slug: hole() },
       );
-      const { changed, booking } = await cancelSeats(tx, organizationId, { id, eventId: found.event.id }, cancelledAt, webhookData);
+      // Seats counted in a slot of a slotted event go back to that slot; others to the event's row.
+      const { changed, booking } =
+        found.slot === null
+          ? await cancelSeats(tx, organizationId, { id, eventId: found.event.id }, cancelledAt, webhookData)
+          : await cancelSlotted(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, cancelledAt, webhookData);
       if (!booking) throw AppError.bookingNotFound(id);
       if (!changed) assertCancellable(booking); // cancelled meanwhile by another request: the same refusal
       if (!changed) throw new Error(`booking ${id} was not cancelled for no reason the policy knows`);

@@ -3,20 +3,40 @@ import { idErrors, slugErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertBookable } from '../../event/event.policy';
+import { effectiveStatus, type EventStatus } from '../../event/event-status';
 import { BookingEntity, BookingStatus, newBookingId } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
-import { bookSeats } from '../booking.repository';
+import { bookSeats, bookSlotted, type BookingChange, type NewBooking } from '../booking.repository';
 import { presentBooking } from '../booking.presenter';
-import { hole } from '../../../platform/outbox/outbox';
+import { hole, noteOutboxWrite, takeOutboxWrite } from '../../../platform/outbox/outbox';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
+import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
 /**
- * Mutation.createBooking (D7). One statement (booking.repository.ts bookSeats) locks the event row,
- * then the ticket type row, and books only when the rules of booking.policy.ts hold on those locked
- * rows: concurrent bookings of one event queue on that lock in every process, so the capacity checked
- * is the one written, and the lock is held for that statement and its commit only. The reason for a
- * refusal is worked out afterwards, from what the statement found. CHECK constraints are the backstop.
+ * Which events are slotted, as last seen by this process (organization and slug → slotted): which of
+ * the two booking statements to try first. Only a hint: each statement checks the event's kind and
+ * refuses the other, and the command then runs the other one.
+ */
+const slottedHint = new Map<string, boolean>();
+const MAX_HINTS = 10_000;
+
+function remember(key: string, slotted: boolean): void {
+  if (slottedHint.size >= MAX_HINTS) slottedHint.clear();
+  slottedHint.set(key, slotted);
+}
+
+/**
+ * Mutation.createBooking (D7). One statement books (booking.repository.ts): for an event that keeps
+ * its count on its row, it locks the event row, then the ticket type row, and books only when the
+ * rules of booking.policy.ts hold on those locked rows; for a slotted event (src/modules/inventory/) it
+ * claims one slot of the event and the ticket type's slot of the same number instead, so that
+ * bookings of one event commit side by side. Either way concurrent bookings never take more than
+ * there is, in every process, and a lock is held for that statement and its commit only. The reason
+ * for a refusal is worked out afterwards, from what the statement found; a slotted event whose slots
+ * could not take the seats one by one is looked at whole (bookSlottedSlowly). CHECK constraints are
+ * the backstop.
  */
 export async function createBooking(em: EntityManager, organizationId: string, input: CreateBookingInput): Promise<BookingEntity> {
   assertValidInput(
@@ -28,7 +48,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
   // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
   const id = newBookingId();
-  const fields = {
+  const fields: NewBooking = {
     id,
     eventSlug: input.eventSlug,
     ticketTypeId: input.ticketTypeId ?? null,
@@ -42,18 +62,93 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     { ...fields, ticketType: fields.ticketTypeId === null ? null : { id: fields.ticketTypeId }, status: BookingStatus.CONFIRMED, cancelledAt: null },
     { id: hole(), slug: input.eventSlug },
   );
+  const hintKey = `${organizationId}\u0000${input.eventSlug}`;
+  const book = (tx: EntityManager, slotted: boolean): Promise<BookingChange> =>
+    slotted
+      ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT))
+      : bookSeats(tx, organizationId, fields, webhookData);
+
   return inUnitOfWork(
     em,
     async (tx) => {
-      const { booking, event, ticketType } = await bookSeats(tx, organizationId, fields, webhookData);
-      if (booking) return booking;
+      let slotted = slottedHint.get(hintKey) ?? false;
+      let change = await book(tx, slotted);
+      if (!change.changed && change.slots !== null && change.slots > 0 !== slotted) {
+        // The hint was wrong (the event was slotted when it was published): the other statement.
+        slotted = !slotted;
+        remember(hintKey, slotted);
+        change = await book(tx, slotted);
+      }
+      if (change.booking && change.changed) return change.booking;
+      if (slotted && change.event) return bookSlottedSlowly(tx, organizationId, fields, webhookData);
       // Refused: why, in the order the rules are read (D7).
-      if (!event) throw AppError.eventNotFound(input.eventSlug);
-      assertBookable(event);
-      if (fields.ticketTypeId !== null && !ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
-      assertAvailable(event, ticketType, input.quantity);
+      if (!change.event) throw AppError.eventNotFound(input.eventSlug);
+      assertBookable(change.event);
+      if (fields.ticketTypeId !== null && !change.ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+      assertAvailable(change.event, change.ticketType, input.quantity);
       throw new Error(`booking ${id} was refused for no reason the policy knows`);
     },
     { returns: { entity: BookingEntity.name, id }, singleStatement: true },
   );
+}
+
+interface SlottedEventRow {
+  id: string;
+  status: EventStatus;
+  end_date: string;
+  capacity: number | null;
+  registration_count: number;
+  tt_id: string | null;
+  tt_quantity: number | null;
+  tt_sold: number | null;
+}
+
+/**
+ * A slotted event whose slots could not take a booking one by one (none alone has room enough, or
+ * they are closed): under the locks of every slot of the event and of the ticket type, either the
+ * reason for the refusal, from the whole count, or the room gathered into one slot (inventory.policy.ts
+ * gatherInto) and the booking made there. Rare: at the end of a sell-out, or for a large booking.
+ */
+async function bookSlottedSlowly(em: EntityManager, organizationId: string, fields: NewBooking, webhookData: object): Promise<BookingEntity> {
+  const run = async (tx: EntityManager): Promise<BookingEntity> => {
+    const read = () =>
+      tx.execute<SlottedEventRow[]>(
+        `select e.id, e.status, e.end_date, e.capacity, e.registration_count, t.id as tt_id, t.quantity as tt_quantity, t.sold as tt_sold
+           from events e left join ticket_types t on t.event_id = e.id and t.id = ?
+          where e.organization_id = ? and e.slug = ?`,
+        [fields.ticketTypeId, organizationId, fields.eventSlug],
+      );
+    const [found] = await read();
+    if (!found) throw AppError.eventNotFound(fields.eventSlug);
+    const eventSlots = await lockEventSlots(tx, found.id);
+    const ticketTypeSlots = found.tt_id ? await lockTicketTypeSlots(tx, found.tt_id) : null;
+    // Read again under the slots' locks: a status or quantity change that held them has committed.
+    const [event] = await read();
+    const status = effectiveStatus(event!.status, new Date(event!.end_date));
+    assertBookable({ slug: fields.eventSlug, status });
+    if (fields.ticketTypeId !== null && !event!.tt_id) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+    const ticketType =
+      event!.tt_id && ticketTypeSlots
+        ? { id: event!.tt_id, quantity: event!.tt_quantity!, sold: event!.tt_sold! + takenOf(ticketTypeSlots) }
+        : null;
+    assertAvailable({ capacity: event!.capacity, registrationCount: event!.registration_count + takenOf(eventSlots.slots) }, ticketType, fields.quantity);
+
+    // There is room, spread over several slots: gather it into the slot with the most.
+    const pool = ticketTypeSlots ?? eventSlots.slots;
+    const roomy = (slot: { seats: number | null; taken: number }) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
+    const target = pool.reduce((best, slot) => (roomy(slot) > roomy(best) ? slot : best), pool[0]!).slot;
+    if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
+      await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event!.tt_id ? { id: event!.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
+    }
+    const change = await bookSlotted(tx, organizationId, fields, webhookData, target);
+    if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
+    return change.booking;
+  };
+  if (em.isInTransaction()) return run(em);
+  const booking = await em.transactional(async (tx) => {
+    const made = await run(tx);
+    if (takeOutboxWrite(tx)) noteOutboxWrite(em);
+    return made;
+  });
+  return booking;
 }

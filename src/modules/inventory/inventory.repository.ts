@@ -1,0 +1,145 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { gatherInto, reshare, shares, SLOT_COUNT, usesSlots, type SlotState } from './inventory.policy';
+
+export type { SlotState } from './inventory.policy';
+
+/*
+ * The SQL of inventory slots (inventory.policy.ts has the rules): the tables event_slots and
+ * ticket_type_slots, and the slot counts of events and ticket_types. A booking's own statements, which
+ * claim a slot, are with the bookings (src/modules/booking/booking.repository.ts).
+ *
+ * Lock order, the same for every change: the event's row, then its slots (by slot number), then a
+ * booking's row, then ticket type rows, then their slots (by slot number). A booking of a slotted event
+ * takes no lock on the event's or the ticket type's row: one event slot, then the ticket type's slot of
+ * the same number.
+ */
+
+// ---- Read side: the counts clients see ------------------------------------------------------------
+
+/** An event's registrationCount (SQL, the events row as `alias`): its row's count plus its slots'. */
+export const registrationCountSql = (alias: string): string =>
+  `(${alias}.registration_count + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken), 0)::int from event_slots s where s.event_id = ${alias}.id) else 0 end)`;
+
+/** A ticket type's sold (SQL, the ticket_types row as `alias`): its row's count plus its slots'. */
+export const soldSql = (alias: string): string =>
+  `(${alias}.sold + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
+
+// ---- Write side ------------------------------------------------------------------------------------
+
+interface SlotRow {
+  slot: number;
+  seats: number | null;
+  taken: number;
+}
+
+const toState = (row: SlotRow): SlotState => ({ slot: Number(row.slot), seats: row.seats === null ? null : Number(row.seats), taken: Number(row.taken) });
+
+/**
+ * An event that is being published (its row locked): its slots open, or, the first time, made when its
+ * capacity calls for them (usesSlots): what is left of its capacity and of each ticket type's quantity
+ * split into SLOT_COUNT shares. Returns whether the event is slotted.
+ */
+export async function openForBookings(em: EntityManager, eventId: string): Promise<boolean> {
+  const [event] = await em.execute<Array<{ slots: number; capacity: number | null; registration_count: number }>>(
+    `select slots, capacity, registration_count from events where id = ?`,
+    [eventId],
+  );
+  if (!event) return false;
+  if (event.slots > 0) {
+    await em.execute(`update event_slots set open = true where event_id = ?`, [eventId]);
+    return true;
+  }
+  if (!usesSlots(event.capacity)) return false;
+  const seats = event.capacity === null ? Array.from({ length: SLOT_COUNT }, () => null) : shares(event.capacity - event.registration_count);
+  await em.execute(
+    `with slotted as (update events set slots = ? where id = ? returning id),
+          made as (insert into event_slots (event_id, slot, seats, taken, open)
+                   select id, n - 1, (?::int[])[n], 0, true from slotted, generate_series(1, ?) n),
+          types as (update ticket_types set slots = ? where event_id = ? returning id, quantity - sold as room)
+     insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
+     select t.id, n - 1, t.room / ?::int + case when n - 1 < t.room % ?::int then 1 else 0 end, 0
+       from types t, generate_series(1, ?) n`,
+    [SLOT_COUNT, eventId, `{${seats.map((s) => (s === null ? 'NULL' : String(s))).join(',')}}`, SLOT_COUNT, SLOT_COUNT, eventId, SLOT_COUNT, SLOT_COUNT, SLOT_COUNT],
+  );
+  return true;
+}
+
+/**
+ * An event that stops taking bookings (its row locked: unpublished, cancelled): its slots close. The
+ * update waits for the bookings holding a slot; a booking that comes after finds every slot closed.
+ */
+export async function closeForBookings(em: EntityManager, eventId: string): Promise<void> {
+  await em.execute(`update event_slots set open = false where event_id = ?`, [eventId]);
+}
+
+/** Every slot of an event, locked (in slot order), and whether they are open; empty when it has none. */
+export async function lockEventSlots(em: EntityManager, eventId: string): Promise<{ slots: SlotState[]; open: boolean }> {
+  const rows = await em.execute<Array<SlotRow & { open: boolean }>>(
+    `select slot, seats, taken, open from event_slots where event_id = ? order by slot for update`,
+    [eventId],
+  );
+  return { slots: rows.map(toState), open: rows.every((row) => row.open) };
+}
+
+/** Every slot of a ticket type, locked (in slot order); empty when it has none. */
+export async function lockTicketTypeSlots(em: EntityManager, ticketTypeId: string): Promise<SlotState[]> {
+  const rows = await em.execute<SlotRow[]>(`select slot, seats, taken from ticket_type_slots where ticket_type_id = ? order by slot for update`, [
+    ticketTypeId,
+  ]);
+  return rows.map(toState);
+}
+
+const intArray = (values: ReadonlyArray<number | null>) => `{${values.map((value) => (value === null ? 'NULL' : String(value))).join(',')}}`;
+
+async function setShares(em: EntityManager, table: 'event_slots' | 'ticket_type_slots', key: 'event_id' | 'ticket_type_id', id: string, slots: readonly SlotState[]): Promise<void> {
+  await em.execute(
+    `update ${table} s set seats = v.seats from unnest(?::int[], ?::int[]) v(slot, seats) where s.${key} = ? and s.slot = v.slot and s.seats is distinct from v.seats`,
+    [intArray(slots.map((slot) => slot.slot)), intArray(slots.map((slot) => slot.seats)), id],
+  );
+}
+
+/**
+ * Moves room into slot `target` of the event's and the ticket type's pools (their slots locked, as
+ * given) so that it can take `requested`: a booking that found no single slot with room enough.
+ */
+export async function gatherRoom(
+  em: EntityManager,
+  event: { id: string; slots: readonly SlotState[] },
+  ticketType: { id: string; slots: readonly SlotState[] } | null,
+  target: number,
+  requested: number,
+): Promise<void> {
+  await setShares(em, 'event_slots', 'event_id', event.id, gatherInto(event.slots, target, requested));
+  if (ticketType) await setShares(em, 'ticket_type_slots', 'ticket_type_id', ticketType.id, gatherInto(ticketType.slots, target, requested));
+}
+
+/** What a pool's slots have taken. */
+export const takenOf = (slots: readonly SlotState[]): number => slots.reduce((sum, slot) => sum + slot.taken, 0);
+
+/**
+ * A pool whose total changed (an event's capacity, a ticket type's quantity), its slots locked as
+ * given: each keeps what it has taken, and `room` (what is left of the new total; null: no limit) is
+ * split again. The caller refused a total below the count first.
+ */
+export async function reshareRoom(
+  em: EntityManager,
+  pool: { event: string } | { ticketType: string },
+  slots: readonly SlotState[],
+  room: number | null,
+): Promise<void> {
+  if (slots.length === 0) return;
+  if ('event' in pool) await setShares(em, 'event_slots', 'event_id', pool.event, reshare(slots, room));
+  else await setShares(em, 'ticket_type_slots', 'ticket_type_id', pool.ticketType, reshare(slots, room ?? 0));
+}
+
+/** A ticket type added to an event that is slotted: its quantity split over the event's slots too. */
+export async function slotNewTicketType(em: EntityManager, eventId: string, ticketTypeId: string): Promise<void> {
+  await em.execute(
+    `with types as (update ticket_types t set slots = e.slots from events e
+                     where t.id = ? and e.id = ? and e.slots > 0 returning t.id, t.slots, t.quantity - t.sold as room)
+     insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
+     select t.id, n - 1, t.room / t.slots + case when n - 1 < t.room % t.slots then 1 else 0 end, 0
+       from types t, generate_series(1, t.slots) n`,
+    [ticketTypeId, eventId],
+  );
+}
