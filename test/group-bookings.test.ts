@@ -6,6 +6,7 @@ caseFile('bookings-batching', () => require('./bookings-batching.cases'));
 caseFile('bookings-concurrency', () => require('./bookings-concurrency.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));
 caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
+caseFile('bookings-slots', () => require('./bookings-slots.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));
 caseFile('ticket-types-mutations', () => require('./ticket-types-mutations.cases'));
 

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { registrationCountSql, soldSql } from '../../src/modules/inventory/inventory.repository';
 import { eventInput } from './factories';
 import type { HttpsClient } from './https-client';
 
@@ -55,13 +56,22 @@ export interface StoredCounts {
   confirmedQuantity: number;
   confirmedBookings: number;
   ticketTypes: Array<{ id: string; sold: number; quantity: number; confirmedQuantity: number }>;
+  /** Inventory slots (src/modules/inventory/): what each holds against what its bookings say. */
+  slots: {
+    count: number;
+    /** The shares add up to what is left: capacity − the row's count (null without a capacity or slots). */
+    sharesLeft: number | null;
+    capacityLeft: number | null;
+    /** Slots whose `taken` differs from their confirmed bookings' seats. */
+    mismatched: string[];
+  };
 }
 
-/** What the event row stores next to what the bookings table says it should be. */
+/** What the event stores (its row and its slots, as clients read them) next to what the bookings table says. */
 export async function storedCounts(orm: MikroORM, eventId: string): Promise<StoredCounts> {
   const connection = orm.em.fork().getConnection();
-  const [event] = await connection.execute<Array<{ registration_count: number }>>(
-    'select registration_count from events where id = ?',
+  const [event] = await connection.execute<Array<{ registration_count: number; base: number; capacity: number | null; slots: number }>>(
+    `select ${registrationCountSql('e')} as registration_count, e.registration_count as base, e.capacity, e.slots from events e where id = ?`,
     [eventId],
   );
   const [bookings] = await connection.execute<Array<{ quantity: string; count: string }>>(
@@ -69,11 +79,22 @@ export async function storedCounts(orm: MikroORM, eventId: string): Promise<Stor
     [eventId],
   );
   const ticketTypes = await connection.execute<Array<{ id: string; sold: number; quantity: number; confirmed: string }>>(
-    `select t.id, t.sold, t.quantity, coalesce(sum(b.quantity) filter (where b.status = 'CONFIRMED'), 0) as confirmed
+    `select t.id, ${soldSql('t')} as sold, t.quantity, coalesce(sum(b.quantity) filter (where b.status = 'CONFIRMED'), 0) as confirmed
        from ticket_types t left join bookings b on b.ticket_type_id = t.id
       where t.event_id = ? group by t.id order by t.created_at, t.id`,
     [eventId],
   );
+  const slotRows = await connection.execute<Array<{ pool: string; slot: number; seats: number | null; taken: number; confirmed: string }>>(
+    `select 'event' as pool, s.slot, s.seats, s.taken,
+            (select coalesce(sum(b.quantity), 0) from bookings b where b.event_id = s.event_id and b.slot = s.slot and b.status = 'CONFIRMED') as confirmed
+       from event_slots s where s.event_id = ?
+     union all
+     select u.ticket_type_id, u.slot, u.seats, u.taken,
+            (select coalesce(sum(b.quantity), 0) from bookings b where b.ticket_type_id = u.ticket_type_id and b.slot = u.slot and b.status = 'CONFIRMED')
+       from ticket_type_slots u join ticket_types t on t.id = u.ticket_type_id where t.event_id = ?`,
+    [eventId, eventId],
+  );
+  const eventSlots = slotRows.filter((row) => row.pool === 'event');
   return {
     registrationCount: event.registration_count,
     confirmedQuantity: Number(bookings.quantity),
@@ -84,11 +105,19 @@ export async function storedCounts(orm: MikroORM, eventId: string): Promise<Stor
       quantity: row.quantity,
       confirmedQuantity: Number(row.confirmed),
     })),
+    slots: {
+      count: event.slots,
+      sharesLeft: event.slots > 0 && event.capacity !== null ? eventSlots.reduce((sum, row) => sum + (row.seats ?? 0), 0) : null,
+      capacityLeft: event.slots > 0 && event.capacity !== null ? event.capacity - event.base : null,
+      mismatched: slotRows.filter((row) => row.taken !== Number(row.confirmed)).map((row) => `${row.pool}#${row.slot}: ${row.taken} taken, ${row.confirmed} booked`),
+    },
   };
 }
 
-/** Stored counts agree with the bookings table. */
+/** Stored counts agree with the bookings table, and a slotted event's slots with their bookings and shares. */
 export function expectConsistent(counts: StoredCounts): void {
   expect(counts.registrationCount).toBe(counts.confirmedQuantity);
   for (const ticketType of counts.ticketTypes) expect(ticketType.sold).toBe(ticketType.confirmedQuantity);
+  expect(counts.slots.mismatched).toEqual([]);
+  expect(counts.slots.sharesLeft).toBe(counts.slots.capacityLeft);
 }
