@@ -260,7 +260,7 @@ export async function updateEventIfUnchanged(
     `with changed as (
        update events e set slug = ?, title = ?, description = ?, start_date = ?, end_date = ?, timezone = ?, venue = ?,
                            venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
-        where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (e.capacity is null or e.registration_count <= e.capacity)
+        where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count <= ?::int)
        returning e.id),
      counted as (select e.id, e.registration_count from events e join changed c on c.id = e.id),
      ${messages.sql}
@@ -281,6 +281,8 @@ export async function updateEventIfUnchanged(
       change.updatedAt,
       stored.event.id,
       stored.version,
+      change.capacity,
+      change.capacity,
       ...messages.bindings,
     ],
   );
@@ -322,8 +324,8 @@ export async function deleteEventWithoutBookings(
  * with `em` as loaded: a later flush finds nothing to write.
  */
 export function managedEvent(em: EntityManager, row: EventRow, ticketTypes: readonly TicketTypeRow[]): EventEntity {
-  const event = em.merge(EventEntity, row as never, { refresh: true });
-  const types = ticketTypes.map((type) => em.merge(TicketTypeEntity, { ...type, event: row.id } as never, { refresh: true }));
+  const event = em.merge(EventEntity, row, { refresh: true });
+  const types = ticketTypes.map((type) => em.merge(TicketTypeEntity, { ...type, event: row.id }, { refresh: true }));
   event.ticketTypes.hydrate(types);
   return event;
 }
