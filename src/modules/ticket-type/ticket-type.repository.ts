@@ -45,7 +45,7 @@ const asEntityData = (row: TicketTypeRow) => ({ ...row, price: Number(row.price)
 
 /** The ticket type's row as a managed entity, registered as loaded (a later flush finds nothing to write). */
 function managed(em: EntityManager, row: TicketTypeRow): TicketTypeEntity {
-  return em.merge(TicketTypeEntity, asEntityData(row) as never, { refresh: true });
+  return em.merge(TicketTypeEntity, asEntityData(row), { refresh: true });
 }
 
 /** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `?`). */
@@ -133,5 +133,5 @@ export async function removeUnsoldTicketType(em: EntityManager, organizationId: 
     [id, organizationId, id],
   );
   if (!row) return null;
-  return em.create(TicketTypeEntity, asEntityData(row) as never, { managed: false, persist: false });
+  return em.create(TicketTypeEntity, asEntityData(row), { managed: false, persist: false });
 }
