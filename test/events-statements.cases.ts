@@ -179,6 +179,27 @@ describe('writes', () => {
     expect(shapes(statements)).toEqual(['select e.id, e.organization_id', 'with changed as']);
   });
 
+  test('updating and deleting with an Idempotency-Key: the same statements in a transaction with the recovery point, nothing flushed', async () => {
+    const event = await created(hooked.key);
+    const keyed = (method: string, path: string, json?: unknown) =>
+      app.client.request(method, path, {
+        headers: { authorization: `Bearer ${hooked.key}`, 'idempotency-key': `statements-${method}-${event.slug}` },
+        json,
+      });
+    const update = await writeStatements(hooked.key, async () => {
+      const response = await keyed('PUT', `/v1/events/${event.slug}`, { title: 'Renamed', status: 'PUBLISHED' });
+      expect(response.status).toBe(200);
+    });
+    const removal = await writeStatements(hooked.key, async () => {
+      await keyed('PUT', `/v1/events/${event.slug}`, { status: 'CANCELLED' });
+      app.sql.reset();
+      expect((await keyed('DELETE', `/v1/events/${event.slug}`)).status).toBe(204);
+    });
+    const claimed = (statements: string[]) => ['insert into idempotency_keys', 'begin', ...statements, 'update idempotency_keys set', 'commit', 'update idempotency_keys set'];
+    expect(shapes(update)).toEqual(claimed(['select e.id, e.organization_id', 'with changed as']));
+    expect(shapes(removal)).toEqual(claimed(['with deleted as']));
+  });
+
   test('an update that changes nothing is the read alone', async () => {
     const event = await created(hooked.key);
     const statements = await writeStatements(hooked.key, async () => {
