@@ -10,6 +10,8 @@ import { CreateEventInput, UpdateEventInput } from '../../src/modules/event/even
 import { BookingEntity } from '../../src/modules/booking/booking.entity';
 import { EventEntity } from '../../src/modules/event/event.entity';
 import { EventStatus } from '../../src/modules/event/event-status';
+import { TicketTypeEntity } from '../../src/modules/ticket-type/ticket-type.entity';
+import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
@@ -82,6 +84,19 @@ describe('createEvent: every field rule (D4, D16), every failing field at once, 
     );
     expect(event).toMatchObject({ timezone: 'Europe/Paris', capacity: 1_000_000, status: EventStatus.DRAFT, registrationCount: 0 });
     expect((await createEvent(em(), organization, createInput({ timezone: 'utc' }))).timezone).toBe('UTC');
+  });
+
+  test('ticket types are stored verbatim in the order given, whatever their names hold (one array literal per column)', async () => {
+    const names = ['a"b', 'back\\slash', 'comma, {brace}', 'NULL', ' spaced ', 'ünï €'];
+    const types = names.map((name, index) => inputOf(TicketTypeInput, { name, price: index + 0.5, currency: 'EUR', quantity: index }));
+    const event = await createEvent(em(), organization, createInput({ ticketTypes: types }));
+    expect(event.ticketTypes.getItems().map(({ name, price, quantity }) => ({ name, price, quantity }))).toEqual(
+      names.map((name, index) => ({ name, price: index + 0.5, quantity: index })),
+    );
+    const stored = await em().find(TicketTypeEntity, { event: event.id }, { orderBy: { createdAt: 'asc' } });
+    expect(stored.map(({ id, name, price, quantity, sold }) => ({ id, name, price, quantity, sold }))).toEqual(
+      event.ticketTypes.getItems().map(({ id, name, price, quantity }) => ({ id, name, price, quantity, sold: 0 })),
+    );
   });
 
   test('a duplicate slug is 400 on slug, also in another organization it is free (D1)', async () => {
