@@ -1,37 +1,19 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { duplicateSlugError } from './event.policy';
 import { EventStatus } from './event-status';
+import { executePrepared } from '../../platform/db/prepared-reads';
 import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
 
 /*
- * The only place that reaches the events table through the ORM. The organization is always the first
+ * The only place that reaches the events table. The organization is always the first
  * argument after the entity manager: another organization's event is simply not found (D1).
  */
 
-// ---- Write side: locks and changes (used by the commands) -------------------------------------
-
-/**
- * The event, locked for the rest of the transaction (SELECT … FOR UPDATE), or EVENT_NOT_FOUND. The row
- * lock serializes updates, deletes, bookings and ticket type changes of one event, in every process.
- */
-export async function lockBySlug(em: EntityManager, organizationId: string, slug: string): Promise<EventEntity> {
-  const event = await em.findOne(
-    EventEntity,
-    { organization: organizationId, slug },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-  );
-  if (!event) throw AppError.eventNotFound(slug);
-  return event;
-}
-
-/** Locks an event already known by id (reached through one of its bookings or ticket types). */
-export async function lockById(em: EntityManager, eventId: string): Promise<EventEntity | null> {
-  return em.findOne(EventEntity, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-}
+// ---- Write side --------------------------------------------------------------------------------
 
 export async function slugTaken(em: EntityManager, organizationId: string, slug: string): Promise<boolean> {
   return (await em.count(EventEntity, { organization: organizationId, slug })) > 0;
@@ -93,7 +75,7 @@ export interface NewTicketType {
 export async function insertEvent(em: EntityManager, organizationId: string, event: NewEvent, outbox: OutboxOf): Promise<EventEntity> {
   const types = event.ticketTypes;
   const messages = outbox('created');
-  const [row] = await em.execute<Array<{ outbox_written: boolean }>>(
+  const [row] = await executePrepared<{ outbox_written: boolean }>(em, 
     `with created as (
        insert into events (id, organization_id, slug, title, description, start_date, end_date, timezone, venue, venue_address,
                            cover_image, status, capacity, registration_count, created_at, updated_at)
@@ -224,7 +206,7 @@ const SETTABLE_VERSION = (alias: string) =>
     ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
 
 export async function readForChange(em: EntityManager, organizationId: string, slug: string): Promise<StoredEvent | null> {
-  const [row] = await em.execute<Array<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[] }>>(
+  const [row] = await executePrepared<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[] }>(em, 
     `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes"
        from events e where e.organization_id = ? and e.slug = ?`,
     [organizationId, slug],
@@ -256,7 +238,7 @@ export async function updateEventIfUnchanged(
 ): Promise<EventEntity | null> {
   // `counted` (the gate) reads the event in the statement's snapshot, as the ticket types are read.
   const messages = outbox('counted');
-  const [row] = await em.execute<Array<{ id: string | null; registrationCount: number; ticketTypes: TicketTypeRow[]; outbox_written: boolean }>>(
+  const [row] = await executePrepared<{ id: string | null; registrationCount: number; ticketTypes: TicketTypeRow[]; outbox_written: boolean }>(em, 
     `with changed as (
        update events e set slug = ?, title = ?, description = ?, start_date = ?, end_date = ?, timezone = ?, venue = ?,
                            venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
@@ -305,7 +287,7 @@ export async function deleteEventWithoutBookings(
   outbox: OutboxOf,
 ): Promise<string | null> {
   const messages = outbox('deleted');
-  const [row] = await em.execute<Array<{ id: string | null; outbox_written: boolean }>>(
+  const [row] = await executePrepared<{ id: string | null; outbox_written: boolean }>(em, 
     `with deleted as (
        delete from events e
         where e.organization_id = ? and e.slug = ? and e.registration_count = 0
@@ -347,7 +329,7 @@ export async function guardingSlug<T>(slug: string | null | undefined, work: () 
 
 /** The id of the organization's event `slug` (one statement), or null. */
 export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<string | null> {
-  const [row] = await em.execute<Array<{ id: string }>>('select id from events where organization_id = ? and slug = ?', [organizationId, slug]);
+  const [row] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ?', [organizationId, slug]);
   return row?.id ?? null;
 }
 

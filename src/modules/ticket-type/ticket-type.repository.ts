@@ -1,8 +1,7 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
+import { executePrepared } from '../../platform/db/prepared-reads';
 import { newId } from '../../foundation/ids';
-import type { EventEntity } from '../event/event.entity';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
 
@@ -12,18 +11,6 @@ import { TicketTypeEntity } from './ticket-type.entity';
  * interleave or deadlock. The changes of the ticket type commands are SQL statements (issue 19): no
  * flush; the entity the doors render is built from the row the statement returns.
  */
-
-/** A ticket type of `event`, locked (take the event's lock first), or TICKET_TYPE_NOT_FOUND. */
-export async function lockOfEvent(em: EntityManager, event: EventEntity, id: string): Promise<TicketTypeEntity> {
-  const ticketType = await em.findOne(TicketTypeEntity, { id, event }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!ticketType) throw AppError.ticketTypeNotFound(id);
-  return ticketType;
-}
-
-/** The ticket type `id` locked, whatever its event (reached from a booking of that event). */
-export async function lockById(em: EntityManager, id: string): Promise<TicketTypeEntity | null> {
-  return em.findOne(TicketTypeEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-}
 
 /** A ticket_types row as TicketTypeEntity's properties (the event by id). */
 interface TicketTypeRow {
@@ -56,7 +43,7 @@ const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
 
 /** The organization's ticket type `id` as stored (no lock), or TICKET_TYPE_NOT_FOUND: what a refused change reports. */
 export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number }> {
-  const [row] = await em.execute<Array<{ id: string; sold: number }>>(
+  const [row] = await executePrepared<{ id: string; sold: number }>(em, 
     'select t.id, t.sold from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?',
     [id, organizationId],
   );
@@ -76,12 +63,12 @@ export async function lockEventAndAddTicketType(
   eventSlug: string,
   fields: { name: string; price: number; currency: string; quantity: number },
 ): Promise<TicketTypeEntity | { eventFound: boolean; count: number }> {
-  const [event] = await em.execute<Array<{ id: string }>>('select id from events where organization_id = ? and slug = ? for update', [
+  const [event] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ? for update', [
     organizationId,
     eventSlug,
   ]);
   if (!event) return { eventFound: false, count: 0 };
-  const [row] = await em.execute<Array<TicketTypeRow & { count: number }>>(
+  const [row] = await executePrepared<TicketTypeRow & { count: number }>(em, 
     `with counted as (select count(*)::int as count from ticket_types where event_id = ?),
      added as (
        insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
@@ -107,7 +94,7 @@ export async function updateTicketTypeFields(
   id: string,
   fields: { name?: string | null; price?: number | null; currency?: string | null; quantity?: number | null },
 ): Promise<TicketTypeEntity | null> {
-  const [row] = await em.execute<TicketTypeRow[]>(
+  const [row] = await executePrepared<TicketTypeRow>(em, 
     `with ${LOCK_EVENT_OF_TICKET_TYPE}
      update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
                                quantity = coalesce(?::int, t.quantity)
@@ -125,7 +112,7 @@ export async function updateTicketTypeFields(
  * managed: it is gone), or null (not found, or sold: the caller works out which).
  */
 export async function removeUnsoldTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity | null> {
-  const [row] = await em.execute<TicketTypeRow[]>(
+  const [row] = await executePrepared<TicketTypeRow>(em, 
     `with ${LOCK_EVENT_OF_TICKET_TYPE}
      delete from ticket_types t using locked l
       where t.id = ? and t.event_id = l.id and t.sold = 0
