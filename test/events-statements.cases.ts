@@ -1,4 +1,5 @@
-import { createTenant } from './helpers/factories';
+import { createTenant, eventInput } from './helpers/factories';
+import { CREATE_ENDPOINT } from './helpers/webhook-receiver';
 import { eventApi } from './helpers/event-api';
 import { insertEvents } from './helpers/event-rows';
 import { startTestApp, type TestApp } from './helpers/test-app';
@@ -91,4 +92,150 @@ test('a GraphQL list asking for the ticket types of every event batches them: co
     counts.push(statements.length);
   }
   expect(counts).toEqual([2, 2]);
+});
+
+// Issue 19, "the write path at the database's speed": the statements of each write, exact. Without an
+// Idempotency-Key a write that can be one statement is one (no BEGIN / COMMIT): the change, its ticket
+// types and its webhook message (the outbox rows, D18) in one statement, whether or not an endpoint
+// wants the message, and its answer built from what the statement wrote (no read after the write).
+// Before issue 19 (flush and enqueueWebhook): create 6 statements (8 with an endpoint), update 9,
+// a no-op update 4, delete 8, addTicketType 5, updateTicketType and removeTicketType 6.
+describe('writes', () => {
+  const CREATE_TYPES = [
+    { name: 'Early', price: 10, currency: 'EUR', quantity: 100 },
+    { name: 'Regular', price: 20.5, currency: 'EUR', quantity: 200 },
+    { name: 'Late', price: 0, currency: 'EUR', quantity: 50 },
+  ];
+  const ADD = 'mutation($eventSlug: String!, $input: TicketTypeInput!) { addTicketType(eventSlug: $eventSlug, input: $input) { id sold } }';
+  const UPDATE = 'mutation($id: ID!, $input: TicketTypeUpdateInput!) { updateTicketType(id: $id, input: $input) { id quantity } }';
+  const REMOVE = 'mutation($id: ID!) { removeTicketType(id: $id) { id } }';
+  let hooked: { key: string };
+
+  beforeAll(async () => {
+    const tenant = await createTenant(app.orm);
+    const endpoint = await app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/in' } });
+    expect(endpoint.body.errors).toBeUndefined();
+    hooked = tenant;
+  });
+
+  /**
+   * The statements of `call` (which checks its own outcome), as statementsOf counts them; without the
+   * NOTIFY that wakes other instances' webhook workers after a commit (once per burst of commits, on
+   * its own connection: not the request's).
+   */
+  async function writeStatements(apiKey: string, call: () => Promise<void>): Promise<string[]> {
+    await eventApi(app.client, apiKey, 'rest').list({ limit: 1 });
+    app.sql.reset();
+    await call();
+    return app.sql.statements.filter((statement) => !/\bapi_keys\b/.test(statement) && !/\bpg_notify\(/.test(statement));
+  }
+
+  /** The leading words of each statement: what it is, for a readable failure. */
+  const shapes = (statements: string[]) => statements.map((statement) => statement.replace(/^\[query\] /, '').split(/\s+/).slice(0, 3).join(' '));
+
+  async function created(apiKey: string): Promise<Record<string, any>> {
+    const outcome = await eventApi(app.client, apiKey, 'rest').create(eventInput({ ticketTypes: CREATE_TYPES }));
+    expect(outcome.status).toBe(201);
+    expect(outcome.data.ticketTypes).toHaveLength(3);
+    return outcome.data;
+  }
+
+  test.each([
+    ['without an endpoint', () => key],
+    ['with an endpoint that wants the message', () => hooked.key],
+  ])('creating an event with 3 ticket types, %s, is one statement', async (_name, apiKey) => {
+    const statements = await writeStatements(apiKey(), async () => void (await created(apiKey())));
+    expect(shapes(statements)).toEqual(['with created as']);
+  });
+
+  test('creating an event with an Idempotency-Key: the claim, the transaction with its recovery point, the stored answer', async () => {
+    const statements = await writeStatements(key, async () => {
+      const response = await app.client.request('POST', '/v1/events', {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': `statements-${Date.now()}` },
+        json: eventInput({ ticketTypes: CREATE_TYPES }),
+      });
+      expect(response.status).toBe(201);
+    });
+    expect(shapes(statements)).toEqual([
+      'insert into idempotency_keys',
+      'begin',
+      'with created as',
+      'update idempotency_keys set',
+      'commit',
+      'update idempotency_keys set',
+    ]);
+  });
+
+  test.each([
+    ['a title', { title: 'Renamed' }],
+    ['the status to PUBLISHED', { status: 'PUBLISHED' }],
+  ])('updating %s, with an endpoint: the read, then one statement', async (_name, input) => {
+    const event = await created(hooked.key);
+    const statements = await writeStatements(hooked.key, async () => {
+      const outcome = await eventApi(app.client, hooked.key, 'rest').update(event.slug, input);
+      expect(outcome.status).toBe(200);
+      expect(outcome.data.ticketTypes).toEqual(event.ticketTypes);
+    });
+    expect(shapes(statements)).toEqual(['select e.id, e.organization_id', 'with changed as']);
+  });
+
+  test('updating and deleting with an Idempotency-Key: the same statements in a transaction with the recovery point, nothing flushed', async () => {
+    const event = await created(hooked.key);
+    const keyed = (method: string, path: string, json?: unknown) =>
+      app.client.request(method, path, {
+        headers: { authorization: `Bearer ${hooked.key}`, 'idempotency-key': `statements-${method}-${event.slug}` },
+        json,
+      });
+    const update = await writeStatements(hooked.key, async () => {
+      const response = await keyed('PUT', `/v1/events/${event.slug}`, { title: 'Renamed', status: 'PUBLISHED' });
+      expect(response.status).toBe(200);
+    });
+    const removal = await writeStatements(hooked.key, async () => {
+      await keyed('PUT', `/v1/events/${event.slug}`, { status: 'CANCELLED' });
+      app.sql.reset();
+      expect((await keyed('DELETE', `/v1/events/${event.slug}`)).status).toBe(204);
+    });
+    const claimed = (statements: string[]) => ['insert into idempotency_keys', 'begin', ...statements, 'update idempotency_keys set', 'commit', 'update idempotency_keys set'];
+    expect(shapes(update)).toEqual(claimed(['select e.id, e.organization_id', 'with changed as']));
+    expect(shapes(removal)).toEqual(claimed(['with deleted as']));
+  });
+
+  test('an update that changes nothing is the read alone', async () => {
+    const event = await created(hooked.key);
+    const statements = await writeStatements(hooked.key, async () => {
+      const outcome = await eventApi(app.client, hooked.key, 'rest').update(event.slug, { title: event.title });
+      expect(outcome.data).toEqual(event);
+    });
+    expect(shapes(statements)).toEqual(['select e.id, e.organization_id']);
+  });
+
+  test('deleting an event, with an endpoint, is one statement', async () => {
+    const event = await created(hooked.key);
+    const statements = await writeStatements(hooked.key, async () => {
+      const outcome = await eventApi(app.client, hooked.key, 'rest').delete(event.slug);
+      expect(outcome.status).toBe(204);
+    });
+    expect(shapes(statements)).toEqual(['with deleted as']);
+  });
+
+  test('adding a ticket type locks the event, then counts and inserts; updating and removing one are one statement each', async () => {
+    const event = await created(key);
+    let id = '';
+    const add = await writeStatements(key, async () => {
+      const answer = await app.client.graphql(key, ADD, { eventSlug: event.slug, input: { name: 'VIP', price: 99, currency: 'EUR', quantity: 5 } });
+      expect(answer.body.errors).toBeUndefined();
+      id = answer.body.data.addTicketType.id;
+    });
+    expect(shapes(add)).toEqual(['begin', 'select id from', 'with counted as', 'commit']);
+    const update = await writeStatements(key, async () => {
+      const answer = await app.client.graphql(key, UPDATE, { id, input: { quantity: 7 } });
+      expect(answer.body.data).toEqual({ updateTicketType: { id, quantity: 7 } });
+    });
+    expect(shapes(update)).toEqual(['with locked as']);
+    const remove = await writeStatements(key, async () => {
+      const answer = await app.client.graphql(key, REMOVE, { id });
+      expect(answer.body.data).toEqual({ removeTicketType: { id } });
+    });
+    expect(shapes(remove)).toEqual(['with locked as']);
+  });
 });

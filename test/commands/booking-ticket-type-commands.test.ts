@@ -120,3 +120,45 @@ test('ticket types: quantity never below sold, a type with sales is not removed,
   const other = await organizationSnapshot(orm);
   expect(await failure(removeTicketType(em(), other.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_NOT_FOUND' });
 });
+
+// Issue 19: update and remove are one statement that locks the event, then the ticket type, guarded
+// by the rule on the row as locked; a sale that commits while the statement waits decides it.
+describe('a sale that commits while a ticket type change waits for the event row', () => {
+  async function sellingWhile<T>(eventId: string, ticketTypeId: string, quantity: number, write: () => Promise<T>): Promise<unknown> {
+    const transaction = await orm.em.getKnex().transaction();
+    await transaction.raw('select id from events where id = ? for update', [eventId]);
+    await transaction.raw('update events set registration_count = registration_count + ? where id = ?', [quantity, eventId]);
+    await transaction.raw('update ticket_types set sold = sold + ? where id = ?', [quantity, ticketTypeId]);
+    const result = Promise.allSettled([write()]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await transaction.commit();
+    const [settled] = await result;
+    return settled.status === 'rejected' ? settled.reason : settled.value;
+  }
+
+  test('removing the type: refused as sold (TICKET_TYPE_HAS_SALES), the type stays', async () => {
+    const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
+    const [type] = event.ticketTypes.getItems();
+    const outcome = await sellingWhile(event.id, type.id, 2, () => removeTicketType(em(), organization.id, type.id));
+    expect(outcome).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { sold: 2 } });
+    expect((await counts(event.id)).ticketTypes.getItems()).toHaveLength(1);
+  });
+
+  test('lowering its quantity below what is now sold: refused on quantity, nothing applies', async () => {
+    const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
+    const [type] = event.ticketTypes.getItems();
+    const outcome = await sellingWhile(event.id, type.id, 3, () =>
+      updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 2, name: 'B' })),
+    );
+    expect(outcome).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'quantity', message: 'quantity cannot be below the 3 tickets already sold' }] } });
+    expect((await counts(event.id)).ticketTypes.getItems()[0]).toMatchObject({ name: 'A', quantity: 5, sold: 3 });
+  });
+
+  test('concurrent adds at MAX_TICKET_TYPES - 1: exactly one is added', async () => {
+    const event = await publishedEvent(null, Array.from({ length: MAX_TICKET_TYPES - 1 }, (_, index) => ({ name: `T${index}`, price: 1, currency: 'EUR', quantity: 1 })));
+    const input = inputOf(TicketTypeInput, { name: 'Last', price: 1, currency: 'EUR', quantity: 1 });
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => addTicketType(em(), organization.id, event.slug, input)));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    expect((await counts(event.id)).ticketTypes.getItems()).toHaveLength(MAX_TICKET_TYPES);
+  });
+});

@@ -10,6 +10,8 @@ import { CreateEventInput, UpdateEventInput } from '../../src/modules/event/even
 import { BookingEntity } from '../../src/modules/booking/booking.entity';
 import { EventEntity } from '../../src/modules/event/event.entity';
 import { EventStatus } from '../../src/modules/event/event-status';
+import { TicketTypeEntity } from '../../src/modules/ticket-type/ticket-type.entity';
+import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
@@ -82,6 +84,19 @@ describe('createEvent: every field rule (D4, D16), every failing field at once, 
     );
     expect(event).toMatchObject({ timezone: 'Europe/Paris', capacity: 1_000_000, status: EventStatus.DRAFT, registrationCount: 0 });
     expect((await createEvent(em(), organization, createInput({ timezone: 'utc' }))).timezone).toBe('UTC');
+  });
+
+  test('ticket types are stored verbatim in the order given, whatever their names hold (one array literal per column)', async () => {
+    const names = ['a"b', 'back\\slash', 'comma, {brace}', 'NULL', ' spaced ', 'ünï €'];
+    const types = names.map((name, index) => inputOf(TicketTypeInput, { name, price: index + 0.5, currency: 'EUR', quantity: index }));
+    const event = await createEvent(em(), organization, createInput({ ticketTypes: types }));
+    expect(event.ticketTypes.getItems().map(({ name, price, quantity }) => ({ name, price, quantity }))).toEqual(
+      names.map((name, index) => ({ name, price: index + 0.5, quantity: index })),
+    );
+    const stored = await em().find(TicketTypeEntity, { event: event.id }, { orderBy: { createdAt: 'asc' } });
+    expect(stored.map(({ id, name, price, quantity, sold }) => ({ id, name, price, quantity, sold }))).toEqual(
+      event.ticketTypes.getItems().map(({ id, name, price, quantity }) => ({ id, name, price, quantity, sold: 0 })),
+    );
   });
 
   test('a duplicate slug is 400 on slug, also in another organization it is free (D1)', async () => {
@@ -178,5 +193,75 @@ describe('deleteEvent (D3)', () => {
     await cancelBooking(em(), organization.id, booking.id);
     expect(await deleteEvent(em(), organization.id, event.slug)).toEqual({ id: event.id, slug: event.slug });
     expect(await em().count(BookingEntity, { id: booking.id })).toBe(0);
+  });
+});
+
+// Issue 19: the writes decide without holding a lock and apply with one statement guarded on the row
+// as locked. Another transaction holds the event's row lock with a change; the command's statement
+// waits for it, and decides on the row as that transaction left it (as the locking reads did before).
+describe('a change that commits while a write waits for the event row', () => {
+  /** Runs `statements` in a transaction that holds its locks until `commit()`. */
+  async function holding(statements: Array<[string, unknown[]]>) {
+    const transaction = await orm.em.getKnex().transaction();
+    for (const [sql, bindings] of statements) await transaction.raw(sql, bindings as never);
+    return { commit: () => transaction.commit() };
+  }
+  /** `write` started while `held` holds the lock, which commits once the write has had time to reach it. */
+  async function racing<T>(held: Awaited<ReturnType<typeof holding>>, write: () => Promise<T>): Promise<PromiseSettledResult<T>> {
+    const result = Promise.allSettled([write()]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await held.commit();
+    return (await result)[0];
+  }
+  const reason = (result: PromiseSettledResult<unknown>) => (result.status === 'rejected' ? result.reason : result.value);
+
+  test('a booking confirmed meanwhile: the delete refuses (EVENT_HAS_BOOKINGS), nothing is deleted', async () => {
+    const event = await createEvent(em(), organization, createInput());
+    const held = await holding([
+      ['select id from events where id = ? for update', [event.id]],
+      [
+        `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
+         values (?, ?, ?, 2, 'a@example.com', 'A', 'CONFIRMED', now())`,
+        [`bk_race${Date.now()}`, organization.id, event.id],
+      ],
+      ['update events set registration_count = registration_count + 2 where id = ?', [event.id]],
+    ]);
+    const result = await racing(held, () => deleteEvent(em(), organization.id, event.slug));
+    expect(reason(result)).toMatchObject({ code: 'EVENT_HAS_BOOKINGS', details: { bookingCount: 1 } });
+    expect(await em().count(EventEntity, { id: event.id })).toBe(1);
+  });
+
+  test('registrations made meanwhile above the new capacity: the update refuses on capacity, nothing applies', async () => {
+    const event = await createEvent(em(), organization, createInput({ capacity: 10 }));
+    const held = await holding([['update events set registration_count = 5 where id = ?', [event.id]]]);
+    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { capacity: 4, title: 'After' })));
+    expect(reason(result)).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'capacity' }] } });
+    expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ capacity: 10, title: 'Launch', registrationCount: 5 });
+  });
+
+  test('an update that renamed the event meanwhile: the update of the old slug finds no event (EVENT_NOT_FOUND)', async () => {
+    const event = await createEvent(em(), organization, createInput());
+    const renamed = uniqueSlug();
+    const held = await holding([['update events set slug = ? where id = ?', [renamed, event.id]]]);
+    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
+    expect(reason(result)).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+    expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ slug: renamed, title: 'Launch' });
+  });
+
+  test('an update that published the event meanwhile: a start date change is then refused (EVENT_ALREADY_PUBLISHED)', async () => {
+    const event = await createEvent(em(), organization, createInput());
+    const held = await holding([["update events set status = 'PUBLISHED' where id = ?", [event.id]]]);
+    const result = await racing(held, () =>
+      updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { startDate: future(3), endDate: future(3, 17) })),
+    );
+    expect(reason(result)).toMatchObject({ code: 'EVENT_ALREADY_PUBLISHED', details: { immutableFields: ['startDate'] } });
+  });
+
+  test('another field changed meanwhile: the update reads again and applies on top of it', async () => {
+    const event = await createEvent(em(), organization, createInput());
+    const held = await holding([["update events set venue = 'Elsewhere' where id = ?", [event.id]]]);
+    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
+    expect(reason(result)).toMatchObject({ title: 'After', venue: 'Elsewhere' });
+    expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ title: 'After', venue: 'Elsewhere' });
   });
 });

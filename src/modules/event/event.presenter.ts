@@ -6,13 +6,36 @@ import type { EventView, TicketTypeView } from './event.read-repository';
 /** An event as `GET /v1/events/{slug}` returns it: every field of the spec, ticket types included. */
 export type EventBody = Omit<EventView, 'ticketTypes'> & { ticketTypes: TicketTypeView[] };
 
+/** What presentEvent reads of an event: its entity, or the row a command is about to write. */
+export type EventFields = Pick<
+  EventEntity,
+  | 'id'
+  | 'slug'
+  | 'title'
+  | 'description'
+  | 'startDate'
+  | 'endDate'
+  | 'timezone'
+  | 'venue'
+  | 'venueAddress'
+  | 'coverImage'
+  | 'storedStatus'
+  | 'capacity'
+  | 'registrationCount'
+  | 'createdAt'
+  | 'updatedAt'
+> & { readonly organization: { readonly id: string } };
+
+/** What presentTicketType reads of a ticket type. */
+export type TicketTypeFields = Pick<TicketTypeEntity, 'id' | 'name' | 'price' | 'currency' | 'quantity' | 'sold'>;
+
 /**
  * The event as the API shows it (`GET /v1/events/{slug}`, GraphQL's FullEvent), from the rows a command
  * already holds: no request, no query. Pure. The fields in the order the REST body has them; dates as
  * ISO 8601 UTC with milliseconds (D5); `status` as clients see it (COMPLETED derived from the end, D3);
  * `ticketTypes` in the order given (the reads' order: creation, then id).
  */
-export function presentEvent(event: EventEntity, ticketTypes: readonly TicketTypeEntity[], now: Date = new Date()): EventBody {
+export function presentEvent(event: EventFields, ticketTypes: readonly TicketTypeFields[], now: Date = new Date()): EventBody {
   return {
     id: event.id,
     slug: event.slug,
@@ -35,7 +58,7 @@ export function presentEvent(event: EventEntity, ticketTypes: readonly TicketTyp
 }
 
 /** A ticket type as it appears in an event's `ticketTypes` (D6): price a JSON number. */
-export function presentTicketType(ticketType: TicketTypeEntity): TicketTypeView {
+export function presentTicketType(ticketType: TicketTypeFields): TicketTypeView {
   return {
     id: ticketType.id,
     name: ticketType.name,
@@ -47,6 +70,6 @@ export function presentTicketType(ticketType: TicketTypeEntity): TicketTypeView 
 }
 
 /** What a delete answers (`deleteEvent`) and `event.deleted` carries: the id and the slug. */
-export function presentDeletedEvent(event: EventEntity): { id: string; slug: string } {
+export function presentDeletedEvent(event: Pick<EventEntity, 'id' | 'slug'>): { id: string; slug: string } {
   return { id: event.id, slug: event.slug };
 }

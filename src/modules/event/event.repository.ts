@@ -1,42 +1,48 @@
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { duplicateSlugError } from './event.policy';
+import { EventStatus } from './event-status';
+import { executePrepared } from '../../platform/db/prepared-reads';
+import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
 
 /*
- * The only place that reaches the events table through the ORM. The organization is always the first
+ * The only place that reaches the events table. The organization is always the first
  * argument after the entity manager: another organization's event is simply not found (D1).
  */
 
-// ---- Write side: locks and changes (used by the commands) -------------------------------------
-
-/**
- * The event, locked for the rest of the transaction (SELECT … FOR UPDATE), or EVENT_NOT_FOUND. The row
- * lock serializes updates, deletes, bookings and ticket type changes of one event, in every process.
- */
-export async function lockBySlug(em: EntityManager, organizationId: string, slug: string): Promise<EventEntity> {
-  const event = await em.findOne(
-    EventEntity,
-    { organization: organizationId, slug },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-  );
-  if (!event) throw AppError.eventNotFound(slug);
-  return event;
-}
-
-/** Locks an event already known by id (reached through one of its bookings or ticket types). */
-export async function lockById(em: EntityManager, eventId: string): Promise<EventEntity | null> {
-  return em.findOne(EventEntity, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-}
+// ---- Write side --------------------------------------------------------------------------------
 
 export async function slugTaken(em: EntityManager, organizationId: string, slug: string): Promise<boolean> {
   return (await em.count(EventEntity, { organization: organizationId, slug })) > 0;
 }
 
+// ---- Write side as SQL statements (issue 19) ---------------------------------------------------
+//
+// The commands' changes, each one statement that writes (no flush, no change set): the rules stay in
+// event.policy.ts; what a statement checks itself is only what must be checked on the row as it is
+// locked (a guard), and the command works out the reason from the policy when the guard refuses. The
+// managed entities the doors render are built from what the statement wrote, never flushed again.
+
+/** The webhook rows a change's statement writes (event.webhooks.ts): CTEs gated on the CTE `gate`. */
+export type OutboxOf = (gate: string) => SqlPart;
+
+/** A PostgreSQL array literal of text values (for `?::text[]`: one binding, however many values). */
+function textArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`;
+}
+
+/** The last select of a statement with outbox CTEs tells whether it wrote a message. */
+const OUTBOX_WRITTEN = 'exists (select 1 from outbox_message) as outbox_written';
+
+function noteOutbox(em: EntityManager, row: { outbox_written?: boolean } | undefined): void {
+  if (row?.outbox_written) noteOutboxWrite(em);
+}
+
 export interface NewEvent {
+  id: string;
   slug: string;
   title: string;
   description: string | null;
@@ -47,29 +53,263 @@ export interface NewEvent {
   venueAddress: string | null;
   coverImage: string | null;
   capacity: number | null;
-  ticketTypes: ReadonlyArray<{ name: string; price: number; currency: string; quantity: number }>;
+  createdAt: Date;
+  ticketTypes: ReadonlyArray<NewTicketType>;
 }
 
-/** Adds a new event with its ticket types (in the order given) to the unit of work. */
-export function addEvent(em: EntityManager, organizationId: string, fields: NewEvent, now: Date): EventEntity {
-  const { ticketTypes, ...eventFields } = fields;
-  const event = em.create(EventEntity, {
-    ...eventFields,
-    organization: em.getReference(OrganizationEntity, organizationId),
-    createdAt: now,
-    updatedAt: now,
-  });
-  ticketTypes.forEach((ticketType, index) => {
-    // Distinct creation times keep the ticket types in the order they were given.
-    const createdAt = new Date(now.getTime() + index);
-    event.ticketTypes.add(em.create(TicketTypeEntity, { ...ticketType, event, createdAt }));
-  });
+export interface NewTicketType {
+  id: string;
+  name: string;
+  price: number;
+  currency: string;
+  quantity: number;
+  createdAt: Date;
+}
+
+/**
+ * A new event in DRAFT with its ticket types, as one statement (no BEGIN / COMMIT of its own): the
+ * event, its ticket types (one unnest) and the outbox rows of `outbox` (gated on the event's row). The
+ * unique index on (organization, slug) decides a duplicate slug (guardingSlug). Every value is made
+ * here, so nothing is read back: the managed entity is built from them.
+ */
+export async function insertEvent(em: EntityManager, organizationId: string, event: NewEvent, outbox: OutboxOf): Promise<EventEntity> {
+  const types = event.ticketTypes;
+  const messages = outbox('created');
+  const [row] = await executePrepared<{ outbox_written: boolean }>(em, 
+    `with created as (
+       insert into events (id, organization_id, slug, title, description, start_date, end_date, timezone, venue, venue_address,
+                           cover_image, status, capacity, registration_count, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, 0, ?, ?)
+       returning id),
+     types as (
+       insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
+       select t.id, c.id, t.name, t.price, t.currency, t.quantity, 0, t.created_at
+         from created c,
+              unnest(?::text[], ?::text[], ?::numeric[], ?::text[], ?::int[], ?::timestamptz[]) as t(id, name, price, currency, quantity, created_at)),
+     ${messages.sql}
+     select ${OUTBOX_WRITTEN}`,
+    [
+      event.id,
+      organizationId,
+      event.slug,
+      event.title,
+      event.description,
+      event.startDate,
+      event.endDate,
+      event.timezone,
+      event.venue,
+      event.venueAddress,
+      event.coverImage,
+      event.capacity,
+      event.createdAt,
+      event.createdAt,
+      textArray(types.map((type) => type.id)),
+      textArray(types.map((type) => type.name)),
+      `{${types.map((type) => type.price).join(',')}}`,
+      textArray(types.map((type) => type.currency)),
+      `{${types.map((type) => type.quantity).join(',')}}`,
+      `{${types.map((type) => type.createdAt.toISOString()).join(',')}}`,
+      ...messages.bindings,
+    ],
+  );
+  noteOutbox(em, row);
+  const { ticketTypes, ...fields } = event;
+  return managedEvent(
+    em,
+    { ...fields, organization: organizationId, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt },
+    ticketTypes.map((type) => ({ ...type, sold: 0 })),
+  );
+}
+
+/** An event row as EventEntity's properties (the organization by id). */
+export interface EventRow {
+  id: string;
+  organization: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  startDate: Date;
+  endDate: Date;
+  timezone: string;
+  venue: string | null;
+  venueAddress: string | null;
+  coverImage: string | null;
+  storedStatus: EventStatus;
+  capacity: number | null;
+  registrationCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A ticket type row as TicketTypeEntity's properties, without its event. */
+export interface TicketTypeRow {
+  id: string;
+  name: string;
+  price: number;
+  currency: string;
+  quantity: number;
+  sold: number;
+  createdAt: Date;
+}
+
+/** A timestamp as ISO 8601 text (the driver gives timestamps as text in the session's format). */
+const iso = (column: string) => `to_json(${column}) #>> '{}'`;
+
+const EVENT_ROW = `e.id, e.organization_id as organization, e.slug, e.title, e.description, ${iso('e.start_date')} as "startDate",
+  ${iso('e.end_date')} as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
+  e.status as "storedStatus", e.capacity, e.registration_count as "registrationCount", ${iso('e.created_at')} as "createdAt",
+  ${iso('e.updated_at')} as "updatedAt"`;
+
+type AsText<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
+
+const asEventRow = (row: AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'>): EventRow => ({
+  ...row,
+  startDate: new Date(row.startDate),
+  endDate: new Date(row.endDate),
+  createdAt: new Date(row.createdAt),
+  updatedAt: new Date(row.updatedAt),
+});
+
+/** The ticket types of the event `alias` (as JSON rows, in the reads' order: creation, then id). */
+const ticketTypeRows = (alias: string) => `coalesce((select json_agg(json_build_object(
+    'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', t.sold,
+    'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = ${alias}.id), '[]'::json)`;
+
+const asTicketTypeRow = (row: TicketTypeRow): TicketTypeRow => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
+
+/**
+ * What a change of the event `alias` shows in its webhook message and answer that the change does not
+ * set (D18: the payload is the REST shape), as JSON text for outboxCtes' holes: the registrations and
+ * the ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree),
+ * compact and in presentTicketType's key order, the price a JSON number.
+ */
+export const REGISTRATION_COUNT_JSON = (alias: string) => `to_json(${alias}.registration_count)::text`;
+export const TICKET_TYPES_JSON = (alias: string) => `coalesce((select '[' || string_agg(format(
+    '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s}',
+    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, t.sold), ',' order by t.created_at, t.id) || ']'
+  from ticket_types t where t.event_id = ${alias}.id), '[]')`;
+
+/**
+ * The event as a change reads it before deciding (no lock: the change's statement checks that the
+ * event is still as read, see updateEventIfUnchanged), with its ticket types, or null.
+ */
+export interface StoredEvent {
+  event: EventRow;
+  ticketTypes: TicketTypeRow[];
+  /** What updateEventIfUnchanged compares: every field a client sets, as read. */
+  version: string;
+}
+
+/** The fields a client sets (what an update compares to tell whether the event changed meanwhile). */
+const SETTABLE_VERSION = (alias: string) =>
+  `md5(row(${alias}.slug, ${alias}.title, ${alias}.description, ${alias}.start_date, ${alias}.end_date, ${alias}.timezone, ${alias}.venue,
+    ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
+
+export async function readForChange(em: EntityManager, organizationId: string, slug: string): Promise<StoredEvent | null> {
+  const [row] = await executePrepared<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[] }>(em, 
+    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes"
+       from events e where e.organization_id = ? and e.slug = ?`,
+    [organizationId, slug],
+  );
+  if (!row) return null;
+  const { version, ticketTypes, ...event } = row;
+  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow) };
+}
+
+/** What an update sets: every field a client sets (unchanged ones as read) and the time of the change. */
+export type EventChange = Pick<
+  EventRow,
+  'slug' | 'title' | 'description' | 'startDate' | 'endDate' | 'timezone' | 'venue' | 'venueAddress' | 'coverImage' | 'storedStatus' | 'capacity' | 'updatedAt'
+>;
+
+/**
+ * The update of an event read as `stored`, as one statement: it applies only while every field a
+ * client sets is still as read (else null: the caller reads again and decides again) and, on the row
+ * as locked, the capacity is not below the registrations (the CHECK constraint's condition, D4: a
+ * booking made since the read refuses it here instead of failing the statement). With the outbox rows
+ * of `outbox` (gated on the updated row). Returns the event as changed, with the registrations and the
+ * ticket types as the statement read them.
+ */
+export async function updateEventIfUnchanged(
+  em: EntityManager,
+  stored: StoredEvent,
+  change: EventChange,
+  outbox: OutboxOf,
+): Promise<EventEntity | null> {
+  // `counted` (the gate) reads the event in the statement's snapshot, as the ticket types are read.
+  const messages = outbox('counted');
+  const [row] = await executePrepared<{ id: string | null; registrationCount: number; ticketTypes: TicketTypeRow[]; outbox_written: boolean }>(em, 
+    `with changed as (
+       update events e set slug = ?, title = ?, description = ?, start_date = ?, end_date = ?, timezone = ?, venue = ?,
+                           venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
+        where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count <= ?::int)
+       returning e.id),
+     counted as (select e.id, e.registration_count from events e join changed c on c.id = e.id),
+     ${messages.sql}
+     select r.id, r.registration_count as "registrationCount", ${ticketTypeRows('r')} as "ticketTypes", ${OUTBOX_WRITTEN}
+       from (select 1) one left join counted r on true`,
+    [
+      change.slug,
+      change.title,
+      change.description,
+      change.startDate,
+      change.endDate,
+      change.timezone,
+      change.venue,
+      change.venueAddress,
+      change.coverImage,
+      change.storedStatus,
+      change.capacity,
+      change.updatedAt,
+      stored.event.id,
+      stored.version,
+      change.capacity,
+      change.capacity,
+      ...messages.bindings,
+    ],
+  );
+  noteOutbox(em, row);
+  if (!row?.id) return null;
+  return managedEvent(em, { ...stored.event, ...change, registrationCount: row.registrationCount }, row.ticketTypes.map(asTicketTypeRow));
+}
+
+/**
+ * Deletes the organization's event `slug` with its ticket types and cancelled bookings (ON DELETE
+ * CASCADE), as one statement, only without confirmed bookings (D3; the registrations, which every
+ * booking changes under the event's row lock, are checked on the row as locked); with the outbox rows
+ * of `outbox` (gated on the deleted row). Returns the deleted event's id, or null (not found, or it
+ * has bookings: the caller works out which).
+ */
+export async function deleteEventWithoutBookings(
+  em: EntityManager,
+  organizationId: string,
+  slug: string,
+  outbox: OutboxOf,
+): Promise<string | null> {
+  const messages = outbox('deleted');
+  const [row] = await executePrepared<{ id: string | null; outbox_written: boolean }>(em, 
+    `with deleted as (
+       delete from events e
+        where e.organization_id = ? and e.slug = ? and e.registration_count = 0
+          and not exists (select 1 from bookings b where b.event_id = e.id and b.status = 'CONFIRMED')
+       returning e.id),
+     ${messages.sql}
+     select d.id, ${OUTBOX_WRITTEN} from (select 1) one left join deleted d on true`,
+    [organizationId, slug, ...messages.bindings],
+  );
+  noteOutbox(em, row);
+  return row?.id ?? null;
+}
+
+/**
+ * The managed entity of an event and its ticket types as stored (the doors render it), registered
+ * with `em` as loaded: a later flush finds nothing to write.
+ */
+export function managedEvent(em: EntityManager, row: EventRow, ticketTypes: readonly TicketTypeRow[]): EventEntity {
+  const event = em.merge(EventEntity, row, { refresh: true });
+  const types = ticketTypes.map((type) => em.merge(TicketTypeEntity, { ...type, event: row.id }, { refresh: true }));
+  event.ticketTypes.hydrate(types);
   return event;
-}
-
-export async function deleteEvent(em: EntityManager, event: EventEntity): Promise<void> {
-  // Ticket types and cancelled bookings go with it (ON DELETE CASCADE).
-  await em.nativeDelete(EventEntity, { id: event.id });
 }
 
 /**
@@ -87,11 +327,10 @@ export async function guardingSlug<T>(slug: string | null | undefined, work: () 
 
 // ---- Read side ---------------------------------------------------------------------------------
 
-/** The event with its ticket types (two statements), or EVENT_NOT_FOUND. */
-export async function findBySlug(em: EntityManager, organizationId: string, slug: string): Promise<EventEntity> {
-  const event = await em.findOne(EventEntity, { organization: organizationId, slug }, { populate: ['ticketTypes'] });
-  if (!event) throw AppError.eventNotFound(slug);
-  return event;
+/** The id of the organization's event `slug` (one statement), or null. */
+export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<string | null> {
+  const [row] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ?', [organizationId, slug]);
+  return row?.id ?? null;
 }
 
 /** The id of the organization's event `slug` (one statement), or EVENT_NOT_FOUND. */

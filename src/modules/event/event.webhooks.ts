@@ -1,34 +1,43 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueWebhook } from '../../platform/outbox/outbox';
-import { ofEvent } from '../ticket-type/ticket-type.repository';
+import { hole, outboxCtes } from '../../platform/outbox/outbox';
 import type { WebhookEventType } from '../webhook/webhook-types';
-import type { EventEntity } from './event.entity';
 import { EventStatus } from './event-status';
-import { presentEvent } from './event.presenter';
+import { presentEvent, type EventFields, type TicketTypeFields } from './event.presenter';
+import { REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON, type OutboxOf } from './event.repository';
 
-/**
- * event.created / updated / published / cancelled for an event changed in this transaction (D18), with
- * the event as GET /v1/events/{slug} returns it (presentEvent). Flushes first, so the message shows
- * what commits (updatedAt included). An update that changed nothing sends nothing; a status change to
- * PUBLISHED or CANCELLED sends that type. A new event's ticket types are the ones just created with it;
- * after an update they are read in the same transaction, only when an endpoint wants the message.
+/*
+ * The webhook messages of event changes (D18), written by the change's own statement (outboxCtes): the
+ * data is the event as GET /v1/events/{slug} returns it (presentEvent), or `{ id, slug }` for
+ * event.deleted. What the command knows is put in directly; what only the statement knows (the
+ * registrations and the ticket types as it reads them, the id of a deleted event) is filled in by it.
  */
-export async function enqueueEventChange(em: EntityManager, organizationId: string, event: EventEntity, created = false): Promise<void> {
-  const type = created ? 'event.created' : changeTypeOf(em, event);
-  await em.flush();
-  if (!type) return;
-  await enqueueWebhook(em, organizationId, type, async () =>
-    presentEvent(event, created ? event.ticketTypes.getItems() : await ofEvent(em, event)),
-  );
+
+/** event.created: the new event with its ticket types, all known before the statement. */
+export function eventCreatedOutbox(organizationId: string, event: EventFields, ticketTypes: readonly TicketTypeFields[]): OutboxOf {
+  const data = presentEvent(event, ticketTypes);
+  return (gate) => outboxCtes(organizationId, 'event.created', gate, data);
 }
 
-function changeTypeOf(em: EntityManager, event: EventEntity): WebhookEventType | undefined {
-  const unitOfWork = em.getUnitOfWork();
-  unitOfWork.computeChangeSets();
-  const change = unitOfWork.getChangeSets().find((changeSet) => changeSet.entity === event);
-  if (!change) return undefined;
-  const status = (change.payload as { storedStatus?: EventStatus }).storedStatus;
-  if (status === EventStatus.PUBLISHED) return 'event.published';
-  if (status === EventStatus.CANCELLED) return 'event.cancelled';
+/**
+ * event.updated / published / cancelled (see changeTypeOf) for the event as changed: every field set by
+ * the change, the registrations and ticket types read by its statement from its gate (`g`).
+ */
+export function eventChangedOutbox(organizationId: string, type: WebhookEventType, event: EventFields): OutboxOf {
+  const data = { ...presentEvent(event, []), registrationCount: hole(), ticketTypes: hole() };
+  return (gate) => outboxCtes(organizationId, type, gate, data, [REGISTRATION_COUNT_JSON('g'), TICKET_TYPES_JSON('g')]);
+}
+
+/** event.deleted: the id (read by the statement) and the slug. */
+export function eventDeletedOutbox(organizationId: string, slug: string): OutboxOf {
+  return (gate) => outboxCtes(organizationId, 'event.deleted', gate, { id: hole(), slug }, ['to_json(g.id)::text']);
+}
+
+/**
+ * The message an update sends: none when it changes nothing; event.published or event.cancelled when
+ * it moves the stored status there, else event.updated.
+ */
+export function changeTypeOf(changed: boolean, from: EventStatus, to: EventStatus): WebhookEventType | undefined {
+  if (!changed) return undefined;
+  if (to !== from && to === EventStatus.PUBLISHED) return 'event.published';
+  if (to !== from && to === EventStatus.CANCELLED) return 'event.cancelled';
   return 'event.updated';
 }

@@ -1,55 +1,124 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import type { EventEntity } from '../event/event.entity';
+import { executePrepared } from '../../platform/db/prepared-reads';
+import { newId } from '../../foundation/ids';
+import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
 
 /*
- * The only place that reaches the ticket_types table through the ORM. Changes lock the event row
- * first, then the ticket type row: the order bookings use, so a quantity change and a booking of the
- * same type never interleave or deadlock.
+ * The only place that reaches the ticket_types table. Changes lock the event row first, then the
+ * ticket type row: the order bookings use, so a quantity change and a booking of the same type never
+ * interleave or deadlock. The changes of the ticket type commands are SQL statements (issue 19): no
+ * flush; the entity the doors render is built from the row the statement returns.
  */
 
-/** The event id of the organization's ticket type `id`, or TICKET_TYPE_NOT_FOUND (nothing locked yet). */
-export async function eventIdOfTicketType(em: EntityManager, organizationId: string, id: string): Promise<string> {
-  const found = await em.findOne(TicketTypeEntity, { id, event: { organization: organizationId } });
-  if (!found) throw AppError.ticketTypeNotFound(id);
-  return found.event.id;
+/** A ticket_types row as TicketTypeEntity's properties (the event by id). */
+interface TicketTypeRow {
+  id: string;
+  event: string;
+  name: string;
+  price: string | number;
+  currency: string;
+  quantity: number;
+  sold: number;
+  /** ISO 8601 text. */
+  createdAt: string;
 }
 
-/** A ticket type of `event`, locked (take the event's lock first), or TICKET_TYPE_NOT_FOUND. */
-export async function lockOfEvent(em: EntityManager, event: EventEntity, id: string): Promise<TicketTypeEntity> {
-  const ticketType = await em.findOne(TicketTypeEntity, { id, event }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-  if (!ticketType) throw AppError.ticketTypeNotFound(id);
-  return ticketType;
+const RETURNING = `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, t.sold, to_json(t.created_at) #>> '{}' as "createdAt"`;
+
+/** The row's values as the entity's (a numeric comes as text, the timestamp as ISO text). */
+const asEntityData = (row: TicketTypeRow) => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
+
+/** The ticket type's row as a managed entity, registered as loaded (a later flush finds nothing to write). */
+function managed(em: EntityManager, row: TicketTypeRow): TicketTypeEntity {
+  return em.merge(TicketTypeEntity, asEntityData(row), { refresh: true });
 }
 
-/** The ticket type `id` locked, whatever its event (reached from a booking of that event). */
-export async function lockById(em: EntityManager, id: string): Promise<TicketTypeEntity | null> {
-  return em.findOne(TicketTypeEntity, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-}
+/** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `?`). */
+const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
+       select e.id from events e
+        where e.id = (select t.event_id from ticket_types t where t.id = ?) and e.organization_id = ?
+          for update)`;
 
-export async function countOfEvent(em: EntityManager, event: EventEntity): Promise<number> {
-  return em.count(TicketTypeEntity, { event });
-}
-
-export function addTicketType(
-  em: EntityManager,
-  event: EventEntity,
-  fields: { name: string; price: number; currency: string; quantity: number },
-): TicketTypeEntity {
-  return em.create(TicketTypeEntity, { event, ...fields });
-}
-
-export function removeTicketType(em: EntityManager, ticketType: TicketTypeEntity): void {
-  em.remove(ticketType);
+/** The organization's ticket type `id` as stored (no lock), or TICKET_TYPE_NOT_FOUND: what a refused change reports. */
+export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number }> {
+  const [row] = await executePrepared<{ id: string; sold: number }>(em, 
+    'select t.id, t.sold from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?',
+    [id, organizationId],
+  );
+  if (!row) throw AppError.ticketTypeNotFound(id);
+  return row;
 }
 
 /**
- * The event's ticket types as stored now, in the order reads show them (creation, then id): read again
- * in the caller's transaction (`refresh`), so types added or removed through another path of the same
- * unit of work show as they commit.
+ * Adds a ticket type to the organization's event `eventSlug` while it has fewer than MAX_TICKET_TYPES
+ * (D6). Takes the event's row lock and counts its types in a later statement than the lock, so the
+ * count sees every type added by whoever held it before: call it in a transaction. Returns the new
+ * ticket type, or `{ eventFound, count }` when it added none.
  */
-export async function ofEvent(em: EntityManager, event: EventEntity): Promise<TicketTypeEntity[]> {
-  return em.find(TicketTypeEntity, { event }, { orderBy: { createdAt: 'asc', id: 'asc' }, refresh: true });
+export async function lockEventAndAddTicketType(
+  em: EntityManager,
+  organizationId: string,
+  eventSlug: string,
+  fields: { name: string; price: number; currency: string; quantity: number },
+): Promise<TicketTypeEntity | { eventFound: boolean; count: number }> {
+  const [event] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ? for update', [
+    organizationId,
+    eventSlug,
+  ]);
+  if (!event) return { eventFound: false, count: 0 };
+  const [row] = await executePrepared<TicketTypeRow & { count: number }>(em, 
+    `with counted as (select count(*)::int as count from ticket_types where event_id = ?),
+     added as (
+       insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
+       select ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
+       returning *)
+     select c.count, ${RETURNING} from counted c left join added t on true`,
+    [event.id, newId('tt'), event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES],
+  );
+  if (!row.id) return { eventFound: true, count: row.count };
+  const { count: _count, ...added } = row;
+  return managed(em, added);
+}
+
+/**
+ * Changes the given fields of the organization's ticket type `id`, as one statement that locks its
+ * event, then the ticket type, and applies only while the quantity stays at least the tickets sold
+ * (D6, checked on the row as locked). Returns it as changed, or null (not found, or the quantity
+ * would go below sold: the caller works out which).
+ */
+export async function updateTicketTypeFields(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  fields: { name?: string | null; price?: number | null; currency?: string | null; quantity?: number | null },
+): Promise<TicketTypeEntity | null> {
+  const [row] = await executePrepared<TicketTypeRow>(em, 
+    `with ${LOCK_EVENT_OF_TICKET_TYPE}
+     update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
+                               quantity = coalesce(?::int, t.quantity)
+       from locked l
+      where t.id = ? and t.event_id = l.id and t.sold <= coalesce(?::int, t.quantity)
+     returning ${RETURNING}`,
+    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null],
+  );
+  return row ? managed(em, row) : null;
+}
+
+/**
+ * Removes the organization's ticket type `id` as one statement that locks its event, then the ticket
+ * type, only while nothing is sold of it (D6, checked on the row as locked). Returns it as it was (not
+ * managed: it is gone), or null (not found, or sold: the caller works out which).
+ */
+export async function removeUnsoldTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity | null> {
+  const [row] = await executePrepared<TicketTypeRow>(em, 
+    `with ${LOCK_EVENT_OF_TICKET_TYPE}
+     delete from ticket_types t using locked l
+      where t.id = ? and t.event_id = l.id and t.sold = 0
+     returning ${RETURNING}`,
+    [id, organizationId, id],
+  );
+  if (!row) return null;
+  return em.create(TicketTypeEntity, asEntityData(row), { managed: false, persist: false });
 }

@@ -1,43 +1,101 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../foundation/errors/app-error';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
-import { findBySlug, guardingSlug, lockBySlug, slugTaken } from '../event.repository';
-import { enqueueEventChange } from '../event.webhooks';
+import { effectiveStatus } from '../event-status';
+import {
+  guardingSlug,
+  managedEvent,
+  readForChange,
+  slugTaken,
+  updateEventIfUnchanged,
+  type EventChange,
+  type EventRow,
+} from '../event.repository';
+import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+
+/** Reads of an event that changed before its update could apply (each one another change that did). */
+const MAX_ATTEMPTS = 10;
 
 const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate', 'venue', 'venueAddress', 'coverImage', 'capacity'] as const;
 
 /**
  * Mutation.updateEvent and PUT /v1/events/{slug} (D3, D4, D16): the input against its schema, the event
- * locked, the policy (immutable fields while published → 409; status change, schedule, capacity and
+ * read, the policy (immutable fields while published → 409; status change, schedule, capacity and
  * slug → 400 together), then only the given fields applied; `null` clears an optional field.
+ *
+ * Issue 19: no lock is held while the policy decides. The event is read, the policy decides on it, and
+ * one statement applies the change with its webhook message only while the event is still as read
+ * (its row lock lasts that statement); when it changed meanwhile, the command reads and decides again.
+ * The unique index decides a slug taken since (guardingSlug).
  */
 export async function updateEvent(em: EntityManager, organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
   assertValidInput(input);
 
-  await guardingSlug(input.slug, () =>
-    inUnitOfWork(em, async (tx) => {
-      const event = await lockBySlug(tx, organizationId, slug);
-      assertMutableFields(event, input);
-      // A second pass, on the locked row: these rules compare the input with the stored event. The
-      // input's own rules answered above, before the event was looked up and its published fields
-      // guarded (EVENT_NOT_FOUND, EVENT_ALREADY_PUBLISHED), as they always have.
-      const slugClash = input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug));
-      assertValidInput(
-        input.status != null ? statusChangeErrors(event.status, input.status) : [],
-        scheduleErrors(input, event, new Date()),
-        capacityErrors(input.capacity, event.registrationCount),
-        slugClash ? [duplicateSlugError(input.slug!)] : [],
-      );
+  return guardingSlug(input.slug, () =>
+    inUnitOfWork(
+      em,
+      async (tx) => {
+        for (let attempt = 1; ; attempt += 1) {
+          const stored = await readForChange(tx, organizationId, slug);
+          if (!stored) throw AppError.eventNotFound(slug);
+          const event = { ...stored.event, status: effectiveStatus(stored.event.storedStatus, stored.event.endDate) };
+          assertMutableFields(event, input);
+          // A second pass, on the stored event: these rules compare the input with it. The input's own
+          // rules answered above, before the event was looked up and its published fields guarded
+          // (EVENT_NOT_FOUND, EVENT_ALREADY_PUBLISHED), as they always have.
+          const storedRules = [
+            ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
+            ...scheduleErrors(input, event, new Date()),
+            ...capacityErrors(input.capacity, event.registrationCount),
+          ];
+          if (storedRules.length > 0) {
+            // Refused anyway: the slug is looked up only to be reported beside the rest.
+            const slugClash = input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug));
+            assertValidInput(storedRules, slugClash ? [duplicateSlugError(input.slug!)] : []);
+          }
 
-      for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(event, { [field]: input[field] });
-      if (input.timezone != null) event.timezone = canonicalTimeZone(input.timezone);
-      if (input.status != null) event.storedStatus = input.status;
-      await enqueueEventChange(tx, organizationId, event);
-    }),
+          const change = changed(stored.event, input);
+          const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
+          // An update that changes nothing writes nothing and sends nothing.
+          if (!change || !type) return managedEvent(tx, stored.event, stored.ticketTypes);
+          const outbox = eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } });
+          const updated = await updateEventIfUnchanged(tx, stored, change, outbox);
+          if (updated) return updated;
+          // The event changed since it was read (or a booking took the capacity): read and decide again.
+          if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
+        }
+      },
+      { singleStatement: true },
+    ),
   );
-  return findBySlug(em, organizationId, input.slug ?? slug);
 }
+
+/** The event's settable fields after `input` (the given fields; `null` clears), or undefined when none differs. */
+function changed(stored: EventRow, input: UpdateEventInput): EventChange | undefined {
+  const next: EventChange = {
+    slug: stored.slug,
+    title: stored.title,
+    description: stored.description,
+    startDate: stored.startDate,
+    endDate: stored.endDate,
+    timezone: stored.timezone,
+    venue: stored.venue,
+    venueAddress: stored.venueAddress,
+    coverImage: stored.coverImage,
+    storedStatus: stored.storedStatus,
+    capacity: stored.capacity,
+    updatedAt: new Date(),
+  };
+  for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(next, { [field]: input[field] });
+  if (input.timezone != null) next.timezone = canonicalTimeZone(input.timezone);
+  if (input.status != null) next.storedStatus = input.status;
+  const differs = (Object.keys(next) as Array<keyof EventChange>).some((field) => field !== 'updatedAt' && !same(next[field], stored[field]));
+  return differs ? next : undefined;
+}
+
+const same = (a: unknown, b: unknown): boolean => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);

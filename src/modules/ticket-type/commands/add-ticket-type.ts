@@ -1,14 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../foundation/errors/app-error';
 import { slugErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
-import { lockBySlug } from '../../event/event.repository';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';
 import { ticketTypeCountErrors } from '../ticket-type.policy';
-import { addTicketType as addRow, countOfEvent } from '../ticket-type.repository';
+import { lockEventAndAddTicketType } from '../ticket-type.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
-/** Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. */
+/**
+ * Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. Two
+ * statements in the transaction: the lock, then the insert that counts the event's types (a count in
+ * the lock's own statement would not see the types added by whoever held the lock before).
+ */
 export async function addTicketType(
   em: EntityManager,
   organizationId: string,
@@ -17,11 +21,15 @@ export async function addTicketType(
 ): Promise<TicketTypeEntity> {
   assertValidInput(slugErrors('eventSlug', eventSlug), input);
   return inUnitOfWork(em, async (tx) => {
-    const event = await lockBySlug(tx, organizationId, eventSlug);
-    // A second pass, under the event's lock: the count of its types is stored state.
-    assertValidInput(ticketTypeCountErrors(await countOfEvent(tx, event)));
     const { name, price, currency, quantity } = input;
-    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
-    return addRow(tx, event, { name, price, currency, quantity });
+    const added = await lockEventAndAddTicketType(tx, organizationId, eventSlug, { name, price, currency, quantity });
+    if ('eventFound' in added) {
+      if (!added.eventFound) throw AppError.eventNotFound(eventSlug);
+      // A second pass, under the event's lock: the count of its types is stored state.
+      assertValidInput(ticketTypeCountErrors(added.count));
+      throw new Error(`addTicketType: nothing added to ${eventSlug} with ${added.count} ticket types`);
+    }
+    // Ticket type changes send no webhook message (D18).
+    return added;
   });
 }

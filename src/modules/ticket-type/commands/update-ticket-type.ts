@@ -4,12 +4,17 @@ import { assertValidInput, inputErrors } from '../../../foundation/validation/va
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';
-import { lockTicketTypeWithEvent } from './lock-ticket-type';
+import { storedTicketType, updateTicketTypeFields } from '../ticket-type.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
-const SETTABLE_FIELDS = ['name', 'price', 'currency', 'quantity'] as const;
+/** Reads of a ticket type whose quantity check failed on the locked row and passed on the read (each a booking cancelled between). */
+const MAX_ATTEMPTS = 5;
 
-/** Mutation.updateTicketType (D6): the given fields change; quantity never below sold. */
+/**
+ * Mutation.updateTicketType (D6): the given fields change; quantity never below sold. One statement
+ * locks the event, then the ticket type, and applies the change while the quantity stays at least the
+ * tickets sold (issue 19); when it changes nothing, the reason is worked out from the stored type.
+ */
 export async function updateTicketType(
   em: EntityManager,
   organizationId: string,
@@ -20,11 +25,22 @@ export async function updateTicketType(
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
   if (errors.some((error) => error.field === 'id')) assertValidInput(errors);
-  return inUnitOfWork(em, async (tx) => {
-    const ticketType = await lockTicketTypeWithEvent(tx, organizationId, id);
-    assertValidInput(errors, errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, ticketType.sold));
-    for (const field of SETTABLE_FIELDS) if (input[field] != null) Object.assign(ticketType, { [field]: input[field] });
-    // Emit what the change causes (webhook outbox rows, D18) here, in the same transaction.
-    return ticketType;
-  });
+  const quantityRule = (sold: number) => (errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, sold));
+  return inUnitOfWork(
+    em,
+    async (tx) => {
+      if (errors.length > 0) {
+        // Refused anyway: the stored type only says whether it exists and what else to report.
+        assertValidInput(errors, quantityRule((await storedTicketType(tx, organizationId, id)).sold));
+      }
+      for (let attempt = 1; ; attempt += 1) {
+        const updated = await updateTicketTypeFields(tx, organizationId, id, input);
+        // Ticket type changes send no webhook message (D18).
+        if (updated) return updated;
+        assertValidInput(quantityRule((await storedTicketType(tx, organizationId, id)).sold));
+        if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
+      }
+    },
+    { singleStatement: true },
+  );
 }
