@@ -61,14 +61,31 @@ test(`an event published with ${SLOTTED_MIN_CAPACITY} seats or more, or without 
   expect((await storedCounts(app.orm, small.id)).slots.count).toBe(0);
 });
 
-test('a booking of a slotted event takes no lock on the event row; reads count its slots', async () => {
+test('bookings of a slotted event go on while its row is locked (they take no lock on it); reads count its slots', async () => {
   const { key } = await createTenant(app.orm);
   const event = await createPublishedEvent(app.client, key, { capacity: 1000, ticketTypes: [ticket({ quantity: 800 })] });
-  app.sql.reset();
-  const responses = await book([app.client], key, 12, (index) => bookingInput(event.slug, { quantity: 1 + (index % 3), ticketTypeId: event.ticketTypes[0].id }));
-  expect(confirmedOf(responses)).toHaveLength(12);
-  expect(app.sql.statements.some((statement) => /from "?events"? .*for update/i.test(statement))).toBe(false);
-  expect(app.sql.statements.some((statement) => /from event_slots s .*for update of s skip locked/s.test(statement))).toBe(true);
+  // Another transaction holds the event's row (as an update of it would) while the bookings run.
+  const transaction = await app.orm.em.getKnex().transaction();
+  try {
+    await transaction.raw('select id from events where id = ? for no key update', [event.id]);
+    app.sql.reset();
+    const responses = await book([app.client, second.client], key, 12, (index) =>
+      bookingInput(event.slug, { quantity: 1 + (index % 3), ticketTypeId: event.ticketTypes[0].id }),
+    );
+    expect(confirmedOf(responses)).toHaveLength(12);
+    expect(app.sql.statements.some((statement) => /from event_slots s .*for update of s skip locked/s.test(statement))).toBe(true);
+  } finally {
+    await transaction.commit();
+  }
+  // The same on an event that keeps its count on its row waits for that row: the test above would time out.
+  const small = await createPublishedEvent(app.client, key, { capacity: 10 });
+  const holding = await app.orm.em.getKnex().transaction();
+  await holding.raw('select id from events where id = ? for no key update', [small.id]);
+  const waiting = app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(small.slug) });
+  const first = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
+  await holding.commit();
+  expect(first).toBe('waiting');
+  expect((await waiting).body.data.createBooking.status).toBe('CONFIRMED');
 
   const counts = await storedCounts(app.orm, event.id);
   expectConsistent(counts);

@@ -133,8 +133,9 @@ describe('writes', () => {
   /** The leading words of each statement: what it is, for a readable failure. */
   const shapes = (statements: string[]) => statements.map((statement) => statement.replace(/^\[query\] /, '').split(/\s+/).slice(0, 3).join(' '));
 
-  async function created(apiKey: string): Promise<Record<string, any>> {
-    const outcome = await eventApi(app.client, apiKey, 'rest').create(eventInput({ ticketTypes: CREATE_TYPES }));
+  // An event small enough to keep its count on its row (inventory slots: below).
+  async function created(apiKey: string, capacity: number | null = 100): Promise<Record<string, any>> {
+    const outcome = await eventApi(app.client, apiKey, 'rest').create(eventInput({ ticketTypes: CREATE_TYPES, capacity }));
     expect(outcome.status).toBe(201);
     expect(outcome.data.ticketTypes).toHaveLength(3);
     return outcome.data;
@@ -177,6 +178,22 @@ describe('writes', () => {
       expect(outcome.data.ticketTypes).toEqual(event.ticketTypes);
     });
     expect(shapes(statements)).toEqual(['select e.id, e.organization_id', 'with changed as']);
+  });
+
+  test('an event whose capacity calls for inventory slots: publishing makes them in the same transaction, a delete locks them first', async () => {
+    const event = await created(hooked.key, null);
+    const publishing = await writeStatements(hooked.key, async () => {
+      expect((await eventApi(app.client, hooked.key, 'rest').update(event.slug, { status: 'PUBLISHED' })).status).toBe(200);
+    });
+    expect(shapes(publishing)).toEqual(['select e.id, e.organization_id', 'begin', 'with changed as', 'with ev as', 'commit']);
+    const renaming = await writeStatements(hooked.key, async () => {
+      expect((await eventApi(app.client, hooked.key, 'rest').update(event.slug, { title: 'Renamed' })).status).toBe(200);
+    });
+    expect(shapes(renaming)).toEqual(['select e.id, e.organization_id', 'with changed as']);
+    const removal = await writeStatements(hooked.key, async () => {
+      expect((await app.client.rest('DELETE', `/v1/events/${event.slug}`, hooked.key)).status).toBe(204);
+    });
+    expect(shapes(removal)).toEqual(['with deleted as', 'select id, slots', 'begin', 'select slot, seats,', 'with deleted as', 'commit']);
   });
 
   test('updating and deleting with an Idempotency-Key: the same statements in a transaction with the recovery point, nothing flushed', async () => {
@@ -226,7 +243,7 @@ describe('writes', () => {
       expect(answer.body.errors).toBeUndefined();
       id = answer.body.data.addTicketType.id;
     });
-    expect(shapes(add)).toEqual(['begin', 'select id from', 'with counted as', 'commit']);
+    expect(shapes(add)).toEqual(['begin', 'select id, slots', 'with counted as', 'commit']);
     const update = await writeStatements(key, async () => {
       const answer = await app.client.graphql(key, UPDATE, { id, input: { quantity: 7 } });
       expect(answer.body.data).toEqual({ updateTicketType: { id, quantity: 7 } });

@@ -1,3 +1,4 @@
+import { soldSql } from '../src/modules/inventory/inventory.repository';
 import {
   ADD_TICKET_TYPE,
   bookingInput,
@@ -27,7 +28,7 @@ async function storedTicketType(id: string) {
   const rows = await app.orm.em
     .fork()
     .getConnection()
-    .execute('select name, price::text as price, currency, quantity, sold from ticket_types where id = ?', [id]);
+    .execute(`select name, price::text as price, currency, quantity, ${soldSql('t')} as sold from ticket_types t where id = ?`, [id]);
   return rows[0];
 }
 

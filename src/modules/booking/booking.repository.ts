@@ -51,9 +51,6 @@ function rowOf(answer: Record<string, unknown>, prefix: string, columns: readonl
   return row;
 }
 
-/** An event's or ticket type's row as a booking statement found it (under its lock), for the refusal. */
-export type FoundRow = Record<string, unknown>;
-
 /** What a booking or cancellation statement found or changed. */
 export interface BookingChange {
   /** Whether the statement made its change (false: it refused, and the rows are what it found). */
@@ -69,8 +66,9 @@ export interface BookingChange {
   /** The ticket type as found (refusals only). */
   readonly ticketType: { id: string; quantity: number; sold: number } | null;
   /**
-   * Refusals only: the event's slot count when the statement was the wrong one for it (a booking
-   * statement for an event on its row met a slotted event, or the other way): the caller runs the other.
+   * Refusals only: the event's slot count as the statement saw it (null: no such event), which tells
+   * the caller to run the other statement when this one was the wrong one for it (a booking statement
+   * for an event on its row met a slotted event, or the other way).
    */
   readonly slots: number | null;
 }
@@ -81,7 +79,7 @@ function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: b
   const found = !changed && answer['e.id'] != null;
   return {
     changed,
-    slots: found ? Number(answer['e.slots']) : null,
+    slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
     booking: booking ? em.map(BookingEntity, booking) : null,
     event: found
       ? {
@@ -114,17 +112,19 @@ export interface NewBooking {
  * organization's event `eventSlug`, then its ticket type, and only if the event is bookable (PUBLISHED
  * and not ended) and both the capacity and the type's quantity can take the seats, adds them to both
  * counts, inserts the booking and its `booking.created` message. `webhookData` is the message's data
- * with hole() for the event's id (filled in by the statement). A slotted event is left alone (`slots`).
+ * with hole() for the event's id (filled in by the statement). A slotted event is left alone, its row
+ * not even locked (`slots` tells the caller).
  */
 export async function bookSeats(em: EntityManager, organizationId: string, fields: NewBooking, webhookData: object): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const sql = `with
-     e as (select * from events where organization_id = ? and slug = ? for update),
+     probe as (select id, slots from events where organization_id = ? and slug = ?),
+     e as (select x.* from events x join probe on x.id = probe.id where x.slots = 0 for no key update of x),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
      ok as (
        select e.id from e left join t on true
-        where e.slots = 0 and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
+        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (e.capacity is null or e.registration_count + ?::int <= e.capacity)
           and (?::text is null or t.sold + ?::int <= t.quantity)),
      ue as (
@@ -137,8 +137,8 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
        returning *),
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          exists (select 1 from outbox_message) as outbox_written
-     from (select 1) one left join e on true left join t on true left join b on true`;
+          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written
+     from (select 1) one left join probe on true left join e on true left join t on true left join b on true`;
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     organizationId, eventSlug,
     ticketTypeId,
@@ -167,7 +167,7 @@ export async function cancelSeats(
 ): Promise<BookingChange> {
   const outbox = outboxCtes(organizationId, 'booking.cancelled', 'ub', webhookData, ['to_json(g.event_slug)::text']);
   const sql = `with
-     e as (select * from events where id = ? and organization_id = ? for update),
+     e as (select * from events where id = ? and organization_id = ? for no key update),
      es as (select s.* from event_slots s join e on s.event_id = e.id where s.slot = 0 for update of s),
      b as (select k.* from bookings k join e on k.event_id = e.id where k.id = ? and k.slot is null for update of k),
      t as (select t.* from ticket_types t join b on t.id = b.ticket_type_id for update of t),
@@ -263,7 +263,7 @@ export async function bookSlotted(
        returning *),
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          exists (select 1 from outbox_message) as outbox_written
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join e on true left join tt on true left join b on true`;
   const claim = [quantity, ticketTypeId, quantity, start];
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [

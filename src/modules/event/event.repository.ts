@@ -7,6 +7,7 @@ import { duplicateSlugError } from './event.policy';
 import { EventStatus } from './event-status';
 import { executePrepared } from '../../platform/db/prepared-reads';
 import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
+import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the events table. The organization is always the first
@@ -157,7 +158,7 @@ const iso = (column: string) => `to_json(${column}) #>> '{}'`;
 
 const EVENT_ROW = `e.id, e.organization_id as organization, e.slug, e.title, e.description, ${iso('e.start_date')} as "startDate",
   ${iso('e.end_date')} as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
-  e.status as "storedStatus", e.capacity, e.registration_count as "registrationCount", ${iso('e.created_at')} as "createdAt",
+  e.status as "storedStatus", e.capacity, ${registrationCountSql('e')} as "registrationCount", ${iso('e.created_at')} as "createdAt",
   ${iso('e.updated_at')} as "updatedAt"`;
 
 type AsText<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
@@ -172,7 +173,7 @@ const asEventRow = (row: AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' 
 
 /** The ticket types of the event `alias` (as JSON rows, in the reads' order: creation, then id). */
 const ticketTypeRows = (alias: string) => `coalesce((select json_agg(json_build_object(
-    'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', t.sold,
+    'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')},
     'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = ${alias}.id), '[]'::json)`;
 
 const asTicketTypeRow = (row: TicketTypeRow): TicketTypeRow => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
@@ -180,13 +181,14 @@ const asTicketTypeRow = (row: TicketTypeRow): TicketTypeRow => ({ ...row, price:
 /**
  * What a change of the event `alias` shows in its webhook message and answer that the change does not
  * set (D18: the payload is the REST shape), as JSON text for outboxCtes' holes: the registrations and
- * the ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree),
+ * the ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree;
+ * the gate's `registration_count` is the event's count as clients read it, slots included),
  * compact and in presentTicketType's key order, the price a JSON number.
  */
 export const REGISTRATION_COUNT_JSON = (alias: string) => `to_json(${alias}.registration_count)::text`;
 export const TICKET_TYPES_JSON = (alias: string) => `coalesce((select '[' || string_agg(format(
     '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s}',
-    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, t.sold), ',' order by t.created_at, t.id) || ']'
+    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, ${soldSql('t')}), ',' order by t.created_at, t.id) || ']'
   from ticket_types t where t.event_id = ${alias}.id), '[]')`;
 
 /**
@@ -196,6 +198,8 @@ export const TICKET_TYPES_JSON = (alias: string) => `coalesce((select '[' || str
 export interface StoredEvent {
   event: EventRow;
   ticketTypes: TicketTypeRow[];
+  /** Its inventory slots (src/modules/inventory/; 0: its count is on its row). */
+  slots: number;
   /** What updateEventIfUnchanged compares: every field a client sets, as read. */
   version: string;
 }
@@ -206,14 +210,14 @@ const SETTABLE_VERSION = (alias: string) =>
     ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
 
 export async function readForChange(em: EntityManager, organizationId: string, slug: string): Promise<StoredEvent | null> {
-  const [row] = await executePrepared<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[] }>(em, 
-    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes"
+  const [row] = await executePrepared<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[]; slots: number }>(em, 
+    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes", e.slots
        from events e where e.organization_id = ? and e.slug = ?`,
     [organizationId, slug],
   );
   if (!row) return null;
-  const { version, ticketTypes, ...event } = row;
-  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow) };
+  const { version, ticketTypes, slots, ...event } = row;
+  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow), slots };
 }
 
 /** What an update sets: every field a client sets (unchanged ones as read) and the time of the change. */
@@ -244,7 +248,7 @@ export async function updateEventIfUnchanged(
                            venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
         where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count <= ?::int)
        returning e.id),
-     counted as (select e.id, e.registration_count from events e join changed c on c.id = e.id),
+     counted as (select e.id, ${registrationCountSql('e')} as registration_count from events e join changed c on c.id = e.id),
      ${messages.sql}
      select r.id, r.registration_count as "registrationCount", ${ticketTypeRows('r')} as "ticketTypes", ${OUTBOX_WRITTEN}
        from (select 1) one left join counted r on true`,
@@ -277,20 +281,23 @@ export async function updateEventIfUnchanged(
  * Deletes the organization's event `slug` with its ticket types and cancelled bookings (ON DELETE
  * CASCADE), as one statement, only without confirmed bookings (D3; the registrations, which every
  * booking changes under the event's row lock, are checked on the row as locked); with the outbox rows
- * of `outbox` (gated on the deleted row). Returns the deleted event's id, or null (not found, or it
- * has bookings: the caller works out which).
+ * of `outbox` (gated on the deleted row). Returns the deleted event's id, or null (not found, it has
+ * bookings, or it is of the other kind: the caller works out which). A slotted event's bookings take
+ * no lock on its row: `slotted` deletes one only after the caller locked every slot of it (in the same
+ * transaction), so that no booking is in flight when this statement looks for them.
  */
 export async function deleteEventWithoutBookings(
   em: EntityManager,
   organizationId: string,
   slug: string,
   outbox: OutboxOf,
+  slotted = false,
 ): Promise<string | null> {
   const messages = outbox('deleted');
   const [row] = await executePrepared<{ id: string | null; outbox_written: boolean }>(em, 
     `with deleted as (
        delete from events e
-        where e.organization_id = ? and e.slug = ? and e.registration_count = 0
+        where e.organization_id = ? and e.slug = ? and e.registration_count = 0 and ${slotted ? 'e.slots > 0' : 'e.slots = 0'}
           and not exists (select 1 from bookings b where b.event_id = e.id and b.status = 'CONFIRMED')
        returning e.id),
      ${messages.sql}
@@ -328,9 +335,9 @@ export async function guardingSlug<T>(slug: string | null | undefined, work: () 
 // ---- Read side ---------------------------------------------------------------------------------
 
 /** The id of the organization's event `slug` (one statement), or null. */
-export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<string | null> {
-  const [row] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ?', [organizationId, slug]);
-  return row?.id ?? null;
+export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slots: number } | null> {
+  const [row] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ?', [organizationId, slug]);
+  return row ?? null;
 }
 
 /** The id of the organization's event `slug` (one statement), or EVENT_NOT_FOUND. */

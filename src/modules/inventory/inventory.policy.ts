@@ -80,5 +80,5 @@ export function gatherInto(slots: readonly SlotState[], target: number, requeste
 export function reshare(slots: readonly SlotState[], room: number | null): SlotState[] {
   if (room === null) return slots.map((slot) => ({ ...slot, seats: null }));
   const split = shares(room, slots.length);
-  return slots.map((slot, index) => ({ ...slot, seats: slot.taken + split[index]! }));
+  return slots.map((slot, index) => ({ ...slot, seats: slot.taken + split[index] }));
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { gatherInto, reshare, shares, SLOT_COUNT, usesSlots, type SlotState } from './inventory.policy';
+import { gatherInto, reshare, SLOT_COUNT, SLOTTED_MIN_CAPACITY, type SlotState } from './inventory.policy';
 
 export type { SlotState } from './inventory.policy';
 
@@ -35,33 +35,30 @@ interface SlotRow {
 const toState = (row: SlotRow): SlotState => ({ slot: Number(row.slot), seats: row.seats === null ? null : Number(row.seats), taken: Number(row.taken) });
 
 /**
- * An event that is being published (its row locked): its slots open, or, the first time, made when its
- * capacity calls for them (usesSlots): what is left of its capacity and of each ticket type's quantity
- * split into SLOT_COUNT shares. Returns whether the event is slotted.
+ * An event that is being published (its row locked, in the transaction of its update): its slots open,
+ * or, the first time, made when its capacity calls for them (usesSlots): what is left of its capacity
+ * and of each ticket type's quantity split into SLOT_COUNT shares (the split of inventory.policy.ts
+ * `shares`, here in SQL: one statement).
  */
-export async function openForBookings(em: EntityManager, eventId: string): Promise<boolean> {
-  const [event] = await em.execute<Array<{ slots: number; capacity: number | null; registration_count: number }>>(
-    `select slots, capacity, registration_count from events where id = ?`,
-    [eventId],
-  );
-  if (!event) return false;
-  if (event.slots > 0) {
-    await em.execute(`update event_slots set open = true where event_id = ?`, [eventId]);
-    return true;
-  }
-  if (!usesSlots(event.capacity)) return false;
-  const seats = event.capacity === null ? Array.from({ length: SLOT_COUNT }, () => null) : shares(event.capacity - event.registration_count);
+export async function openForBookings(em: EntityManager, eventId: string): Promise<void> {
+  const share = (room: string, slot: string) => `${room} / ${SLOT_COUNT} + case when ${slot} < ${room} % ${SLOT_COUNT} then 1 else 0 end`;
   await em.execute(
-    `with slotted as (update events set slots = ? where id = ? returning id),
-          made as (insert into event_slots (event_id, slot, seats, taken, open)
-                   select id, n - 1, (?::int[])[n], 0, true from slotted, generate_series(1, ?) n),
-          types as (update ticket_types set slots = ? where event_id = ? returning id, quantity - sold as room)
+    `with ev as (select id, slots, capacity, registration_count from events where id = ?),
+          opened as (update event_slots s set open = true from ev where ev.slots > 0 and s.event_id = ev.id),
+          slotted as (
+            update events x set slots = ${SLOT_COUNT} from ev
+             where x.id = ev.id and ev.slots = 0 and (ev.capacity is null or ev.capacity >= ?)
+            returning x.id, x.capacity - x.registration_count as room),
+          made as (
+            insert into event_slots (event_id, slot, seats, taken, open)
+            select id, n, ${share('room', 'n')}, 0, true from slotted, generate_series(0, ${SLOT_COUNT - 1}) n),
+          types as (
+            update ticket_types t set slots = ${SLOT_COUNT} from slotted where t.event_id = slotted.id
+            returning t.id, t.quantity - t.sold as room)
      insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
-     select t.id, n - 1, t.room / ?::int + case when n - 1 < t.room % ?::int then 1 else 0 end, 0
-       from types t, generate_series(1, ?) n`,
-    [SLOT_COUNT, eventId, `{${seats.map((s) => (s === null ? 'NULL' : String(s))).join(',')}}`, SLOT_COUNT, SLOT_COUNT, eventId, SLOT_COUNT, SLOT_COUNT, SLOT_COUNT],
+     select id, n, ${share('room', 'n')}, 0 from types, generate_series(0, ${SLOT_COUNT - 1}) n`,
+    [eventId, SLOTTED_MIN_CAPACITY],
   );
-  return true;
 }
 
 /**
@@ -142,4 +139,30 @@ export async function slotNewTicketType(em: EntityManager, eventId: string, tick
        from types t, generate_series(1, t.slots) n`,
     [ticketTypeId, eventId],
   );
+}
+
+/** A slotted event's pool, locked: its slots, and (read after the locks) its row's count and capacity. */
+export interface EventPool {
+  readonly slots: SlotState[];
+  readonly open: boolean;
+  /** The event's registrations: its row's count plus its slots'. */
+  readonly registrationCount: number;
+  readonly capacity: number | null;
+}
+
+/** Every slot of the event locked (in slot order), and its count as it stands under those locks. */
+export async function lockEventPool(em: EntityManager, eventId: string): Promise<EventPool> {
+  const { slots, open } = await lockEventSlots(em, eventId);
+  const [row] = await em.execute<Array<{ registration_count: number; capacity: number | null }>>(
+    'select registration_count, capacity from events where id = ?',
+    [eventId],
+  );
+  return { slots, open, registrationCount: (row?.registration_count ?? 0) + takenOf(slots), capacity: row?.capacity ?? null };
+}
+
+/** Every slot of the ticket type locked (in slot order), and its sold count and quantity under those locks. */
+export async function lockTicketTypePool(em: EntityManager, ticketTypeId: string): Promise<{ slots: SlotState[]; sold: number; quantity: number }> {
+  const slots = await lockTicketTypeSlots(em, ticketTypeId);
+  const [row] = await em.execute<Array<{ sold: number; quantity: number }>>('select sold, quantity from ticket_types where id = ?', [ticketTypeId]);
+  return { slots, sold: (row?.sold ?? 0) + takenOf(slots), quantity: row?.quantity ?? 0 };
 }

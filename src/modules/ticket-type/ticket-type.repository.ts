@@ -4,6 +4,7 @@ import { executePrepared } from '../../platform/db/prepared-reads';
 import { newId } from '../../foundation/ids';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
+import { slotNewTicketType, soldSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the ticket_types table. Changes lock the event row first, then the
@@ -25,7 +26,7 @@ interface TicketTypeRow {
   createdAt: string;
 }
 
-const RETURNING = `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, t.sold, to_json(t.created_at) #>> '{}' as "createdAt"`;
+const RETURNING = `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, ${soldSql('t')} as sold, to_json(t.created_at) #>> '{}' as "createdAt"`;
 
 /** The row's values as the entity's (a numeric comes as text, the timestamp as ISO text). */
 const asEntityData = (row: TicketTypeRow) => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
@@ -35,16 +36,25 @@ function managed(em: EntityManager, row: TicketTypeRow): TicketTypeEntity {
   return em.merge(TicketTypeEntity, asEntityData(row), { refresh: true });
 }
 
+/**
+ * Locks the event of the organization's ticket type `id` (the first lock of every change of it), for a
+ * slotted ticket type's change that needs its slots locked next: in a transaction. False when not found.
+ */
+export async function lockEventOfTicketType(em: EntityManager, organizationId: string, id: string): Promise<boolean> {
+  const rows = await executePrepared<{ id: string }>(em, `with ${LOCK_EVENT_OF_TICKET_TYPE} select id from locked`, [id, organizationId]);
+  return rows.length > 0;
+}
+
 /** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `?`). */
 const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
        select e.id from events e
         where e.id = (select t.event_id from ticket_types t where t.id = ?) and e.organization_id = ?
-          for update)`;
+          for no key update)`;
 
 /** The organization's ticket type `id` as stored (no lock), or TICKET_TYPE_NOT_FOUND: what a refused change reports. */
-export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number }> {
-  const [row] = await executePrepared<{ id: string; sold: number }>(em, 
-    'select t.id, t.sold from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?',
+export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number; slots: number }> {
+  const [row] = await executePrepared<{ id: string; sold: number; slots: number }>(em, 
+    `select t.id, ${soldSql('t')} as sold, t.slots from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?`,
     [id, organizationId],
   );
   if (!row) throw AppError.ticketTypeNotFound(id);
@@ -63,7 +73,7 @@ export async function lockEventAndAddTicketType(
   eventSlug: string,
   fields: { name: string; price: number; currency: string; quantity: number },
 ): Promise<TicketTypeEntity | { eventFound: boolean; count: number }> {
-  const [event] = await executePrepared<{ id: string }>(em, 'select id from events where organization_id = ? and slug = ? for update', [
+  const [event] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ? for no key update', [
     organizationId,
     eventSlug,
   ]);
@@ -79,6 +89,8 @@ export async function lockEventAndAddTicketType(
   );
   if (!row.id) return { eventFound: true, count: row.count };
   const { count: _count, ...added } = row;
+  // On a slotted event (src/modules/inventory/), its quantity is split over the event's slots too.
+  if (event.slots > 0) await slotNewTicketType(em, event.id, added.id);
   return managed(em, added);
 }
 
@@ -93,13 +105,15 @@ export async function updateTicketTypeFields(
   organizationId: string,
   id: string,
   fields: { name?: string | null; price?: number | null; currency?: string | null; quantity?: number | null },
+  /** A slotted ticket type, its slots locked and the quantity checked against them by the caller. */
+  slotted = false,
 ): Promise<TicketTypeEntity | null> {
   const [row] = await executePrepared<TicketTypeRow>(em, 
     `with ${LOCK_EVENT_OF_TICKET_TYPE}
      update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
                                quantity = coalesce(?::int, t.quantity)
        from locked l
-      where t.id = ? and t.event_id = l.id and t.sold <= coalesce(?::int, t.quantity)
+      where t.id = ? and t.event_id = l.id and t.sold <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
      returning ${RETURNING}`,
     [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null],
   );
@@ -111,11 +125,17 @@ export async function updateTicketTypeFields(
  * type, only while nothing is sold of it (D6, checked on the row as locked). Returns it as it was (not
  * managed: it is gone), or null (not found, or sold: the caller works out which).
  */
-export async function removeUnsoldTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity | null> {
+export async function removeUnsoldTicketType(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  /** A slotted ticket type, its slots locked and found empty by the caller. */
+  slotted = false,
+): Promise<TicketTypeEntity | null> {
   const [row] = await executePrepared<TicketTypeRow>(em, 
     `with ${LOCK_EVENT_OF_TICKET_TYPE}
      delete from ticket_types t using locked l
-      where t.id = ? and t.event_id = l.id and t.sold = 0
+      where t.id = ? and t.event_id = l.id and t.sold = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
      returning ${RETURNING}`,
     [id, organizationId, id],
   );

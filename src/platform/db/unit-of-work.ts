@@ -1,7 +1,7 @@
 import { helper, Utils } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { takeOutboxWrite } from '../outbox/outbox';
+import { noteOutboxWrite, takeOutboxWrite } from '../outbox/outbox';
 import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
@@ -127,6 +127,21 @@ export async function inUnitOfWork<T>(
   crashIfArmed('after-commit', claim);
   afterCommit(scope, transaction);
   return result;
+}
+
+/**
+ * Runs `work` in a transaction: `em`'s own when it is in one (a unit of work with an Idempotency-Key),
+ * else a new one, for the rare path of a command whose usual path is one statement (singleStatement)
+ * and which needs several under one set of locks. Outbox messages written in a new transaction are
+ * reported on `em`, for the unit of work to wake the workers after its commit.
+ */
+export async function withinTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  if (em.isInTransaction()) return work(em);
+  return em.transactional(async (tx) => {
+    const value = await work(tx);
+    if (takeOutboxWrite(tx)) noteOutboxWrite(em);
+    return value;
+  });
 }
 
 /** What follows a commit: the webhook workers woken when the unit wrote outbox messages (never inside the transaction). */

@@ -9,8 +9,8 @@ import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { bookSeats, bookSlotted, type BookingChange, type NewBooking } from '../booking.repository';
 import { presentBooking } from '../booking.presenter';
-import { hole, noteOutboxWrite, takeOutboxWrite } from '../../../platform/outbox/outbox';
-import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { hole } from '../../../platform/outbox/outbox';
+import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
@@ -72,25 +72,32 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     em,
     async (tx) => {
       let slotted = slottedHint.get(hintKey) ?? false;
-      let change = await book(tx, slotted);
-      if (!change.changed && change.slots !== null && change.slots > 0 !== slotted) {
-        // The hint was wrong (the event was slotted when it was published): the other statement.
-        slotted = !slotted;
-        remember(hintKey, slotted);
-        change = await book(tx, slotted);
+      for (let attempt = 1; ; attempt += 1) {
+        const change = await book(tx, slotted);
+        if (change.booking && change.changed) return change.booking;
+        if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
+        if (change.slots > 0 !== slotted) {
+          // The hint was wrong (the event was slotted when it was published): the other statement.
+          slotted = change.slots > 0;
+          remember(hintKey, slotted);
+        } else if (slotted) {
+          return bookSlottedSlowly(tx, organizationId, fields, webhookData);
+        } else if (change.event) {
+          // Refused: why, in the order the rules are read (D7).
+          assertBookable(change.event);
+          if (fields.ticketTypeId !== null && !change.ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+          assertAvailable(change.event, change.ticketType, input.quantity);
+        }
+        // Nothing refused it: the event changed kind between the statement's two reads of it. Again.
+        if (attempt === MAX_ATTEMPTS) throw new Error(`booking ${id} was refused ${MAX_ATTEMPTS} times for no reason the policy knows`);
       }
-      if (change.booking && change.changed) return change.booking;
-      if (slotted && change.event) return bookSlottedSlowly(tx, organizationId, fields, webhookData);
-      // Refused: why, in the order the rules are read (D7).
-      if (!change.event) throw AppError.eventNotFound(input.eventSlug);
-      assertBookable(change.event);
-      if (fields.ticketTypeId !== null && !change.ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
-      assertAvailable(change.event, change.ticketType, input.quantity);
-      throw new Error(`booking ${id} was refused for no reason the policy knows`);
     },
     { returns: { entity: BookingEntity.name, id }, singleStatement: true },
   );
 }
+
+/** Attempts of a booking that nothing refused (each: its event changed kind meanwhile, or the hint was wrong). */
+const MAX_ATTEMPTS = 4;
 
 interface SlottedEventRow {
   id: string;
@@ -124,31 +131,25 @@ async function bookSlottedSlowly(em: EntityManager, organizationId: string, fiel
     const ticketTypeSlots = found.tt_id ? await lockTicketTypeSlots(tx, found.tt_id) : null;
     // Read again under the slots' locks: a status or quantity change that held them has committed.
     const [event] = await read();
-    const status = effectiveStatus(event!.status, new Date(event!.end_date));
+    const status = effectiveStatus(event.status, new Date(event.end_date));
     assertBookable({ slug: fields.eventSlug, status });
-    if (fields.ticketTypeId !== null && !event!.tt_id) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+    if (fields.ticketTypeId !== null && !event.tt_id) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
     const ticketType =
-      event!.tt_id && ticketTypeSlots
-        ? { id: event!.tt_id, quantity: event!.tt_quantity!, sold: event!.tt_sold! + takenOf(ticketTypeSlots) }
+      event.tt_id && ticketTypeSlots
+        ? { id: event.tt_id, quantity: event.tt_quantity!, sold: event.tt_sold! + takenOf(ticketTypeSlots) }
         : null;
-    assertAvailable({ capacity: event!.capacity, registrationCount: event!.registration_count + takenOf(eventSlots.slots) }, ticketType, fields.quantity);
+    assertAvailable({ capacity: event.capacity, registrationCount: event.registration_count + takenOf(eventSlots.slots) }, ticketType, fields.quantity);
 
     // There is room, spread over several slots: gather it into the slot with the most.
     const pool = ticketTypeSlots ?? eventSlots.slots;
     const roomy = (slot: { seats: number | null; taken: number }) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
-    const target = pool.reduce((best, slot) => (roomy(slot) > roomy(best) ? slot : best), pool[0]!).slot;
+    const target = pool.reduce((best, slot) => (roomy(slot) > roomy(best) ? slot : best), pool[0]).slot;
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
-      await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event!.tt_id ? { id: event!.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
+      await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
     const change = await bookSlotted(tx, organizationId, fields, webhookData, target);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };
-  if (em.isInTransaction()) return run(em);
-  const booking = await em.transactional(async (tx) => {
-    const made = await run(tx);
-    if (takeOutboxWrite(tx)) noteOutboxWrite(em);
-    return made;
-  });
-  return booking;
+  return withinTransaction(em, run);
 }

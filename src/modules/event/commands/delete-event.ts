@@ -5,7 +5,8 @@ import { EventEntity } from '../event.entity';
 import { assertDeletable } from '../event.policy';
 import { deleteEventWithoutBookings, idBySlugOrNull } from '../event.repository';
 import { eventDeletedOutbox } from '../event.webhooks';
-import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import { lockEventSlots } from '../../inventory/inventory.repository';
 
 const MAX_ATTEMPTS = 5;
 
@@ -23,9 +24,22 @@ export async function deleteEvent(em: EntityManager, organizationId: string, slu
         if (id) return { id, slug };
         const existing = await idBySlugOrNull(tx, organizationId, slug);
         if (!existing) throw AppError.eventNotFound(slug);
-        assertDeletable(await countConfirmed(tx, tx.getReference(EventEntity, existing)));
+        if (existing.slots > 0) {
+          // A slotted event (src/modules/inventory/): its bookings take no lock on its row, so every slot
+          // is locked first (waiting for the bookings in flight), then it is deleted without bookings.
+          const deleted = await withinTransaction(tx, async (locked) => {
+            await lockEventSlots(locked, existing.id);
+            const slotted = await deleteEventWithoutBookings(locked, organizationId, slug, eventDeletedOutbox(organizationId, slug), true);
+            if (!slotted) assertDeletable(await countConfirmed(locked, locked.getReference(EventEntity, existing.id)));
+            return slotted;
+          });
+          if (deleted) return { id: deleted, slug };
+          if (attempt === MAX_ATTEMPTS) throw new Error(`deleteEvent: event ${existing.id} has registrations but no confirmed booking`);
+          continue;
+        }
+        assertDeletable(await countConfirmed(tx, tx.getReference(EventEntity, existing.id)));
         // Its bookings were cancelled since: delete again (registrations without confirmed bookings would be a broken counter).
-        if (attempt === MAX_ATTEMPTS) throw new Error(`deleteEvent: event ${existing} has registrations but no confirmed booking`);
+        if (attempt === MAX_ATTEMPTS) throw new Error(`deleteEvent: event ${existing.id} has registrations but no confirmed booking`);
       }
     },
     { singleStatement: true },

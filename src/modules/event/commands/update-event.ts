@@ -5,7 +5,7 @@ import { canonicalTimeZone } from '../event.queries';
 import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
-import { effectiveStatus } from '../event-status';
+import { EventStatus, effectiveStatus } from '../event-status';
 import {
   guardingSlug,
   managedEvent,
@@ -14,9 +14,12 @@ import {
   updateEventIfUnchanged,
   type EventChange,
   type EventRow,
+  type StoredEvent,
 } from '../event.repository';
+import { closeForBookings, lockEventPool, openForBookings, reshareRoom } from '../../inventory/inventory.repository';
+import { usesSlots } from '../../inventory/inventory.policy';
 import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';
-import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 
 /** Reads of an event that changed before its update could apply (each one another change that did). */
 const MAX_ATTEMPTS = 10;
@@ -64,7 +67,14 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
           // An update that changes nothing writes nothing and sends nothing.
           if (!change || !type) return managedEvent(tx, stored.event, stored.ticketTypes);
           const outbox = eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } });
-          const updated = await updateEventIfUnchanged(tx, stored, change, outbox);
+          const updated = changesSlots(stored, change)
+            ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
+              await withinTransaction(tx, async (locked) => {
+                const applied = await updateEventIfUnchanged(locked, stored, change, outbox);
+                if (applied) await applyToSlots(locked, stored, change);
+                return applied;
+              })
+            : await updateEventIfUnchanged(tx, stored, change, outbox);
           if (updated) return updated;
           // The event changed since it was read (or a booking took the capacity): read and decide again.
           if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
@@ -73,6 +83,33 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
       { singleStatement: true },
     ),
   );
+}
+
+/**
+ * Whether an update reaches the event's inventory slots: a slotted event's capacity or status, or the
+ * publication of an event whose capacity calls for slots (they are made then).
+ */
+function changesSlots(stored: StoredEvent, change: EventChange): boolean {
+  const publishing = change.storedStatus === EventStatus.PUBLISHED && stored.event.storedStatus !== EventStatus.PUBLISHED;
+  if (stored.slots === 0) return publishing && usesSlots(change.capacity);
+  return change.capacity !== stored.event.capacity || change.storedStatus !== stored.event.storedStatus;
+}
+
+/**
+ * The event's slots after its update (the event's row locked by it, in the same transaction): a new
+ * capacity is checked against the registrations counted under the locks of every slot (bookings of a
+ * slotted event take no lock on its row) and what is left split again; a publication opens the slots
+ * (makes them, the first time), any other status closes them.
+ */
+async function applyToSlots(tx: EntityManager, stored: StoredEvent, change: EventChange): Promise<void> {
+  const { id } = stored.event;
+  if (stored.slots > 0 && change.capacity !== stored.event.capacity) {
+    const pool = await lockEventPool(tx, id);
+    assertValidInput(capacityErrors(change.capacity, pool.registrationCount));
+    await reshareRoom(tx, { event: id }, pool.slots, change.capacity === null ? null : change.capacity - pool.registrationCount);
+  }
+  if (change.storedStatus === EventStatus.PUBLISHED) await openForBookings(tx, id);
+  else if (stored.slots > 0) await closeForBookings(tx, id);
 }
 
 /** The event's settable fields after `input` (the given fields; `null` clears), or undefined when none differs. */

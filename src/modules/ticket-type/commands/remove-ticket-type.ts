@@ -2,9 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { idErrors } from '../../../foundation/validation/arguments';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import { assertRemovable } from '../ticket-type.policy';
-import { removeUnsoldTicketType, storedTicketType } from '../ticket-type.repository';
+import { lockEventOfTicketType, removeUnsoldTicketType, storedTicketType } from '../ticket-type.repository';
+import { AppError } from '../../../foundation/errors/app-error';
+import { lockTicketTypePool } from '../../inventory/inventory.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
-import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 
 /** Reads of a ticket type that was sold on the locked row and unsold on the read (each a booking cancelled between). */
 const MAX_ATTEMPTS = 5;
@@ -23,7 +25,19 @@ export async function removeTicketType(em: EntityManager, organizationId: string
         const removed = await removeUnsoldTicketType(tx, organizationId, id);
         // Ticket type changes send no webhook message (D18).
         if (removed) return removed;
-        assertRemovable(await storedTicketType(tx, organizationId, id));
+        const stored = await storedTicketType(tx, organizationId, id);
+        if (stored.slots > 0) {
+          // A slotted ticket type (src/modules/inventory/): nothing sold in any of its slots, under their locks.
+          const slotted = await withinTransaction(tx, async (locked) => {
+            if (!(await lockEventOfTicketType(locked, organizationId, id))) throw AppError.ticketTypeNotFound(id);
+            assertRemovable({ id, sold: (await lockTicketTypePool(locked, id)).sold });
+            return removeUnsoldTicketType(locked, organizationId, id, true);
+          });
+          if (slotted) return slotted;
+          if (attempt === MAX_ATTEMPTS) throw new Error(`removeTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
+          continue;
+        }
+        assertRemovable(stored);
         if (attempt === MAX_ATTEMPTS) throw new Error(`removeTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
       }
     },

@@ -4,8 +4,10 @@ import { assertValidInput, inputErrors } from '../../../foundation/validation/va
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeUpdateInput } from '../ticket-type.inputs';
 import { quantityErrors } from '../ticket-type.policy';
-import { storedTicketType, updateTicketTypeFields } from '../ticket-type.repository';
-import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { lockEventOfTicketType, storedTicketType, updateTicketTypeFields } from '../ticket-type.repository';
+import { AppError } from '../../../foundation/errors/app-error';
+import { lockTicketTypePool, reshareRoom } from '../../inventory/inventory.repository';
+import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 
 /** Reads of a ticket type whose quantity check failed on the locked row and passed on the read (each a booking cancelled between). */
 const MAX_ATTEMPTS = 5;
@@ -37,7 +39,24 @@ export async function updateTicketType(
         const updated = await updateTicketTypeFields(tx, organizationId, id, input);
         // Ticket type changes send no webhook message (D18).
         if (updated) return updated;
-        assertValidInput(quantityRule((await storedTicketType(tx, organizationId, id)).sold));
+        const stored = await storedTicketType(tx, organizationId, id);
+        if (stored.slots > 0) {
+          // A slotted ticket type (src/modules/inventory/): its sales are in its slots, which bookings
+          // claim without the ticket type's row lock; under the locks of every one of them, the rule,
+          // the change and the room left split again, in one transaction.
+          const slotted = await withinTransaction(tx, async (locked) => {
+            if (!(await lockEventOfTicketType(locked, organizationId, id))) throw AppError.ticketTypeNotFound(id);
+            const pool = await lockTicketTypePool(locked, id);
+            assertValidInput(quantityRule(pool.sold));
+            const changed = await updateTicketTypeFields(locked, organizationId, id, input, true);
+            if (changed) await reshareRoom(locked, { ticketType: id }, pool.slots, (input.quantity ?? pool.quantity) - pool.sold);
+            return changed;
+          });
+          if (slotted) return slotted;
+          if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
+          continue;
+        }
+        assertValidInput(quantityRule(stored.sold));
         if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
       }
     },
