@@ -5,6 +5,7 @@ import { caseFile } from './helpers/case-group';
 caseFile('bookings-batching', () => require('./bookings-batching.cases'));
 caseFile('bookings-concurrency', () => require('./bookings-concurrency.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));
+caseFile('bookings-outbox', () => require('./bookings-outbox.cases'));
 caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
 caseFile('bookings-slots', () => require('./bookings-slots.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));

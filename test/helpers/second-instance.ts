@@ -13,6 +13,8 @@ export interface ServiceInstance {
   readonly client: HttpsClient;
   readonly orm: MikroORM;
   readonly service: RunningService;
+  /** What it logged at level error and above (JSON lines). */
+  readonly logs: string[];
   close(): Promise<void>;
 }
 
@@ -24,10 +26,11 @@ export interface ServiceInstance {
 export async function startServiceOn(databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceInstance> {
   const orm = await openDatabase({ clientUrl: databaseUrl });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-instance-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error', ...env });
+  const logs: string[] = [];
   let service: RunningService;
   try {
-    service = await startService(config, orm, createLogger(config.logLevel, { write: () => undefined }));
+    service = await startService(config, orm, createLogger(config.logLevel, { write: (line: string) => void logs.push(line) }));
   } catch (error) {
     await orm.close(true);
     rmSync(dataDir, { recursive: true, force: true });
@@ -39,6 +42,7 @@ export async function startServiceOn(databaseUrl: string, env: Record<string, st
     client,
     orm,
     service,
+    logs,
     async close() {
       client.close();
       await service.close(1_000);

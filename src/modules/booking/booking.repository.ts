@@ -215,23 +215,29 @@ export async function countConfirmed(em: EntityManager, event: EventEntity): Pro
 /**
  * The slot a booking of a slotted event claims: of the open slots whose share (and, with a ticket
  * type, whose ticket type slot of the same number) can take the seats, the first from a random start
- * that no other booking holds (SKIP LOCKED), or, when every such slot is held, the first of them,
- * waiting for it (PostgreSQL runs the second branch only when the first found nothing: UNION ALL under
- * LIMIT). A slot that changed while it waited is checked again (READ COMMITTED's recheck of the locked
- * row), and skipped when it no longer qualifies. Bindings: quantity, ticket type, quantity, start.
+ * that no other booking holds (SKIP LOCKED); or, when every such slot is held, the first of them,
+ * waiting for that one slot only (PostgreSQL runs the second branch only when the first found nothing:
+ * UNION ALL under LIMIT). Waiting for exactly one row matters: a row lock is kept to the end of the
+ * transaction even when the row fails the recheck after the wait, so a scan that moved on to the next
+ * slot could hold several, out of slot order, and deadlock with a booking that locks them all in
+ * order (bookSlottedSlowly). The claimed slot is checked again under its lock (`ok`).
+ * Bindings of each: quantity, ticket type, quantity, start.
  */
-const claimSlot = (lock: string) => `select * from (
-       select s.* from event_slots s join e on s.event_id = e.id
+const SLOTS_WITH_ROOM = `from event_slots s join e on s.event_id = e.id
         where s.open and (s.seats is null or s.taken + ?::int <= s.seats)
           and (?::text is null or exists (
                 select 1 from ticket_type_slots u join tt on u.ticket_type_id = tt.id
                  where u.slot = s.slot and u.taken + ?::int <= u.seats))
-        order by (s.slot + e.slots - ?::int % e.slots) % e.slots
-        limit 1 for update of s ${lock}) claimed`;
+        order by (s.slot + e.slots - ?::int % e.slots) % e.slots`;
+const CLAIM_FREE_SLOT = `select * from (select s.* ${SLOTS_WITH_ROOM} limit 1 for update of s skip locked) free`;
+const CLAIM_HELD_SLOT = `select * from (
+       select h.* from event_slots h join e on h.event_id = e.id
+        where h.slot = (select s.slot ${SLOTS_WITH_ROOM} limit 1)
+        for update of h) held`;
 
 /**
  * Books a slotted event in one statement, without locking the event's or the ticket type's row: claims
- * a slot (claimSlot, from slot `start`), then the ticket type's slot of the same number, and only if
+ * a slot (CLAIM_FREE_SLOT / CLAIM_HELD_SLOT, from slot `start`), then the ticket type's slot of the same number, and only if
  * the event is PUBLISHED and not ended and both slots can take the seats, adds them to both slots'
  * counts, inserts the booking (with its slot) and its `booking.created` message. Refuses (no change)
  * when no single slot can take them, or the slots are closed: the caller then looks at every slot.
@@ -248,11 +254,11 @@ export async function bookSlotted(
   const sql = `with
      e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
-     es as (${claimSlot('skip locked')} union all ${claimSlot('')} limit 1),
+     es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
      ts as (select u.* from ticket_type_slots u join es on u.slot = es.slot join tt on u.ticket_type_id = tt.id for update of u),
      ok as (
        select es.event_id, es.slot from es join e on true left join ts on true
-        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
+        where es.open and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (es.seats is null or es.taken + ?::int <= es.seats)
           and (?::text is null or ts.taken + ?::int <= ts.seats)),
      ues as (update event_slots x set taken = x.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),

@@ -1,0 +1,79 @@
+import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent, expectConsistent, storedCounts } from './helpers/bookings';
+import { createTenant } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
+
+/*
+ * Issue 19: a booking, its counts and its outbox message are one statement, so they commit or roll
+ * back together; a refused booking writes no message. A test-only trigger makes the message's insert
+ * fail for one organization: the booking must then not exist either, on an event that keeps its count
+ * on its row and on a slotted one.
+ */
+
+let app: TestApp;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  app = await startTestApp(WEBHOOK_TEST_ENV);
+  receiver = await new WebhookReceiver().listen();
+});
+afterAll(async () => {
+  await receiver.close();
+  await app.close();
+});
+
+const sql = () => app.orm.em.fork().getConnection();
+
+async function tenantWithEndpoint() {
+  const tenant = await createTenant(app.orm);
+  const created = await app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?org=${tenant.organization.id}` } });
+  expect(created.body.errors).toBeUndefined();
+  return tenant;
+}
+
+async function messages(organizationId: string, type: string): Promise<number> {
+  const [row] = await sql().execute<Array<{ count: string }>>('select count(*) as count from webhook_messages where organization_id = ? and type = ?', [
+    organizationId,
+    type,
+  ]);
+  return Number(row.count);
+}
+
+test.each([
+  ['an event that keeps its count on its row', 50],
+  ['a slotted event', 1000],
+])('%s: a booking whose outbox message cannot be written is not made; a refused booking writes no message', async (_kind, capacity) => {
+  const { key, organization } = await tenantWithEndpoint();
+  const event = await createPublishedEvent(app.client, key, { capacity });
+  const made = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 2 }) });
+  expect(made.body.data.createBooking.status).toBe('CONFIRMED');
+  expect(await messages(organization.id, 'booking.created')).toBe(1);
+
+  const trigger = `fail_outbox_${organization.id.toLowerCase()}`;
+  await sql().execute(`create function ${trigger}() returns trigger language plpgsql as $$
+    begin
+      if new.organization_id = '${organization.id}' then raise exception 'test: the outbox refuses this message'; end if;
+      return new;
+    end $$`);
+  await sql().execute(`create trigger ${trigger} before insert on webhook_messages for each row execute function ${trigger}()`);
+  try {
+    const failed = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 3 }) });
+    expect(failed.body.errors[0].extensions.code).toBe('INTERNAL_ERROR');
+    const cancelled = await app.client.graphql(key, CANCEL_BOOKING, { id: made.body.data.createBooking.id });
+    expect(cancelled.body.errors[0].extensions.code).toBe('INTERNAL_ERROR');
+  } finally {
+    await sql().execute(`drop trigger ${trigger} on webhook_messages`);
+    await sql().execute(`drop function ${trigger}()`);
+  }
+  let counts = await storedCounts(app.orm, event.id);
+  expectConsistent(counts);
+  expect(counts).toMatchObject({ registrationCount: 2, confirmedBookings: 1 });
+  expect(await messages(organization.id, 'booking.created')).toBe(1);
+  expect(await messages(organization.id, 'booking.cancelled')).toBe(0);
+
+  // Refused (more than is left): no booking, no message.
+  const refused = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: capacity }) });
+  expect(refused.body.errors[0].extensions.code).toBe('SOLD_OUT');
+  expect(await messages(organization.id, 'booking.created')).toBe(1);
+  counts = await storedCounts(app.orm, event.id);
+  expect(counts).toMatchObject({ registrationCount: 2, confirmedBookings: 1 });
+});
