@@ -71,6 +71,33 @@ export interface BookingChange {
    * for an event on its row met a slotted event, or the other way).
    */
   readonly slots: number | null;
+  /**
+   * Refusals of a slotted event's statement only: what was left in all its slots and in the ticket
+   * type's, as the statement saw them (null: no limit, or no ticket type).
+   */
+  readonly room?: { readonly event: number | null; readonly ticketType: number | null };
+}
+
+/** The booking's row as a managed entity, registered as loaded (its properties given directly: no column mapping). */
+function managedBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
+  const date = (value: unknown) => (value == null ? null : new Date(value as string));
+  return em.merge(
+    BookingEntity,
+    {
+      id: row.id as string,
+      organization: row.organization_id as string,
+      event: row.event_id as string,
+      ticketType: row.ticket_type_id as string | null,
+      quantity: row.quantity as number,
+      attendeeEmail: row.attendee_email as string,
+      attendeeName: row.attendee_name as string,
+      status: row.status as BookingStatus,
+      createdAt: date(row.created_at)!,
+      cancelledAt: date(row.cancelled_at),
+      slot: row.slot as number | null,
+    },
+    { refresh: true },
+  );
 }
 
 function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean): BookingChange {
@@ -80,7 +107,7 @@ function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: b
   return {
     changed,
     slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
-    booking: booking ? em.map(BookingEntity, booking) : null,
+    booking: booking ? managedBooking(em, booking) : null,
     event: found
       ? {
           slug: answer['e.slug'] as string,
@@ -94,6 +121,9 @@ function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: b
       !changed && answer['t.id'] != null
         ? { id: answer['t.id'] as string, quantity: answer['t.quantity'] as number, sold: answer['t.sold'] as number }
         : null,
+    ...(found && 'room.event' in answer
+      ? { room: { event: answer['room.event'] as number | null, ticketType: answer['room.ticketType'] as number | null } }
+      : {}),
   };
 }
 
@@ -253,7 +283,7 @@ export async function bookSlotted(
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const sql = `with
      e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
-     tt as (select t.id from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
+     tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
      ts as (select u.* from ticket_type_slots u join es on u.slot = es.slot join tt on u.ticket_type_id = tt.id for update of u),
      ok as (
@@ -268,8 +298,12 @@ export async function bookSlotted(
        select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz, ok.slot from ok
        returning *),
      ${outbox.sql}
-   select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written
+   select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", tt.quantity as "t.quantity", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written,
+          -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
+          case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
+                                         from event_slots s where s.event_id = e.id) end as "room.event",
+          case when b.id is null then (select sum(u.seats - u.taken)::int from ticket_type_slots u where u.ticket_type_id = tt.id) end as "room.ticketType"
      from (select 1) one left join e on true left join tt on true left join b on true`;
   const claim = [quantity, ticketTypeId, quantity, start];
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [

@@ -80,7 +80,18 @@ export async function createBooking(em: EntityManager, organizationId: string, i
           // The hint was wrong (the event was slotted when it was published): the other statement.
           slotted = change.slots > 0;
           remember(hintKey, slotted);
-        } else if (slotted) {
+        } else if (slotted && change.event) {
+          // As the statement saw the event: not bookable, or not enough left in all of its slots
+          // together (a linearizable answer: it was so when the statement ran). Otherwise there is room,
+          // only not in one slot: gather it under the locks of every slot.
+          assertBookable(change.event);
+          if (fields.ticketTypeId !== null && !change.ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+          const room = change.room!;
+          assertAvailable(
+            { capacity: room.event === null ? null : room.event, registrationCount: 0 },
+            change.ticketType && room.ticketType !== null ? { id: change.ticketType.id, quantity: room.ticketType, sold: 0 } : null,
+            input.quantity,
+          );
           return bookSlottedSlowly(tx, organizationId, fields, webhookData);
         } else if (change.event) {
           // Refused: why, in the order the rules are read (D7).
