@@ -53,7 +53,12 @@ export class HttpRequestContext implements RequestContext {
   get em(): EntityManager {
     if (this.forked) return this.forked;
     const { webhooks } = this.shared;
-    const scope: UnitOfWorkScope = { actor: this.actor, idempotency: this.locals?.idempotency, outboxWritten: () => webhooks.wake() };
+    const scope: UnitOfWorkScope = {
+      actor: this.actor,
+      idempotency: this.locals?.idempotency,
+      outboxWritten: () => webhooks.wake(),
+      statements: this.reads,
+    };
     return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
   }
 

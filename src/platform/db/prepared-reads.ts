@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
 interface PooledClient {
@@ -102,7 +103,12 @@ export function numberedPlaceholders(sql: string): string {
   return text;
 }
 
-/** Runs one fixed statement of `em`'s (its transaction's, if any) as a named prepared statement. */
+/**
+ * Runs one fixed statement as a named prepared statement: in `em`'s transaction when it has one; else
+ * (a statement that commits on its own, issue 19) on the pool of hot statements the request's scope
+ * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
+ */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  return preparedReads(em).query<Row>(numberedPlaceholders(sql), values);
+  const statements = em.isInTransaction() ? undefined : unitOfWorkScopeOf(em).statements;
+  return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
 }

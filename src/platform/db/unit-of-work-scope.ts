@@ -30,6 +30,12 @@ export interface UnitOfWorkScope {
   readonly idempotency?: IdempotencyClaim;
   /** Called after the commit of a unit of work that wrote outbox messages: wakes the webhook workers. */
   readonly outboxWritten?: () => void;
+  /**
+   * Where a fixed statement outside a transaction runs (executePrepared): the service's pool for hot
+   * statements, which pipelines the statements of concurrent requests (src/platform/db/read-pool.ts).
+   * Without it, the ORM's pool.
+   */
+  readonly statements?: { query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> };
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */
