@@ -52,6 +52,8 @@ export interface AppDeps {
   onFinished?: (exchange: Exchange) => void;
   /** The hot reads outside transactions: the read pool (src/platform/db/read-pool.ts), or the ORM's pool. */
   reads: PreparedReads;
+  /** Where writes that are one statement run outside a transaction (the writes' pool); the ORM's pool when undefined. */
+  statements?: PreparedReads;
 }
 
 /**
@@ -61,7 +63,7 @@ export interface AppDeps {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
-  const shared: ContextShared = { orm, reads: deps.reads, webhooks: webhooks.runtime, logger };
+  const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, logger };
   const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
   return requestPipeline({

@@ -85,7 +85,10 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);
   // The embedded database takes one connection: its reads share the ORM's.
-  const readPool = config.readPoolMax > 0 && sparesConnections(orm.config.get('pool')) ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
+  const spares = sparesConnections(orm.config.get('pool'));
+  const readPool = config.readPoolMax > 0 && spares ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
+  const writePool =
+    config.writePoolMax > 0 && spares ? openReadPool(orm, { max: config.writePoolMax, timeouts: config.databaseTimeouts, name: 'writes' }) : undefined;
   const listener = createRequestListener({
     config,
     orm,
@@ -102,6 +105,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     idempotency,
     graphqlLimits,
     reads: readPool ?? preparedReads(orm.em),
+    statements: writePool,
     onFinished: hooks.onRequestFinished,
   });
 
@@ -120,7 +124,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     clearInterval(sweeper);
-    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -131,6 +135,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
       clearInterval(sweeper);
       await drain(graceMs);
       await readPool?.close();
+      await writePool?.close();
       await webhooks.close();
       await apollo.stop();
       await authentication.close();

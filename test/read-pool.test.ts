@@ -15,12 +15,12 @@ import { startTestApp } from './helpers/test-app';
 // exactly what the ORM's connections return for every read statement, and live and die with the service.
 
 /** Connections of the read pool on one database, as PostgreSQL lists them. */
-async function readConnections(databaseUrl: string): Promise<number> {
+async function readConnections(databaseUrl: string, pool = 'reads'): Promise<number> {
   const database = new URL(databaseUrl).pathname.slice(1);
   return withAdminClient(async (client) => {
     const { rows } = await client.query<{ count: number }>(
-      `select count(*)::int as count from pg_stat_activity where datname = $1 and application_name = 'event-service reads'`,
-      [database],
+      `select count(*)::int as count from pg_stat_activity where datname = $1 and application_name = $2`,
+      [database, `event-service ${pool}`],
     );
     return rows[0].count;
   });
@@ -129,6 +129,47 @@ describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () =>
       expect(await readConnections(app.databaseUrl)).toBe(0);
     } finally {
       await app.close();
+    }
+  });
+
+  // Issue 19: writes that are one statement (a booking, a create without Idempotency-Key) run on a
+  // pool of the same kind, apart from the reads: a booking waiting for its event's row lock holds up
+  // the statements queued behind it on its connection, never a read.
+  test('a booking waiting for a row lock on the writes pool holds up no read; DB_WRITE_POOL_MAX=0 books on the ORM connections', async () => {
+    const app = await startTestApp({ DB_WRITE_POOL_MAX: '1' });
+    try {
+      const { key } = await createTenant(app.orm);
+      const created = await app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10 }));
+      await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+      expect(await readConnections(app.databaseUrl, 'writes')).toBe(1);
+      const holding = await app.orm.em.getKnex().transaction();
+      try {
+        await holding.raw('select id from events where id = ? for no key update', [created.body.id]);
+        const booking = app.client.graphql(key, 'mutation($i: CreateBookingInput!) { createBooking(input: $i) { id } }', {
+          i: { eventSlug: created.body.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' },
+        });
+        // The booking waits on the only write connection; reads of the event still answer.
+        for (let read = 0; read < 5; read += 1) expect((await app.client.rest('GET', `/v1/events/${created.body.slug}`, key)).status).toBe(200);
+        const second = app.client.rest('POST', '/v1/events', key, eventInput());
+        const waited = await Promise.race([second.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('queued'), 300))]);
+        expect(waited).toBe('queued'); // a create queued behind the booking on that one connection
+        await holding.commit();
+        expect((await booking).body.data.createBooking.id).toMatch(/^bk_/);
+        expect((await second).status).toBe(201);
+      } finally {
+        await holding.rollback().catch(() => undefined);
+      }
+    } finally {
+      await app.close();
+    }
+    const ormOnly = await startTestApp({ DB_WRITE_POOL_MAX: '0' });
+    try {
+      const { key } = await createTenant(ormOnly.orm);
+      const created = await ormOnly.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10 }));
+      expect(created.status).toBe(201);
+      expect(await readConnections(ormOnly.databaseUrl, 'writes')).toBe(0);
+    } finally {
+      await ormOnly.close();
     }
   });
 });

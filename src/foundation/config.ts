@@ -35,9 +35,15 @@ export interface Config {
   readonly databaseTimeouts: DatabaseTimeouts;
   /**
    * Connections of the hot reads' own pool (DB_READ_POOL_MAX, default 4; 0: the reads share the ORM's
-   * pool of 10). An instance opens at most 10 + this many connections to PostgreSQL.
+   * pool of 10). An instance opens at most 10 + this + DB_WRITE_POOL_MAX connections to PostgreSQL.
    */
   readonly readPoolMax: number;
+  /**
+   * Connections of the pool for writes that are one statement (DB_WRITE_POOL_MAX, default 4; 0: they
+   * run on the ORM's pool): a booking or a create without Idempotency-Key, pipelined like the reads but
+   * apart from them, so that a statement waiting for a row lock never holds up a read queued behind it.
+   */
+  readonly writePoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
   readonly idempotencyKeyTtlHours: number;
   readonly webhooks: WebhookSettings;
@@ -62,6 +68,8 @@ export interface DatabaseTimeouts {
 
 /** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/platform/db/read-pool.ts). */
 export const DEFAULT_READ_POOL_MAX = 4;
+/** Connections of the one-statement writes' pool unless DB_WRITE_POOL_MAX says otherwise. */
+export const DEFAULT_WRITE_POOL_MAX = 4;
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
 
@@ -156,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
     },
     readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
+    writePoolMax: integer(env, 'DB_WRITE_POOL_MAX', DEFAULT_WRITE_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     webhooks: webhookSettings(env),
     crashForTests: crashForTests(env),

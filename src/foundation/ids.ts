@@ -17,7 +17,7 @@ function randomByte(): number {
     pool = randomBytes(POOL_SIZE);
     offset = 0;
   }
-  return pool[offset++]!;
+  return pool[offset++];
 }
 
 /** `length` characters of [A-Za-z0-9] from the operating system's cryptographic source. */

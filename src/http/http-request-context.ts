@@ -13,6 +13,8 @@ import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 export interface ContextShared {
   readonly orm: MikroORM;
   readonly reads: PreparedReads;
+  /** Where writes that are one statement run outside a transaction (see UnitOfWorkScope.statements). */
+  readonly statements?: PreparedReads;
   readonly webhooks: WebhookRuntime;
   readonly logger: Logger;
 }
@@ -57,7 +59,7 @@ export class HttpRequestContext implements RequestContext {
       actor: this.actor,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
-      statements: this.reads,
+      statements: this.shared.statements,
     };
     return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
   }

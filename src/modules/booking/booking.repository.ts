@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { effectiveStatus, type EventStatus } from '../event/event-status';
-import type { EventEntity } from '../event/event.entity';
+import { EventEntity } from '../event/event.entity';
+import { OrganizationEntity } from '../organization/organization.entity';
+import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared } from '../../platform/db/prepared-reads';
 import { BookingEntity, BookingStatus } from './booking.entity';
@@ -100,14 +102,48 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
   );
 }
 
-function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean): BookingChange {
+/**
+ * A booking just made, from its row, for the answer only: the entity's class with its fields set
+ * directly (the ORM's hydration and identity map cost a tenth of a booking's CPU on the hot path), its
+ * organization, event and ticket type made references (and registered) only when the answer reads
+ * them. Nothing later in the request changes it; a retry after a crash loads it again by id.
+ */
+function madeBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
+  const booking = Object.create(BookingEntity.prototype) as BookingEntity;
+  const value = (field: unknown) => ({ value: field, writable: true, enumerable: true, configurable: true });
+  const lazy = <T>(make: () => T) => {
+    let made: T | undefined;
+    return { get: () => (made ??= make()), enumerable: true, configurable: true };
+  };
+  const ticketTypeId = row.ticket_type_id as string | null;
+  Object.defineProperties(booking, {
+    id: value(row.id),
+    organization: lazy(() => em.getReference(OrganizationEntity, row.organization_id as string, { wrapped: true })),
+    event: lazy(() => em.getReference(EventEntity, row.event_id as string, { wrapped: true })),
+    ticketType: lazy(() => (ticketTypeId === null ? null : em.getReference(TicketTypeEntity, ticketTypeId, { wrapped: true }))),
+    quantity: value(row.quantity),
+    attendeeEmail: value(row.attendee_email),
+    attendeeName: value(row.attendee_name),
+    status: value(row.status),
+    createdAt: value(new Date(row.created_at as string)),
+    cancelledAt: value(row.cancelled_at == null ? null : new Date(row.cancelled_at as string)),
+    slot: value(row.slot),
+  });
+  return booking;
+}
+
+/**
+ * `answers`: for a booking just made, the entity manager its answer loads the event and ticket type
+ * with: the request's own, not a transaction's (the answer is read after the commit).
+ */
+function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean, answers?: EntityManager): BookingChange {
   const booking = rowOf(answer, 'b', BOOKING_COLUMNS);
   if (answer.outbox_written === true) noteOutboxWrite(em);
   const found = !changed && answer['e.id'] != null;
   return {
     changed,
     slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
-    booking: booking ? managedBooking(em, booking) : null,
+    booking: booking ? (answers ? madeBooking(answers, booking) : managedBooking(em, booking)) : null,
     event: found
       ? {
           slug: answer['e.slug'] as string,
@@ -145,7 +181,13 @@ export interface NewBooking {
  * with hole() for the event's id (filled in by the statement). A slotted event is left alone, its row
  * not even locked (`slots` tells the caller).
  */
-export async function bookSeats(em: EntityManager, organizationId: string, fields: NewBooking, webhookData: object): Promise<BookingChange> {
+export async function bookSeats(
+  em: EntityManager,
+  organizationId: string,
+  fields: NewBooking,
+  webhookData: object,
+  answers: EntityManager = em,
+): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const sql = `with
@@ -178,7 +220,7 @@ export async function bookSeats(em: EntityManager, organizationId: string, field
     id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
     ...outbox.bindings,
   ]);
-  return changeOf(em, answer, answer['b.id'] != null);
+  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /**
@@ -278,6 +320,7 @@ export async function bookSlotted(
   fields: NewBooking,
   webhookData: object,
   start: number,
+  answers: EntityManager = em,
 ): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
@@ -316,7 +359,7 @@ export async function bookSlotted(
     id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
     ...outbox.bindings,
   ]);
-  return changeOf(em, answer, answer['b.id'] != null);
+  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /**

@@ -31,11 +31,13 @@ export class ReadTimeoutError extends Error {
  * per connection per round trip. Figures: README, Performance.
  *
  * Writes, their transactions and every read inside a transaction stay on the ORM's pool (a read in a
- * transaction sees its uncommitted changes). Rows come back as node-postgres returns them for these
+ * transaction sees its uncommitted changes), except the writes that are one statement committing on
+ * its own (issue 19): a second pool of this kind runs those (`name` 'writes', DB_WRITE_POOL_MAX), apart
+ * from the reads, since such a statement may wait for a row lock and a pipelined connection answers in order. Rows come back as node-postgres returns them for these
  * statements (they select text, integers, floats and JSON), errors pass through the ORM's exception
  * converter, and the ORM's query log sees every statement (the statement-count tests read it).
  */
-export function openReadPool(orm: MikroORM, options: { max: number; timeouts: DatabaseTimeouts }): ReadPool {
+export function openReadPool(orm: MikroORM, options: { max: number; timeouts: DatabaseTimeouts; name?: string }): ReadPool {
   const { timeouts } = options;
   const url = orm.config.get('clientUrl');
   if (!url) throw new Error('the read pool needs the database URL the ORM connects with');
@@ -45,7 +47,7 @@ export function openReadPool(orm: MikroORM, options: { max: number; timeouts: Da
     idle_timeout: IDLE_SECONDS,
     connect_timeout: timeouts.connectMs / 1000,
     // The same bounds as the ORM's connections: PostgreSQL cancels a slow statement itself.
-    connection: { statement_timeout: String(timeouts.statementMs), application_name: 'event-service reads' } as never,
+    connection: { statement_timeout: String(timeouts.statementMs), application_name: `event-service ${options.name ?? 'reads'}` } as never,
     onnotice: () => undefined,
   });
   const driver = orm.em.getDriver();

@@ -65,8 +65,8 @@ export async function createBooking(em: EntityManager, organizationId: string, i
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
   const book = (tx: EntityManager, slotted: boolean): Promise<BookingChange> =>
     slotted
-      ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT))
-      : bookSeats(tx, organizationId, fields, webhookData);
+      ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT), em)
+      : bookSeats(tx, organizationId, fields, webhookData, em);
 
   return inUnitOfWork(
     em,
@@ -92,7 +92,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
             change.ticketType && room.ticketType !== null ? { id: change.ticketType.id, quantity: room.ticketType, sold: 0 } : null,
             input.quantity,
           );
-          return bookSlottedSlowly(tx, organizationId, fields, webhookData);
+          return bookSlottedSlowly(tx, organizationId, fields, webhookData, em);
         } else if (change.event) {
           // Refused: why, in the order the rules are read (D7).
           assertBookable(change.event);
@@ -127,7 +127,13 @@ interface SlottedEventRow {
  * reason for the refusal, from the whole count, or the room gathered into one slot (inventory.policy.ts
  * gatherInto) and the booking made there. Rare: at the end of a sell-out, or for a large booking.
  */
-async function bookSlottedSlowly(em: EntityManager, organizationId: string, fields: NewBooking, webhookData: object): Promise<BookingEntity> {
+async function bookSlottedSlowly(
+  em: EntityManager,
+  organizationId: string,
+  fields: NewBooking,
+  webhookData: object,
+  answers: EntityManager,
+): Promise<BookingEntity> {
   const run = async (tx: EntityManager): Promise<BookingEntity> => {
     const read = () =>
       tx.execute<SlottedEventRow[]>(
@@ -158,7 +164,7 @@ async function bookSlottedSlowly(em: EntityManager, organizationId: string, fiel
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
-    const change = await bookSlotted(tx, organizationId, fields, webhookData, target);
+    const change = await bookSlotted(tx, organizationId, fields, webhookData, target, answers);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };
