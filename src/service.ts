@@ -76,19 +76,20 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const limits = await createLimits(config, logger);
   const dashboard = config.dashboard;
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
-  const idempotencyKeys = new IdempotencyKeyStore(
-    orm,
-    config.idempotencyKeyTtlHours,
-    webhookSecretBox({ secretKey: config.webhooks.secretKey, dataDir: config.dataDir }),
-  );
-  const idempotency = idempotentRequests(idempotencyKeys, logger);
-  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
-  const webhooks = await startWebhooks(config, orm, logger);
-  // The embedded database takes one connection: its reads share the ORM's.
+  // The embedded database takes one connection: its reads and writes share the ORM's.
   const spares = sparesConnections(orm.config.get('pool'));
   const readPool = config.readPoolMax > 0 && spares ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
   const writePool =
     config.writePoolMax > 0 && spares ? openReadPool(orm, { max: config.writePoolMax, timeouts: config.databaseTimeouts, name: 'writes' }) : undefined;
+  const idempotencyKeys = new IdempotencyKeyStore(
+    orm,
+    config.idempotencyKeyTtlHours,
+    webhookSecretBox({ secretKey: config.webhooks.secretKey, dataDir: config.dataDir }),
+    writePool,
+  );
+  const idempotency = idempotentRequests(idempotencyKeys, logger);
+  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
+  const webhooks = await startWebhooks(config, orm, logger);
   const listener = createRequestListener({
     config,
     orm,

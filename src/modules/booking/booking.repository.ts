@@ -6,6 +6,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared } from '../../platform/db/prepared-reads';
+import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, BookingStatus } from './booking.entity';
 
 /*
@@ -163,6 +164,23 @@ function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: b
   };
 }
 
+/**
+ * An Idempotency-Key's recovery point inside a booking's statement (the unit of work's
+ * `recoveryPoint`): its claim CTE first and the change gated on it, its point after the booking row.
+ */
+function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
+  if (!idempotency) return { claim: '', gate: '', point: '', held: 'true', claimBindings: [], pointBindings: [] };
+  const point = idempotency.point('b');
+  return {
+    claim: `${idempotency.claim.sql},`,
+    gate: 'and exists (select 1 from idem_claim)',
+    point: `${point.sql},`,
+    held: 'exists (select 1 from idem_claim)',
+    claimBindings: idempotency.claim.bindings,
+    pointBindings: point.bindings,
+  };
+}
+
 export interface NewBooking {
   readonly id: string;
   readonly eventSlug: string;
@@ -187,10 +205,12 @@ export async function bookSeats(
   fields: NewBooking,
   webhookData: object,
   answers: EntityManager = em,
+  idempotency?: RecoveryPointCtes,
 ): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
-  const sql = `with
+  const idem = idempotencyParts(idempotency);
+  const sql = `with ${idem.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
      e as (select x.* from events x join probe on x.id = probe.id where x.slots = 0 for no key update of x),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
@@ -198,7 +218,7 @@ export async function bookSeats(
        select e.id from e left join t on true
         where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (e.capacity is null or e.registration_count + ?::int <= e.capacity)
-          and (?::text is null or t.sold + ?::int <= t.quantity)),
+          and (?::text is null or t.sold + ?::int <= t.quantity) ${idem.gate}),
      ue as (
        update events x set registration_count = x.registration_count + ?::int, updated_at = ?::timestamptz
          from ok where x.id = ok.id),
@@ -207,19 +227,23 @@ export async function bookSeats(
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at)
        select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz from ok
        returning *),
+     ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written
+          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`;
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+    ...idem.claimBindings,
     organizationId, eventSlug,
     ticketTypeId,
     createdAt, quantity, ticketTypeId, quantity,
     quantity, createdAt,
     quantity, ticketTypeId,
     id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
+    ...idem.pointBindings,
     ...outbox.bindings,
   ]);
+  if (answer.claim_held === false) idempotency!.lost();
   return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
@@ -321,10 +345,12 @@ export async function bookSlotted(
   webhookData: object,
   start: number,
   answers: EntityManager = em,
+  idempotency?: RecoveryPointCtes,
 ): Promise<BookingChange> {
   const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
-  const sql = `with
+  const idem = idempotencyParts(idempotency);
+  const sql = `with ${idem.claim}
      e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
@@ -333,16 +359,17 @@ export async function bookSlotted(
        select es.event_id, es.slot from es join e on true left join ts on true
         where es.open and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (es.seats is null or es.taken + ?::int <= es.seats)
-          and (?::text is null or ts.taken + ?::int <= ts.seats)),
+          and (?::text is null or ts.taken + ?::int <= ts.seats) ${idem.gate}),
      ues as (update event_slots x set taken = x.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = y.taken + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
      b as (
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, slot)
        select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz, ok.slot from ok
        returning *),
+     ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", tt.quantity as "t.quantity", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written,
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held,
           -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",
@@ -350,6 +377,7 @@ export async function bookSlotted(
      from (select 1) one left join e on true left join tt on true left join b on true`;
   const claim = [quantity, ticketTypeId, quantity, start];
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+    ...idem.claimBindings,
     organizationId, eventSlug,
     ticketTypeId,
     ...claim, ...claim,
@@ -357,8 +385,10 @@ export async function bookSlotted(
     quantity,
     quantity, ticketTypeId,
     id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
+    ...idem.pointBindings,
     ...outbox.bindings,
   ]);
+  if (answer.claim_held === false) idempotency!.lost();
   return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 

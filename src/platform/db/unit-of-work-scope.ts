@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlPart } from '../../foundation/sql-part';
 import type { Actor } from '../auth/actor';
 
 /*
@@ -22,6 +23,22 @@ export interface IdempotencyClaim {
    * statement. False when this request no longer holds the key (another took it over).
    */
   record(tx: EntityManager, step: number, result: RecordedResult, actor: Actor): Promise<boolean>;
+  /** The same recovery point as parts of the change's own statement (see RecoveryPointCtes). */
+  recoveryPointCtes(step: number, result: RecordedResult, actor: Actor): Omit<RecoveryPointCtes, 'lost'>;
+}
+
+/**
+ * A recovery point written by the change's own statement (a booking without a transaction, issue 19):
+ * `claim` is the CTE `idem_claim`, put first, which locks the key's record and has a row only while
+ * this request holds the key (the statement gates its change on it); `point(gate)` is the CTE
+ * `idem_point`, put after the change, which writes the recovery point when the CTE `gate` has a row (the
+ * change was made). When `idem_claim` had no row, the work calls `lost()` (another request took the key
+ * over: this one changed nothing).
+ */
+export interface RecoveryPointCtes {
+  readonly claim: SqlPart;
+  point(gate: string): SqlPart;
+  lost(): never;
 }
 
 /** What the door knows about the request a command runs for. */
@@ -42,6 +59,8 @@ export interface UnitOfWorkScope {
 export interface UnitOfWork {
   /** Who makes the change (for audit entries). */
   readonly actor: Actor;
+  /** With an Idempotency-Key and the option `recoveryPointInStatement`: the recovery point's parts for the work's one statement. */
+  readonly recoveryPoint?: RecoveryPointCtes;
 }
 
 const scopes = new WeakMap<EntityManager, UnitOfWorkScope>();

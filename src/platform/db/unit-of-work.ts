@@ -67,6 +67,13 @@ export interface UnitOfWorkOptions {
    * any other work (the recovery point commits with it).
    */
   readonly singleStatement?: boolean;
+  /**
+   * With `singleStatement` and `returns`, the work writes the recovery point in its one statement
+   * (`unit.recoveryPoint`): with an Idempotency-Key it too runs without a transaction, its change and
+   * the key's recovery point committing together in that statement (issue 24: a booking with a key as
+   * fast as one without).
+   */
+  readonly recoveryPointInStatement?: boolean;
 }
 
 /**
@@ -100,6 +107,18 @@ export async function inUnitOfWork<T>(
   const recorded = claim.recorded(step);
   if (recorded !== undefined) return (await restore(em, recorded)) as T;
 
+  const { returns } = options;
+  if (options.singleStatement && options.recoveryPointInStatement && returns) {
+    const parts = claim.recoveryPointCtes(step, { [ENTITY]: returns.entity, id: returns.id }, scope.actor);
+    const recoveryPoint = { ...parts, lost: (): never => { throw AppError.idempotencyKeyInUse(claim.key, 1); } };
+    // The statement commits as it ends: "before the commit" is before it is sent.
+    crashIfArmed('before-commit', claim);
+    const value = await work(em, { ...scope, recoveryPoint });
+    crashIfArmed('after-commit', claim);
+    afterCommit(scope, em);
+    return value;
+  }
+
   // The recovery point is also the fence: it matches only while this request still holds the key.
   const fence = async (tx: EntityManager, result: RecordedResult) => {
     if (!(await claim.record(tx, step, result, scope.actor))) {
@@ -107,7 +126,6 @@ export async function inUnitOfWork<T>(
       throw AppError.idempotencyKeyInUse(claim.key, 1);
     }
   };
-  const { returns } = options;
   const result = await em.transactional(async (tx) => {
     transaction = tx;
     if (returns) await fence(tx, { [ENTITY]: returns.entity, id: returns.id });

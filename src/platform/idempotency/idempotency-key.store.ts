@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
+import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 
 /** The response replayed for a key: what the first request got. */
 export interface StoredResponse {
@@ -57,9 +58,16 @@ export class IdempotencyKeyStore {
     private readonly orm: MikroORM,
     private readonly ttlHours: number,
     private readonly sealer: ResponseSealer,
+    /** The writes' pool (src/service.ts), when the service has one. */
+    private readonly statements?: PreparedReads,
   ) {}
 
+  /**
+   * A statement of the store's own (each commits on its own): on the writes' pool when the service has
+   * one (prepared, pipelined with the requests' own statements), else on the ORM's pool.
+   */
   private execute<T>(sql: string, params: unknown[]): Promise<T[]> {
+    if (this.statements) return this.statements.query<T>(numberedPlaceholders(sql), params);
     return this.orm.em.fork().getConnection().execute<T[]>(sql, params);
   }
 
@@ -123,20 +131,37 @@ export class IdempotencyKeyStore {
       record: async (tx: EntityManager, step: number, result: RecordedResult, actor: Actor) => {
         const rows = await tx.execute<Array<{ key: string }>>(
           `update idempotency_keys
-           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::jsonb
+           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
            where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
            returning key`,
           [String(step), sealer.seal(JSON.stringify(result)), JSON.stringify(actor), organizationId, key, claimToken],
         );
         return rows.length > 0;
       },
+      // Inside the change's own statement: the claim locked and checked first, the point written with the change.
+      recoveryPointCtes: (step: number, result: RecordedResult, actor: Actor) => ({
+        claim: {
+          sql: `idem_claim as (
+       select key from idempotency_keys
+        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`,
+          bindings: [organizationId, key, claimToken],
+        },
+        point: (gate: string) => ({
+          sql: `idem_point as (
+       update idempotency_keys
+          set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
+        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and exists (select 1 from ${gate})
+       returning key)`,
+          bindings: [String(step), sealer.seal(JSON.stringify(result)), JSON.stringify(actor), organizationId, key, claimToken],
+        }),
+      }),
     };
   }
 
   /** Stores the response of the request that holds the key. */
   async complete(held: HeldKey, response: StoredResponse): Promise<void> {
     await this.execute(
-      `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?, response_headers = ?, response_body = ?
+      `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
        where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`,
       [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
     );

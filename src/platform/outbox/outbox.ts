@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
+import type { SqlPart } from '../../foundation/sql-part';
 
 /** A message's `data`: the JSON object the module that causes the message presents (D18). */
 export type WebhookData = object;
@@ -77,11 +78,7 @@ export async function insertMessage(
 
 // ---- The outbox inside a change's own statement -------------------------------------------------
 
-/** A part of a statement: SQL with `?` placeholders and their values, in order. */
-export interface SqlPart {
-  readonly sql: string;
-  readonly bindings: unknown[];
-}
+export type { SqlPart } from '../../foundation/sql-part';
 
 const HOLE = '\u0001hole\u0001';
 const QUOTED_HOLE = JSON.stringify(HOLE);

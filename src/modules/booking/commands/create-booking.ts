@@ -11,6 +11,7 @@ import { bookSeats, bookSlotted, type BookingChange, type NewBooking } from '../
 import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { RecoveryPointCtes } from '../../../platform/db/unit-of-work-scope';
 import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
@@ -63,17 +64,17 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     { id: hole(), slug: input.eventSlug },
   );
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
-  const book = (tx: EntityManager, slotted: boolean): Promise<BookingChange> =>
-    slotted
-      ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT), em)
-      : bookSeats(tx, organizationId, fields, webhookData, em);
-
   return inUnitOfWork(
     em,
-    async (tx) => {
+    async (tx, unit) => {
+      // With an Idempotency-Key, the key's recovery point is written by the booking's own statement.
+      const book = (slotted: boolean): Promise<BookingChange> =>
+        slotted
+          ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT), em, unit.recoveryPoint)
+          : bookSeats(tx, organizationId, fields, webhookData, em, unit.recoveryPoint);
       let slotted = slottedHint.get(hintKey) ?? false;
       for (let attempt = 1; ; attempt += 1) {
-        const change = await book(tx, slotted);
+        const change = await book(slotted);
         if (change.booking && change.changed) return change.booking;
         if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
         if (change.slots > 0 !== slotted) {
@@ -92,7 +93,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
             change.ticketType && room.ticketType !== null ? { id: change.ticketType.id, quantity: room.ticketType, sold: 0 } : null,
             input.quantity,
           );
-          return bookSlottedSlowly(tx, organizationId, fields, webhookData, em);
+          return bookSlottedSlowly(tx, organizationId, fields, webhookData, em, unit.recoveryPoint);
         } else if (change.event) {
           // Refused: why, in the order the rules are read (D7).
           assertBookable(change.event);
@@ -103,7 +104,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
         if (attempt === MAX_ATTEMPTS) throw new Error(`booking ${id} was refused ${MAX_ATTEMPTS} times for no reason the policy knows`);
       }
     },
-    { returns: { entity: BookingEntity.name, id }, singleStatement: true },
+    { returns: { entity: BookingEntity.name, id }, singleStatement: true, recoveryPointInStatement: true },
   );
 }
 
@@ -133,6 +134,7 @@ async function bookSlottedSlowly(
   fields: NewBooking,
   webhookData: object,
   answers: EntityManager,
+  recoveryPoint: RecoveryPointCtes | undefined,
 ): Promise<BookingEntity> {
   const run = async (tx: EntityManager): Promise<BookingEntity> => {
     const read = () =>
@@ -164,7 +166,7 @@ async function bookSlottedSlowly(
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
-    const change = await bookSlotted(tx, organizationId, fields, webhookData, target, answers);
+    const change = await bookSlotted(tx, organizationId, fields, webhookData, target, answers, recoveryPoint);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };
