@@ -7,15 +7,22 @@ export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
   return Matches(/\S/, { message: '$property must not be blank', ...options });
 }
 
+/** Names found valid (a few hundred exist; bounded all the same): making an Intl.DateTimeFormat is costly. */
+const knownTimeZones = new Set<string>();
+const MAX_KNOWN_TIME_ZONES = 2_000;
+
 /** IANA time zone names the runtime knows, canonical names and their aliases (e.g. UTC). */
 export function isIanaTimeZone(value: string): boolean {
+  if (knownTimeZones.has(value)) return true;
   if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
   } catch {
     return false;
   }
+  if (knownTimeZones.size >= MAX_KNOWN_TIME_ZONES) knownTimeZones.clear();
+  knownTimeZones.add(value);
+  return true;
 }
 
 export function IsIanaTimeZone(options?: ValidationOptions): PropertyDecorator {
