@@ -77,3 +77,20 @@ test.each([
   counts = await storedCounts(app.orm, event.id);
   expect(counts).toMatchObject({ registrationCount: 2, confirmedBookings: 1 });
 });
+
+test('no NOTIFY inside a change: the booking is one statement, the workers are woken after it commits (a NOTIFY), and the message arrives', async () => {
+  const { key, organization } = await tenantWithEndpoint();
+  const event = await createPublishedEvent(app.client, key, { capacity: 50 });
+  app.sql.reset();
+  const made = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
+  const id = made.body.data.createBooking.id as string;
+  await receiver.waitFor((received) => received.some((message) => message.json.type === 'booking.created' && message.json.data.id === id));
+  const statements = app.sql.statements.filter((statement) => !/api_key_usage|webhook_endpoints e on|from webhook_messages m/.test(statement));
+  const booking = statements.findIndex((statement) => /insert into bookings/.test(statement));
+  expect(booking).toBeGreaterThanOrEqual(0);
+  expect(statements.some((statement) => /^\[query\] begin/.test(statement))).toBe(false);
+  expect(statements[booking]).not.toMatch(/pg_notify/);
+  // (A NOTIFY of the event's publication may still come after the reset: the booking's is after the booking.)
+  expect(statements.slice(booking + 1).some((statement) => /select pg_notify/.test(statement))).toBe(true);
+  expect(await messages(organization.id, 'booking.created')).toBe(1);
+});
