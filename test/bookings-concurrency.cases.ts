@@ -1,8 +1,8 @@
-import type { HttpResponse, HttpsClient } from './helpers/https-client';
+import type { HttpResponse } from './helpers/https-client';
 import {
+  bookConcurrently,
   bookingInput,
   CANCEL_BOOKING,
-  CREATE_BOOKING,
   createPublishedEvent,
   expectConsistent,
   storedCounts,
@@ -26,13 +26,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-function book(clients: HttpsClient[], key: string, count: number, input: (index: number) => Record<string, unknown>) {
-  return Promise.all(
-    Array.from({ length: count }, (_, index) =>
-      clients[index % clients.length].graphql(key, CREATE_BOOKING, { input: input(index) }),
-    ),
-  );
-}
+const book = bookConcurrently;
 
 function outcome(responses: HttpResponse[]) {
   const confirmed = responses.filter((response) => response.body?.data?.createBooking?.status === 'CONFIRMED');

@@ -1,5 +1,6 @@
-import type { HttpResponse, HttpsClient } from './helpers/https-client';
+import type { HttpResponse } from './helpers/https-client';
 import {
+  bookConcurrently,
   ADD_TICKET_TYPE,
   bookingInput,
   CANCEL_BOOKING,
@@ -32,11 +33,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-function book(clients: HttpsClient[], key: string, count: number, input: (index: number) => Record<string, unknown>) {
-  return Promise.all(
-    Array.from({ length: count }, (_, index) => clients[index % clients.length].graphql(key, CREATE_BOOKING, { input: input(index) })),
-  );
-}
+const book = bookConcurrently;
 
 const confirmedOf = (responses: HttpResponse[]) => responses.filter((response) => response.body?.data?.createBooking?.status === 'CONFIRMED');
 const codeOf = (response: HttpResponse): string | undefined => response.body?.errors?.[0]?.extensions?.code;

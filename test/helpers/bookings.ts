@@ -39,6 +39,13 @@ export async function createPublishedEvent(
   return published.body as CreatedEvent;
 }
 
+/** `count` bookings at once, spread over `clients` (server instances), with `input(index)` each. */
+export function bookConcurrently(clients: HttpsClient[], key: string, count: number, input: (index: number) => Record<string, unknown>) {
+  return Promise.all(
+    Array.from({ length: count }, (_, index) => clients[index % clients.length].graphql(key, CREATE_BOOKING, { input: input(index) })),
+  );
+}
+
 export function bookingInput(eventSlug: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { eventSlug, quantity: 1, attendeeEmail: 'ada@example.com', attendeeName: 'Ada Lovelace', ...overrides };
 }

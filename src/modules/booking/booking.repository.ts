@@ -42,6 +42,12 @@ const BOOKING_COLUMNS = [
   'created_at', 'cancelled_at', 'slot',
 ] as const;
 
+/** The booking as a cancellation left it (`ub`) or, when it refused, as found (`b`): the row `coalesce_b`. */
+const CANCELLED_OR_FOUND = `left join lateral (
+            select ${BOOKING_COLUMNS.map((column) => `ub.${column}`).join(', ')} where ub.id is not null
+            union all
+            select ${BOOKING_COLUMNS.map((column) => `b.${column}`).join(', ')} where ub.id is null) coalesce_b on true`;
+
 /** `alias.column as "prefix.column", …`: one row carries several tables' rows apart. */
 const columnsOf = (alias: string, prefix: string, columns: readonly string[]) =>
   columns.map((column) => `${alias}.${column} as "${prefix}.${column}"`).join(', ');
@@ -181,6 +187,24 @@ function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
   };
 }
 
+/** Runs a booking statement: the change, or what it found; a lost Idempotency-Key claim is refused. */
+async function runBooking(
+  em: EntityManager,
+  sql: string,
+  idempotency: RecoveryPointCtes | undefined,
+  answers: EntityManager,
+  bindings: unknown[],
+): Promise<BookingChange> {
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
+  if (answer.claim_held === false) idempotency!.lost();
+  return changeOf(em, answer, answer['b.id'] != null, answers);
+}
+
+/** The values of a booking statement's `insert into bookings … select` (id to created_at). */
+const insertBindings = (organizationId: string, fields: NewBooking) => [
+  fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.createdAt,
+];
+
 export interface NewBooking {
   readonly id: string;
   readonly eventSlug: string;
@@ -207,7 +231,7 @@ export async function bookSeats(
   answers: EntityManager = em,
   idempotency?: RecoveryPointCtes,
 ): Promise<BookingChange> {
-  const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
+  const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const idem = idempotencyParts(idempotency);
   const sql = `with ${idem.claim}
@@ -232,19 +256,17 @@ export async function bookSeats(
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
           probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`;
-  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+  return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,
     organizationId, eventSlug,
     ticketTypeId,
     createdAt, quantity, ticketTypeId, quantity,
     quantity, createdAt,
     quantity, ticketTypeId,
-    id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
+    ...insertBindings(organizationId, fields),
     ...idem.pointBindings,
     ...outbox.bindings,
   ]);
-  if (answer.claim_held === false) idempotency!.lost();
-  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /**
@@ -286,11 +308,7 @@ export async function cancelSeats(
           exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join e on true left join t on true
           left join b on true left join ub on true
-          left join lateral (select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email,
-                                    ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot where ub.id is not null
-                             union all
-                             select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email,
-                                    b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot where ub.id is null) coalesce_b on true`;
+          ${CANCELLED_OR_FOUND}`;
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     booking.eventId, organizationId,
     booking.id,
@@ -347,7 +365,7 @@ export async function bookSlotted(
   answers: EntityManager = em,
   idempotency?: RecoveryPointCtes,
 ): Promise<BookingChange> {
-  const { id, eventSlug, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt } = fields;
+  const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const idem = idempotencyParts(idempotency);
   const sql = `with ${idem.claim}
@@ -376,7 +394,7 @@ export async function bookSlotted(
           case when b.id is null then (select sum(u.seats - u.taken)::int from ticket_type_slots u where u.ticket_type_id = tt.id) end as "room.ticketType"
      from (select 1) one left join e on true left join tt on true left join b on true`;
   const claim = [quantity, ticketTypeId, quantity, start];
-  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
+  return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,
     organizationId, eventSlug,
     ticketTypeId,
@@ -384,12 +402,10 @@ export async function bookSlotted(
     createdAt, quantity, ticketTypeId, quantity,
     quantity,
     quantity, ticketTypeId,
-    id, organizationId, ticketTypeId, quantity, attendeeEmail, attendeeName, createdAt,
+    ...insertBindings(organizationId, fields),
     ...idem.pointBindings,
     ...outbox.bindings,
   ]);
-  if (answer.claim_held === false) idempotency!.lost();
-  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /**
@@ -422,11 +438,7 @@ export async function cancelSlotted(
           ub.id is not null as cancelled,
           exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
-          left join lateral (select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email,
-                                    ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot where ub.id is not null
-                             union all
-                             select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email,
-                                    b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot where ub.id is null) coalesce_b on true`;
+          ${CANCELLED_OR_FOUND}`;
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
     booking.eventId, booking.slot,
     booking.id, organizationId,
