@@ -5,7 +5,7 @@ import { EventEntity } from '../event/event.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-reads';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, BookingStatus } from './booking.entity';
 
@@ -234,7 +234,7 @@ export async function bookSeats(
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const idem = idempotencyParts(idempotency);
-  const sql = `with ${idem.claim}
+  const sql = statementText(`bookSeats${idempotency ? ':keyed' : ''}`, () => `with ${idem.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
      e as (select x.* from events x join probe on x.id = probe.id where x.slots = 0 for no key update of x),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
@@ -255,7 +255,7 @@ export async function bookSeats(
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
           probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
-     from (select 1) one left join probe on true left join e on true left join t on true left join b on true`;
+     from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
   return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,
     organizationId, eventSlug,
@@ -368,7 +368,7 @@ export async function bookSlotted(
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
   const idem = idempotencyParts(idempotency);
-  const sql = `with ${idem.claim}
+  const sql = statementText(`bookSlotted${idempotency ? ':keyed' : ''}`, () => `with ${idem.claim}
      e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
@@ -392,7 +392,7 @@ export async function bookSlotted(
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",
           case when b.id is null then (select sum(u.seats - u.taken)::int from ticket_type_slots u where u.ticket_type_id = tt.id) end as "room.ticketType"
-     from (select 1) one left join e on true left join tt on true left join b on true`;
+     from (select 1) one left join e on true left join tt on true left join b on true`);
   const claim = [quantity, ticketTypeId, quantity, start];
   return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,

@@ -5,7 +5,7 @@ import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { duplicateSlugError } from './event.policy';
 import { EventStatus } from './event-status';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-reads';
 import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
 import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
 
@@ -77,7 +77,7 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
   const types = event.ticketTypes;
   const messages = outbox('created');
   const [row] = await executePrepared<{ outbox_written: boolean }>(em, 
-    `with created as (
+    statementText('insertEvent', () => `with created as (
        insert into events (id, organization_id, slug, title, description, start_date, end_date, timezone, venue, venue_address,
                            cover_image, status, capacity, registration_count, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, 0, ?, ?)
@@ -88,7 +88,7 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
          from created c,
               unnest(?::text[], ?::text[], ?::numeric[], ?::text[], ?::int[], ?::timestamptz[]) as t(id, name, price, currency, quantity, created_at)),
      ${messages.sql}
-     select ${OUTBOX_WRITTEN}`,
+     select ${OUTBOX_WRITTEN}`),
     [
       event.id,
       organizationId,

@@ -91,6 +91,22 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
 }
 
 const numbered = new Map<string, string>();
+const texts = new Map<string, string>();
+
+/**
+ * A statement's text made once per `variant` (a short name of the call site and its options): a hot
+ * statement built again per request is a new string of a few kilobytes, which every map that knows
+ * statements by their text (ours and the driver's) hashes again. `build` must make the same text
+ * every time for the same variant.
+ */
+export function statementText(variant: string, build: () => string): string {
+  let text = texts.get(variant);
+  if (text === undefined) {
+    text = build();
+    texts.set(variant, text);
+  }
+  return text;
+}
 
 /** `sql` with knex's `?` placeholders numbered for PostgreSQL ($1, $2, …); made once per text. */
 export function numberedPlaceholders(sql: string): string {
