@@ -81,11 +81,16 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const readPool = config.readPoolMax > 0 && spares ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
   const writePool =
     config.writePoolMax > 0 && spares ? openReadPool(orm, { max: config.writePoolMax, timeouts: config.databaseTimeouts, name: 'writes' }) : undefined;
+  // Idempotency-Key claims and answers: commits that need not wait for their own flush (see IdempotencyKeyStore).
+  const keyPool =
+    config.writePoolMax > 0 && spares
+      ? openReadPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false })
+      : undefined;
   const idempotencyKeys = new IdempotencyKeyStore(
     orm,
     config.idempotencyKeyTtlHours,
     webhookSecretBox({ secretKey: config.webhooks.secretKey, dataDir: config.dataDir }),
-    writePool,
+    keyPool,
   );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
@@ -125,7 +130,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     clearInterval(sweeper);
-    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -137,6 +142,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
       await drain(graceMs);
       await readPool?.close();
       await writePool?.close();
+      await keyPool?.close();
       await webhooks.close();
       await apollo.stop();
       await authentication.close();

@@ -37,7 +37,10 @@ export class ReadTimeoutError extends Error {
  * statements (they select text, integers, floats and JSON), errors pass through the ORM's exception
  * converter, and the ORM's query log sees every statement (the statement-count tests read it).
  */
-export function openReadPool(orm: MikroORM, options: { max: number; timeouts: DatabaseTimeouts; name?: string }): ReadPool {
+export function openReadPool(
+  orm: MikroORM,
+  options: { max: number; timeouts: DatabaseTimeouts; name?: string; synchronousCommit?: boolean },
+): ReadPool {
   const { timeouts } = options;
   const url = orm.config.get('clientUrl');
   if (!url) throw new Error('the read pool needs the database URL the ORM connects with');
@@ -47,7 +50,12 @@ export function openReadPool(orm: MikroORM, options: { max: number; timeouts: Da
     idle_timeout: IDLE_SECONDS,
     connect_timeout: timeouts.connectMs / 1000,
     // The same bounds as the ORM's connections: PostgreSQL cancels a slow statement itself.
-    connection: { statement_timeout: String(timeouts.statementMs), application_name: `event-service ${options.name ?? 'reads'}` } as never,
+    connection: {
+      statement_timeout: String(timeouts.statementMs),
+      application_name: `event-service ${options.name ?? 'reads'}`,
+      // See IdempotencyKeyStore: commits that need not wait for their own flush.
+      ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
+    } as never,
     onnotice: () => undefined,
   });
   const driver = orm.em.getDriver();

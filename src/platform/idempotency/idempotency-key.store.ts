@@ -58,13 +58,21 @@ export class IdempotencyKeyStore {
     private readonly orm: MikroORM,
     private readonly ttlHours: number,
     private readonly sealer: ResponseSealer,
-    /** The writes' pool (src/service.ts), when the service has one. */
+    /** The keys' pool (src/service.ts), when the service has one. */
     private readonly statements?: PreparedReads,
   ) {}
 
   /**
-   * A statement of the store's own (each commits on its own): on the writes' pool when the service has
-   * one (prepared, pipelined with the requests' own statements), else on the ORM's pool.
+   * A statement of the store's own (each commits on its own): on the keys' pool when the service has
+   * one (prepared, pipelined, `synchronous_commit = off`), else on the ORM's pool.
+   *
+   * Why a claim, a stored answer or a release need not wait for their own flush to disk: they are
+   * visible to every other request at once, and PostgreSQL writes its log in order, so the change a
+   * claim is for (a booking, whose statement commits synchronously) flushes the claim with it. What a
+   * crash of the database itself can lose is only the last fraction of a second of claims with no
+   * change, answers and releases: the key is then RUNNING until its lease ends (a retry meanwhile gets
+   * 409, as while the first request runs), and then the retry runs again, or, where the change had
+   * committed, answers it from its recovery point (D17). Not a duplicate, not a lost change.
    */
   private execute<T>(sql: string, params: unknown[]): Promise<T[]> {
     if (this.statements) return this.statements.query<T>(numberedPlaceholders(sql), params);
