@@ -206,3 +206,33 @@ test('unpublishing a slotted event closes its slots (EVENT_NOT_PUBLISHED), publi
   expect(counts.registrationCount).toBe(71);
   expect(counts.slots).toMatchObject({ count: SLOT_COUNT, capacityLeft: 540 });
 });
+
+test('bookings, cancellations, capacity and quantity changes all at once on a slotted event, from two processes: no error, every count and share exact', async () => {
+  const { key } = await createTenant(app.orm);
+  const event = await createPublishedEvent(app.client, key, { capacity: 600, ticketTypes: [ticket({ quantity: 400 })] });
+  const ticketTypeId = event.ticketTypes[0].id;
+  const clients = [app.client, second.client];
+  const first = await book(clients, key, 20, (index) => bookingInput(event.slug, { quantity: 5 + (index % 4), ticketTypeId: index % 2 ? ticketTypeId : null }));
+  const ids = confirmedOf(first).map((response) => response.body.data.createBooking.id as string);
+
+  const responses = await Promise.all([
+    book(clients, key, 60, (index) => bookingInput(event.slug, { quantity: 3 + (index % 7), ticketTypeId: index % 3 ? ticketTypeId : null })),
+    Promise.all(ids.slice(0, 10).map((id, index) => clients[index % 2].graphql(key, CANCEL_BOOKING, { id }))),
+    clients[0].rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 650 }),
+    clients[1].graphql(key, UPDATE_TICKET_TYPE, { id: ticketTypeId, input: { quantity: 420 } }),
+    clients[1].rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 640 }),
+  ]);
+  const [bookings, cancels, ...changes] = responses as [HttpResponse[], HttpResponse[], ...HttpResponse[]];
+  for (const response of [...bookings, ...cancels, ...changes]) {
+    expect(response.status).toBeLessThan(500);
+    expect(codeOf(response) ?? 'none').not.toBe('INTERNAL_ERROR');
+  }
+  for (const response of bookings) expect(['CONFIRMED', 'SOLD_OUT']).toContain(response.body?.data?.createBooking?.status ?? codeOf(response));
+  for (const response of cancels) expect(response.body.data.cancelBooking.status).toBe('CANCELLED');
+  const counts = await storedCounts(app.orm, event.id);
+  expectConsistent(counts);
+  const stored = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  expect(counts.registrationCount).toBeLessThanOrEqual(stored.body.capacity);
+  expect(counts.ticketTypes[0].sold).toBeLessThanOrEqual(counts.ticketTypes[0].quantity);
+  expect(counts.slots.capacityLeft).toBe(stored.body.capacity);
+});
