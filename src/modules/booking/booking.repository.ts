@@ -27,6 +27,14 @@ export async function findById(em: EntityManager, organizationId: string, id: st
 // ---- Write side --------------------------------------------------------------------------------
 
 /*
+ * A rule of every statement here: a row that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed
+ * from the values that CTE returned (`ok.registration_count + q`), never from the target's own column
+ * (`x.registration_count + q`). PostgreSQL re-reads a locked row that changed while the lock waited, so
+ * the CTE sees the latest version; an UPDATE of that same row in the same statement, though, computes
+ * from the version its snapshot saw when the newer one is locked by this very statement: a concurrent
+ * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
+ * reproduced with pgbench; the CHECK constraints caught it as a 500).
+ *
  * A booking and a cancellation are each ONE statement (issue 19): the event's row lock, then the
  * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
  * quantity), the counts, the booking row and the outbox message commit together, and no round trip
@@ -236,17 +244,17 @@ export async function bookSeats(
   const idem = idempotencyParts(idempotency);
   const sql = statementText(`bookSeats${idempotency ? ':keyed' : ''}`, () => `with ${idem.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
-     e as (select x.* from events x join probe on x.id = probe.id where x.slots = 0 for no key update of x),
+     e as (select * from events where organization_id = ? and slug = ? and slots = 0 for no key update),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
      ok as (
-       select e.id from e left join t on true
+       select e.id, e.registration_count, t.sold from e left join t on true
         where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (e.capacity is null or e.registration_count + ?::int <= e.capacity)
           and (?::text is null or t.sold + ?::int <= t.quantity) ${idem.gate}),
      ue as (
-       update events x set registration_count = x.registration_count + ?::int, updated_at = ?::timestamptz
+       update events x set registration_count = ok.registration_count + ?::int, updated_at = ?::timestamptz
          from ok where x.id = ok.id),
-     ut as (update ticket_types y set sold = y.sold + ?::int from ok where y.id = ?::text),
+     ut as (update ticket_types y set sold = ok.sold + ?::int from ok where y.id = ?::text),
      b as (
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at)
        select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz from ok
@@ -258,6 +266,7 @@ export async function bookSeats(
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
   return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,
+    organizationId, eventSlug,
     organizationId, eventSlug,
     ticketTypeId,
     createdAt, quantity, ticketTypeId, quantity,
@@ -293,15 +302,15 @@ export async function cancelSeats(
      ok as (select b.id, b.quantity, b.ticket_type_id, e.slug from b join e on true where b.status = 'CONFIRMED'),
      -- Booked before the event was slotted: its seats go back to the count on the row, and slot 0's
      -- share grows by as many, so that the shares still add up to what is left.
-     ues as (update event_slots x set seats = x.seats + ok.quantity from ok, es where x.event_id = es.event_id and x.slot = 0 and x.seats is not null),
-     uts as (update ticket_type_slots y set seats = y.seats + ok.quantity from ok, ts where y.ticket_type_id = ts.ticket_type_id and y.slot = 0),
+     ues as (update event_slots x set seats = es.seats + ok.quantity from ok, es where x.event_id = es.event_id and x.slot = 0 and es.seats is not null),
+     uts as (update ticket_type_slots y set seats = ts.seats + ok.quantity from ok, ts where y.ticket_type_id = ts.ticket_type_id and y.slot = 0),
      ub as (
        update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
      ue as (
-       update events x set registration_count = x.registration_count - ok.quantity, updated_at = ?::timestamptz
+       update events x set registration_count = e.registration_count - ok.quantity, updated_at = ?::timestamptz
          from ok join e on true where x.id = e.id),
-     ut as (update ticket_types y set sold = y.sold - ok.quantity from ok where y.id = ok.ticket_type_id),
+     ut as (update ticket_types y set sold = t.sold - ok.quantity from ok join t on true where y.id = t.id),
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('coalesce_b', 'b', BOOKING_COLUMNS)},
           ub.id is not null as cancelled,
@@ -374,12 +383,12 @@ export async function bookSlotted(
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
      ts as (select u.* from ticket_type_slots u join es on u.slot = es.slot join tt on u.ticket_type_id = tt.id for update of u),
      ok as (
-       select es.event_id, es.slot from es join e on true left join ts on true
+       select es.event_id, es.slot, es.taken, ts.taken as type_taken from es join e on true left join ts on true
         where es.open and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (es.seats is null or es.taken + ?::int <= es.seats)
           and (?::text is null or ts.taken + ?::int <= ts.seats) ${idem.gate}),
-     ues as (update event_slots x set taken = x.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
-     uts as (update ticket_type_slots y set taken = y.taken + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
+     ues as (update event_slots x set taken = ok.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
+     uts as (update ticket_type_slots y set taken = ok.type_taken + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
      b as (
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, slot)
        select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz, ok.slot from ok
@@ -431,8 +440,8 @@ export async function cancelSlotted(
      ub as (
        update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
-     ues as (update event_slots x set taken = x.taken - ok.quantity from ok where x.event_id = ok.event_id and x.slot = ok.slot),
-     uts as (update ticket_type_slots y set taken = y.taken - ok.quantity from ok where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
+     ues as (update event_slots x set taken = es.taken - ok.quantity from ok join es on true where x.event_id = ok.event_id and x.slot = ok.slot),
+     uts as (update ticket_type_slots y set taken = ts.taken - ok.quantity from ok join ts on true where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
      ${outbox.sql}
    select ${columnsOf('coalesce_b', 'b', BOOKING_COLUMNS)},
           ub.id is not null as cancelled,

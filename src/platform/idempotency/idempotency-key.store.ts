@@ -150,16 +150,19 @@ export class IdempotencyKeyStore {
       recoveryPointCtes: (step: number, result: RecordedResult, actor: Actor) => ({
         claim: {
           sql: `idem_claim as (
-       select key from idempotency_keys
+       select key, recovery_points from idempotency_keys
         where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`,
           bindings: [organizationId, key, claimToken],
         },
         point: (gate: string) => ({
+          // From the values idem_claim locked, not the row's own (see booking.repository.ts: a row locked
+          // by a CTE is changed from that CTE's values).
           sql: `idem_point as (
-       update idempotency_keys
-          set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
-        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and exists (select 1 from ${gate})
-       returning key)`,
+       update idempotency_keys k
+          set recovery_points = coalesce(c.recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
+         from idem_claim c
+        where k.organization_id = ?::text and k.key = ?::text and k.claim_token = ?::uuid and exists (select 1 from ${gate})
+       returning k.key)`,
           bindings: [String(step), sealer.seal(JSON.stringify(result)), JSON.stringify(actor), organizationId, key, claimToken],
         }),
       }),

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openDatabase } from '../src/schema/database';
+import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING, expectConsistent, storedCounts, ticket } from './helpers/bookings';
+import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
+import { createTenant, eventInput } from './helpers/factories';
+import { HttpsClient, type HttpResponse } from './helpers/https-client';
+import { spawnServer, type ServerProcess } from './helpers/spawned-server';
+
+// Issue 19: two real server processes (the compiled server, each its own pools and hints) sell out
+// one event at once, a slotted one and one that keeps its count on its row, with bookings of mixed
+// sizes and cancellations: exactly the capacity is sold, every other answer is SOLD_OUT, every count
+// exact. (This test found a booking statement that computed the new count from the row's own column
+// instead of the value its CTE had locked: a concurrent cancellation let it past the capacity.)
+jest.setTimeout(180_000);
+
+describeOnPostgres('two server processes need a PostgreSQL server')('bookings from two server processes', () => {
+  let database: TestDatabase;
+  let orm: MikroORM;
+  let key: string;
+  const servers: Array<{ process: ServerProcess; client: HttpsClient; dataDir: string }> = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    orm = await openDatabase({ clientUrl: database.url });
+    ({ key } = await createTenant(orm));
+    for (let index = 0; index < 2; index += 1) {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-processes-'));
+      const spawned = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000' });
+      servers.push({ process: spawned, client: new HttpsClient(spawned.url, spawned.ca), dataDir });
+    }
+  }, 120_000);
+  afterAll(async () => {
+    for (const { process, client, dataDir } of servers) {
+      client.close();
+      process.child.kill('SIGTERM');
+      await process.exit;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    await orm?.close(true);
+    await database?.drop();
+  });
+
+  test.each([
+    ['a slotted event (600 seats)', 600],
+    ['an event on its row (300 seats)', 300],
+  ])('%s: sold out from both processes, exactly', async (_kind, capacity) => {
+    const [one, two] = servers.map((server) => server.client);
+    const input = eventInput({ capacity, ticketTypes: [ticket({ quantity: capacity - 100 })] });
+    const created = await one.rest('POST', '/v1/events', key, input);
+    expect((await two.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+    const ticketTypeId = created.body.ticketTypes[0].id as string;
+    const clients = [one, two];
+    const book = (count: number, make: (index: number) => Record<string, unknown>) =>
+      Promise.all(Array.from({ length: count }, (_, index) => clients[index % 2].graphql(key, CREATE_BOOKING, { input: make(index) })));
+
+    const first = await book(80, (index) => bookingInput(created.body.slug, { quantity: 2 + (index % 9), ticketTypeId: index % 3 ? ticketTypeId : null }));
+    const made = first.filter((response) => response.body?.data?.createBooking?.status === 'CONFIRMED');
+    const [, last] = await Promise.all([
+      Promise.all(made.slice(0, 8).map((response, index) => clients[index % 2].graphql(key, CANCEL_BOOKING, { id: response.body.data.createBooking.id }))),
+      book(capacity, (index) => bookingInput(created.body.slug, { attendeeEmail: `last${index}@example.com` })),
+    ]);
+    const all: HttpResponse[] = [...first, ...last];
+    for (const response of all) {
+      expect(response.status).toBe(200);
+      expect(['CONFIRMED', 'SOLD_OUT']).toContain(response.body.data?.createBooking?.status ?? response.body.errors[0].extensions.code);
+    }
+    // Whatever is left after the cancellations goes one seat at a time; then exactly the capacity is sold.
+    const counts = await storedCounts(orm, created.body.id);
+    expectConsistent(counts);
+    const left = capacity - counts.registrationCount;
+    const rest = await book(left + 4, (index) => bookingInput(created.body.slug, { attendeeEmail: `rest${index}@example.com` }));
+    expect(rest.filter((response) => response.body?.data?.createBooking?.status === 'CONFIRMED')).toHaveLength(left);
+    const final = await storedCounts(orm, created.body.id);
+    expectConsistent(final);
+    expect(final.registrationCount).toBe(capacity);
+    expect(final.slots.count > 0).toBe(capacity >= 500);
+  });
+});
