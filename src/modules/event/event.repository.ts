@@ -1,13 +1,22 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { duplicateSlugError } from './event.policy';
 import { EventStatus } from './event-status';
 import { executePrepared, statementText } from '../../platform/db/prepared-reads';
 import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
-import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
+import {
+  asEventRow,
+  asTicketTypeRow,
+  EVENT_ROW,
+  managedEvent,
+  ticketTypeRows,
+  type AsText,
+  type EventRow,
+  type TicketTypeRow,
+} from './event-rows';
+import { registrationCountSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the events table. The organization is always the first
@@ -121,75 +130,6 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
     ticketTypes.map((type) => ({ ...type, sold: 0 })),
   );
 }
-
-/** An event row as EventEntity's properties (the organization by id). */
-export interface EventRow {
-  id: string;
-  organization: string;
-  slug: string;
-  title: string;
-  description: string | null;
-  startDate: Date;
-  endDate: Date;
-  timezone: string;
-  venue: string | null;
-  venueAddress: string | null;
-  coverImage: string | null;
-  storedStatus: EventStatus;
-  capacity: number | null;
-  registrationCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** A ticket type row as TicketTypeEntity's properties, without its event. */
-export interface TicketTypeRow {
-  id: string;
-  name: string;
-  price: number;
-  currency: string;
-  quantity: number;
-  sold: number;
-  createdAt: Date;
-}
-
-/** A timestamp as ISO 8601 text (the driver gives timestamps as text in the session's format). */
-const iso = (column: string) => `to_json(${column}) #>> '{}'`;
-
-const EVENT_ROW = `e.id, e.organization_id as organization, e.slug, e.title, e.description, ${iso('e.start_date')} as "startDate",
-  ${iso('e.end_date')} as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
-  e.status as "storedStatus", e.capacity, ${registrationCountSql('e')} as "registrationCount", ${iso('e.created_at')} as "createdAt",
-  ${iso('e.updated_at')} as "updatedAt"`;
-
-type AsText<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
-
-const asEventRow = (row: AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'>): EventRow => ({
-  ...row,
-  startDate: new Date(row.startDate),
-  endDate: new Date(row.endDate),
-  createdAt: new Date(row.createdAt),
-  updatedAt: new Date(row.updatedAt),
-});
-
-/** The ticket types of the event `alias` (as JSON rows, in the reads' order: creation, then id). */
-const ticketTypeRows = (alias: string) => `coalesce((select json_agg(json_build_object(
-    'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')},
-    'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = ${alias}.id), '[]'::json)`;
-
-const asTicketTypeRow = (row: TicketTypeRow): TicketTypeRow => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
-
-/**
- * What a change of the event `alias` shows in its webhook message and answer that the change does not
- * set (D18: the payload is the REST shape), as JSON text for outboxCtes' holes: the registrations and
- * the ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree;
- * the gate's `registration_count` is the event's count as clients read it, slots included),
- * compact and in presentTicketType's key order, the price a JSON number.
- */
-export const REGISTRATION_COUNT_JSON = (alias: string) => `to_json(${alias}.registration_count)::text`;
-export const TICKET_TYPES_JSON = (alias: string) => `coalesce((select '[' || string_agg(format(
-    '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s}',
-    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, ${soldSql('t')}), ',' order by t.created_at, t.id) || ']'
-  from ticket_types t where t.event_id = ${alias}.id), '[]')`;
 
 /**
  * The event as a change reads it before deciding (no lock: the change's statement checks that the
@@ -306,17 +246,6 @@ export async function deleteEventWithoutBookings(
   );
   noteOutbox(em, row);
   return row?.id ?? null;
-}
-
-/**
- * The managed entity of an event and its ticket types as stored (the doors render it), registered
- * with `em` as loaded: a later flush finds nothing to write.
- */
-export function managedEvent(em: EntityManager, row: EventRow, ticketTypes: readonly TicketTypeRow[]): EventEntity {
-  const event = em.merge(EventEntity, row, { refresh: true });
-  const types = ticketTypes.map((type) => em.merge(TicketTypeEntity, { ...type, event: row.id }, { refresh: true }));
-  event.ticketTypes.hydrate(types);
-  return event;
 }
 
 /**

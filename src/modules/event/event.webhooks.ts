@@ -2,7 +2,8 @@ import { hole, outboxCtes } from '../../platform/outbox/outbox';
 import type { WebhookEventType } from '../webhook/webhook-types';
 import { EventStatus } from './event-status';
 import { presentEvent, type EventFields, type TicketTypeFields } from './event.presenter';
-import { REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON, type OutboxOf } from './event.repository';
+import type { OutboxOf } from './event.repository';
+import { REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON } from './event-rows';
 
 /*
  * The webhook messages of event changes (D18), written by the change's own statement (outboxCtes): the

@@ -8,14 +8,13 @@ import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors
 import { EventStatus, effectiveStatus } from '../event-status';
 import {
   guardingSlug,
-  managedEvent,
   readForChange,
   slugTaken,
   updateEventIfUnchanged,
   type EventChange,
-  type EventRow,
   type StoredEvent,
 } from '../event.repository';
+import { managedEvent, type EventRow } from '../event-rows';
 import { closeForBookings, lockEventPool, openForBookings, reshareRoom } from '../../inventory/inventory.repository';
 import { usesSlots } from '../../inventory/inventory.policy';
 import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';

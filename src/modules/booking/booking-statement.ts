@@ -1,0 +1,211 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { effectiveStatus, type EventStatus } from '../event/event-status';
+import { EventEntity } from '../event/event.entity';
+import { OrganizationEntity } from '../organization/organization.entity';
+import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
+import { noteOutboxWrite } from '../../platform/outbox/outbox';
+import { executePrepared } from '../../platform/db/prepared-reads';
+import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
+import { BookingEntity, type BookingStatus } from './booking.entity';
+
+/*
+ * What the booking statements (booking.repository.ts for events that keep their count on their row,
+ * slotted-booking.repository.ts for slotted ones) share: the columns their one answer row carries,
+ * how that row becomes the command's BookingChange, and an Idempotency-Key's recovery point inside
+ * the statement.
+ *
+ * A rule of every statement here: a row that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed
+ * from the values that CTE returned (`ok.registration_count + q`), never from the target's own column
+ * (`x.registration_count + q`). PostgreSQL re-reads a locked row that changed while the lock waited, so
+ * the CTE sees the latest version; an UPDATE of that same row in the same statement, though, computes
+ * from the version its snapshot saw when the newer one is locked by this very statement: a concurrent
+ * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
+ * reproduced with pgbench; the CHECK constraints caught it as a 500).
+ *
+ * A booking and a cancellation are each ONE statement (issue 19): the event's row lock, then the
+ * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
+ * quantity), the counts, the booking row and the outbox message commit together, and no round trip
+ * to the service happens while a lock is held. The statement always answers one row: the change, or
+ * what it found, from which the command works out the refusal (only on that path).
+ */
+
+/** What a refusal is worked out from. */
+export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'slots'] as const;
+export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold'] as const;
+export const BOOKING_COLUMNS = [
+  'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
+  'created_at', 'cancelled_at', 'slot',
+] as const;
+
+/** The booking as a cancellation left it (`ub`) or, when it refused, as found (`b`): the row `coalesce_b`. */
+export const CANCELLED_OR_FOUND = `left join lateral (
+            select ${BOOKING_COLUMNS.map((column) => `ub.${column}`).join(', ')} where ub.id is not null
+            union all
+            select ${BOOKING_COLUMNS.map((column) => `b.${column}`).join(', ')} where ub.id is null) coalesce_b on true`;
+
+/** `alias.column as "prefix.column", …`: one row carries several tables' rows apart. */
+export const columnsOf = (alias: string, prefix: string, columns: readonly string[]) =>
+  columns.map((column) => `${alias}.${column} as "${prefix}.${column}"`).join(', ');
+
+/** The row of table `prefix` out of a statement's answer, or null when it has none. */
+function rowOf(answer: Record<string, unknown>, prefix: string, columns: readonly string[]): Record<string, unknown> | null {
+  if (answer[`${prefix}.id`] == null) return null;
+  const row: Record<string, unknown> = {};
+  for (const column of columns) row[column] = answer[`${prefix}.${column}`];
+  return row;
+}
+
+/** What a booking or cancellation statement found or changed. */
+export interface BookingChange {
+  /** Whether the statement made its change (false: it refused, and the rows are what it found). */
+  readonly changed: boolean;
+  /**
+   * The booking made or cancelled (or, when a cancellation refused, as found), as a managed entity;
+   * null when there is none. Only the booking is made an entity (that costs CPU on the hot path); its
+   * event and ticket type load when an answer asks for them.
+   */
+  readonly booking: BookingEntity | null;
+  /** The event as found (refusals only; null when there is none or the change was made). */
+  readonly event: { slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
+  /** The ticket type as found (refusals only). */
+  readonly ticketType: { id: string; quantity: number; sold: number } | null;
+  /**
+   * Refusals only: the event's slot count as the statement saw it (null: no such event), which tells
+   * the caller to run the other statement when this one was the wrong one for it (a booking statement
+   * for an event on its row met a slotted event, or the other way).
+   */
+  readonly slots: number | null;
+  /**
+   * Refusals of a slotted event's statement only: what was left in all its slots and in the ticket
+   * type's, as the statement saw them (null: no limit, or no ticket type).
+   */
+  readonly room?: { readonly event: number | null; readonly ticketType: number | null };
+}
+
+/** The booking's row as a managed entity, registered as loaded (its properties given directly: no column mapping). */
+function managedBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
+  const date = (value: unknown) => (value == null ? null : new Date(value as string));
+  return em.merge(
+    BookingEntity,
+    {
+      id: row.id as string,
+      organization: row.organization_id as string,
+      event: row.event_id as string,
+      ticketType: row.ticket_type_id as string | null,
+      quantity: row.quantity as number,
+      attendeeEmail: row.attendee_email as string,
+      attendeeName: row.attendee_name as string,
+      status: row.status as BookingStatus,
+      createdAt: date(row.created_at)!,
+      cancelledAt: date(row.cancelled_at),
+      slot: row.slot as number | null,
+    },
+    { refresh: true },
+  );
+}
+
+/**
+ * A booking just made, from its row, for the answer only: the entity's class with its fields set
+ * directly (the ORM's hydration and identity map cost a tenth of a booking's CPU on the hot path), its
+ * organization, event and ticket type made references (and registered) only when the answer reads
+ * them. Nothing later in the request changes it; a retry after a crash loads it again by id.
+ */
+function madeBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
+  const booking = Object.create(BookingEntity.prototype) as BookingEntity;
+  const value = (field: unknown) => ({ value: field, writable: true, enumerable: true, configurable: true });
+  const lazy = <T>(make: () => T) => {
+    let made: T | undefined;
+    return { get: () => (made ??= make()), enumerable: true, configurable: true };
+  };
+  const ticketTypeId = row.ticket_type_id as string | null;
+  Object.defineProperties(booking, {
+    id: value(row.id),
+    organization: lazy(() => em.getReference(OrganizationEntity, row.organization_id as string, { wrapped: true })),
+    event: lazy(() => em.getReference(EventEntity, row.event_id as string, { wrapped: true })),
+    ticketType: lazy(() => (ticketTypeId === null ? null : em.getReference(TicketTypeEntity, ticketTypeId, { wrapped: true }))),
+    quantity: value(row.quantity),
+    attendeeEmail: value(row.attendee_email),
+    attendeeName: value(row.attendee_name),
+    status: value(row.status),
+    createdAt: value(new Date(row.created_at as string)),
+    cancelledAt: value(row.cancelled_at == null ? null : new Date(row.cancelled_at as string)),
+    slot: value(row.slot),
+  });
+  return booking;
+}
+
+/**
+ * `answers`: for a booking just made, the entity manager its answer loads the event and ticket type
+ * with: the request's own, not a transaction's (the answer is read after the commit).
+ */
+export function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean, answers?: EntityManager): BookingChange {
+  const booking = rowOf(answer, 'b', BOOKING_COLUMNS);
+  if (answer.outbox_written === true) noteOutboxWrite(em);
+  const found = !changed && answer['e.id'] != null;
+  return {
+    changed,
+    slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
+    booking: booking ? (answers ? madeBooking(answers, booking) : managedBooking(em, booking)) : null,
+    event: found
+      ? {
+          slug: answer['e.slug'] as string,
+          // Dates come as the ORM's driver gives them (text), as for every raw statement.
+          status: effectiveStatus(answer['e.status'] as EventStatus, new Date(answer['e.end_date'] as string)),
+          capacity: answer['e.capacity'] as number | null,
+          registrationCount: answer['e.registration_count'] as number,
+        }
+      : null,
+    ticketType:
+      !changed && answer['t.id'] != null
+        ? { id: answer['t.id'] as string, quantity: answer['t.quantity'] as number, sold: answer['t.sold'] as number }
+        : null,
+    ...(found && 'room.event' in answer
+      ? { room: { event: answer['room.event'] as number | null, ticketType: answer['room.ticketType'] as number | null } }
+      : {}),
+  };
+}
+
+/**
+ * An Idempotency-Key's recovery point inside a booking's statement (the unit of work's
+ * `recoveryPoint`): its claim CTE first and the change gated on it, its point after the booking row.
+ */
+export function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
+  if (!idempotency) return { claim: '', gate: '', point: '', held: 'true', claimBindings: [], pointBindings: [] };
+  const point = idempotency.point('b');
+  return {
+    claim: `${idempotency.claim.sql},`,
+    gate: 'and exists (select 1 from idem_claim)',
+    point: `${point.sql},`,
+    held: 'exists (select 1 from idem_claim)',
+    claimBindings: idempotency.claim.bindings,
+    pointBindings: point.bindings,
+  };
+}
+
+/** Runs a booking statement: the change, or what it found; a lost Idempotency-Key claim is refused. */
+export async function runBooking(
+  em: EntityManager,
+  sql: string,
+  idempotency: RecoveryPointCtes | undefined,
+  answers: EntityManager,
+  bindings: unknown[],
+): Promise<BookingChange> {
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
+  if (answer.claim_held === false) idempotency!.lost();
+  return changeOf(em, answer, answer['b.id'] != null, answers);
+}
+
+/** The values of a booking statement's `insert into bookings … select` (id to created_at). */
+export const insertBindings = (organizationId: string, fields: NewBooking) => [
+  fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.createdAt,
+];
+
+export interface NewBooking {
+  readonly id: string;
+  readonly eventSlug: string;
+  readonly ticketTypeId: string | null;
+  readonly quantity: number;
+  readonly attendeeEmail: string;
+  readonly attendeeName: string;
+  readonly createdAt: Date;
+}
