@@ -3,7 +3,7 @@ import { effectiveStatus, type EventStatus } from '../event/event-status';
 import { EventEntity } from '../event/event.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
-import { noteOutboxWrite } from '../../platform/outbox/outbox';
+import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared } from '../../platform/db/prepared-reads';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, type BookingStatus } from './booking.entity';
@@ -208,4 +208,25 @@ export interface NewBooking {
   readonly attendeeEmail: string;
   readonly attendeeName: string;
   readonly createdAt: Date;
+}
+
+/** A booking to make: whose, what, its message's data and where its answer and its key go. */
+export interface BookingRequest {
+  readonly organizationId: string;
+  readonly fields: NewBooking;
+  /** booking.created's data, with hole() for the event's id (filled in by the statement). */
+  readonly webhookData: object;
+  /** The request's own entity manager, which the answer loads the event and ticket type with. */
+  readonly answers: EntityManager;
+  /** With an Idempotency-Key: its recovery point, written by the statement. */
+  readonly idempotency?: RecoveryPointCtes;
+}
+
+/** The parts every booking statement adds: its booking.created outbox CTEs and its key's recovery point. */
+export function bookingParts(request: BookingRequest) {
+  return {
+    outbox: outboxCtes(request.organizationId, 'booking.created', 'b', request.webhookData, ['to_json(g.event_id)::text']),
+    idem: idempotencyParts(request.idempotency),
+    variant: request.idempotency ? ':keyed' : '',
+  };
 }

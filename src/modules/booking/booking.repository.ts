@@ -3,7 +3,6 @@ import { AppError } from '../../foundation/errors/app-error';
 import type { EventEntity } from '../event/event.entity';
 import { outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared, statementText } from '../../platform/db/prepared-reads';
-import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import {
   BOOKING_COLUMNS,
@@ -11,12 +10,12 @@ import {
   changeOf,
   columnsOf,
   EVENT_COLUMNS,
-  idempotencyParts,
+  bookingParts,
   insertBindings,
   runBooking,
   TICKET_TYPE_COLUMNS,
   type BookingChange,
-  type NewBooking,
+  type BookingRequest,
 } from './booking-statement';
 
 export type { BookingChange, NewBooking } from './booking-statement';
@@ -50,18 +49,11 @@ export async function findById(em: EntityManager, organizationId: string, id: st
  * with hole() for the event's id (filled in by the statement). A slotted event is left alone, its row
  * not even locked (`slots` tells the caller).
  */
-export async function bookSeats(
-  em: EntityManager,
-  organizationId: string,
-  fields: NewBooking,
-  webhookData: object,
-  answers: EntityManager = em,
-  idempotency?: RecoveryPointCtes,
-): Promise<BookingChange> {
+export async function bookSeats(em: EntityManager, request: BookingRequest): Promise<BookingChange> {
+  const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
-  const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
-  const idem = idempotencyParts(idempotency);
-  const sql = statementText(`bookSeats${idempotency ? ':keyed' : ''}`, () => `with ${idem.claim}
+  const { outbox, idem, variant } = bookingParts(request);
+  const sql = statementText(`bookSeats${variant}`, () => `with ${idem.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
      e as (select * from events where organization_id = ? and slug = ? and slots = 0 for no key update),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),

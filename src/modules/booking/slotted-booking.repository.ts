@@ -1,18 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared, statementText } from '../../platform/db/prepared-reads';
-import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import {
   BOOKING_COLUMNS,
   CANCELLED_OR_FOUND,
   changeOf,
   columnsOf,
   EVENT_COLUMNS,
-  idempotencyParts,
+  bookingParts,
   insertBindings,
   runBooking,
   type BookingChange,
-  type NewBooking,
+  type BookingRequest,
 } from './booking-statement';
 
 /*
@@ -50,19 +49,11 @@ const CLAIM_HELD_SLOT = `select * from (
  * counts, inserts the booking (with its slot) and its `booking.created` message. Refuses (no change)
  * when no single slot can take them, or the slots are closed: the caller then looks at every slot.
  */
-export async function bookSlotted(
-  em: EntityManager,
-  organizationId: string,
-  fields: NewBooking,
-  webhookData: object,
-  start: number,
-  answers: EntityManager = em,
-  idempotency?: RecoveryPointCtes,
-): Promise<BookingChange> {
+export async function bookSlotted(em: EntityManager, request: BookingRequest, start: number): Promise<BookingChange> {
+  const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
-  const outbox = outboxCtes(organizationId, 'booking.created', 'b', webhookData, ['to_json(g.event_id)::text']);
-  const idem = idempotencyParts(idempotency);
-  const sql = statementText(`bookSlotted${idempotency ? ':keyed' : ''}`, () => `with ${idem.claim}
+  const { outbox, idem, variant } = bookingParts(request);
+  const sql = statementText(`bookSlotted${variant}`, () => `with ${idem.claim}
      e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),

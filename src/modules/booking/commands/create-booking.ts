@@ -8,11 +8,11 @@ import { BookingEntity, BookingStatus, newBookingId } from '../booking.entity';
 import type { CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { bookSeats, type BookingChange, type NewBooking } from '../booking.repository';
+import type { BookingRequest } from '../booking-statement';
 import { bookSlotted } from '../slotted-booking.repository';
 import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
-import type { RecoveryPointCtes } from '../../../platform/db/unit-of-work-scope';
 import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
@@ -68,11 +68,11 @@ export async function createBooking(em: EntityManager, organizationId: string, i
   return inUnitOfWork(
     em,
     async (tx, unit) => {
-      // With an Idempotency-Key, the key's recovery point is written by the booking's own statement.
+      // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
+      // the answer is read after the commit, with the request's own entity manager.
+      const request: BookingRequest = { organizationId, fields, webhookData, answers: em, idempotency: unit.recoveryPoint };
       const book = (slotted: boolean): Promise<BookingChange> =>
-        slotted
-          ? bookSlotted(tx, organizationId, fields, webhookData, Math.floor(Math.random() * SLOT_COUNT), em, unit.recoveryPoint)
-          : bookSeats(tx, organizationId, fields, webhookData, em, unit.recoveryPoint);
+        slotted ? bookSlotted(tx, request, Math.floor(Math.random() * SLOT_COUNT)) : bookSeats(tx, request);
       let slotted = slottedHint.get(hintKey) ?? false;
       for (let attempt = 1; ; attempt += 1) {
         const change = await book(slotted);
@@ -94,7 +94,7 @@ export async function createBooking(em: EntityManager, organizationId: string, i
             change.ticketType && room.ticketType !== null ? { id: change.ticketType.id, quantity: room.ticketType, sold: 0 } : null,
             input.quantity,
           );
-          return bookSlottedSlowly(tx, organizationId, fields, webhookData, em, unit.recoveryPoint);
+          return bookSlottedSlowly(tx, request);
         } else if (change.event) {
           // Refused: why, in the order the rules are read (D7).
           assertBookable(change.event);
@@ -129,14 +129,8 @@ interface SlottedEventRow {
  * reason for the refusal, from the whole count, or the room gathered into one slot (inventory.policy.ts
  * gatherInto) and the booking made there. Rare: at the end of a sell-out, or for a large booking.
  */
-async function bookSlottedSlowly(
-  em: EntityManager,
-  organizationId: string,
-  fields: NewBooking,
-  webhookData: object,
-  answers: EntityManager,
-  recoveryPoint: RecoveryPointCtes | undefined,
-): Promise<BookingEntity> {
+async function bookSlottedSlowly(em: EntityManager, request: BookingRequest): Promise<BookingEntity> {
+  const { organizationId, fields } = request;
   const run = async (tx: EntityManager): Promise<BookingEntity> => {
     const read = () =>
       tx.execute<SlottedEventRow[]>(
@@ -167,7 +161,7 @@ async function bookSlottedSlowly(
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
-    const change = await bookSlotted(tx, organizationId, fields, webhookData, target, answers, recoveryPoint);
+    const change = await bookSlotted(tx, request, target);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };
