@@ -29,7 +29,7 @@ cleanup() {
   [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true
   [ -n "${RECEIVER:-}" ] && kill "$RECEIVER" 2>/dev/null || true
   psql "$ADMIN_URL" -qc "drop database if exists $DB with (force)" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  [ -n "${KEEP_WORK:-}" ] && cat "$WORK/server.log" >&2; rm -rf "$WORK"
 }
 trap cleanup EXIT
 psql "$ADMIN_URL" -qc "create database $DB" >/dev/null
@@ -74,20 +74,28 @@ request = function()
   return wrk.format("POST", "/graphql", headers, body)
 end
 LUA
+# The server's CPU time so far (user + system, clock ticks): CPU per booking does not depend on what
+# else the machine runs, where the rate does.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
 rate() { # $1 = mode: bookings per second over SECONDS_EACH, after a 3 s warm-up
   local keyed=0; [ "$1" = keyed ] && keyed=1
   RUN="$round-$1-warm" KEYED=$keyed wrk -t1 -c"$CONNECTIONS" -d3s -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >/dev/null
-  RUN="$round-$1" KEYED=$keyed wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" |
-    awk '/Non-2xx/ { bad = $NF } /Requests\/sec/ { rate = $2 } /^ +99%/ { p99 = $2 } END { if (bad) { print "non-2xx answers: " bad > "/dev/stderr"; exit 1 } print rate " " p99 }'
+  local before after
+  before=$(cpu_ticks)
+  RUN="$round-$1" KEYED=$keyed wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >"$WORK/wrk.out"
+  after=$(cpu_ticks)
+  awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '/Non-2xx/ { bad = $NF } / requests in / { n = $1 } /Requests\/sec/ { rate = $2 } /^ +99%/ { p99 = $2 }
+    END { if (bad) { print "non-2xx answers: " bad > "/dev/stderr"; exit 1 } printf "%s %s %.0f\n", rate, p99, ticks / hz * 1e6 / n }' "$WORK/wrk.out"
 }
-declare -A RATES
+declare -A RATES CPUS
 for round in $(seq 1 "$ROUNDS"); do
   line="round $round:"
   for index in "${!MODES[@]}"; do
     mode=${MODES[$(((index + round - 1) % ${#MODES[@]}))]}
-    read -r r p99 <<<"$(rate "$mode")"
+    read -r r p99 cpu <<<"$(rate "$mode")"
     RATES[$mode]="${RATES[$mode]:-} $r"
-    line="$line $mode $r/s (p99 $p99)"
+    CPUS[$mode]="${CPUS[$mode]:-} $cpu"
+    line="$line $mode $r/s (p99 $p99, server CPU ${cpu} us/booking)"
   done
   echo "$line"
 done
@@ -98,7 +106,8 @@ summary="medians:"
 for mode in "${MODES[@]}"; do
   # shellcheck disable=SC2086
   m=$(median ${RATES[$mode]})
-  summary="$summary $mode $m/s ($(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.2f", m / b }')x)"
+  # shellcheck disable=SC2086
+  summary="$summary $mode $m/s ($(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.2f", m / b }')x, $(median ${CPUS[$mode]}) us CPU)"
 done
 echo "$summary (${CONNECTIONS} connections, ${SECONDS_EACH} s each, capacity $CAPACITY)"
 # Every booking counted once: the stored counts of each event against the bookings made.

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../src/foundation/config';
+import { openReadPool } from '../src/platform/db/read-pool';
 import { IdempotencyKeyStore } from '../src/platform/idempotency/idempotency-key.store';
 import { CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
@@ -149,6 +151,48 @@ test('a retried booking books once', async () => {
   expect(retry.body.data.createBooking.id).toBe(first.body.data.createBooking.id);
   const stored = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(stored.body.registrationCount).toBe(2);
+});
+
+test('keyed bookings sent together (claimed and answered in batches) each book once and replay their own answer', async () => {
+  const event = await createPublishedEvent(app.client, key, { capacity: 100 });
+  const keys = Array.from({ length: 30 }, () => randomUUID());
+  const book = (idempotencyKey: string, index: number) =>
+    app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey },
+      json: { query: CREATE_BOOKING, variables: { input: { eventSlug: event.slug, quantity: 1, attendeeEmail: `a${index}@example.com`, attendeeName: `A ${index}` } } },
+    });
+  const first = await Promise.all(keys.map(book));
+  expect(first.map((response) => response.headers['idempotent-replayed'])).toEqual(keys.map(() => undefined));
+  const retries = await Promise.all(keys.map(book));
+  expect(retries.map((response) => response.headers['idempotent-replayed'])).toEqual(keys.map(() => 'true'));
+  expect(retries.map((response) => response.text)).toEqual(first.map((response) => response.text));
+  expect(new Set(first.map((response) => response.body.data.createBooking.id)).size).toBe(30);
+  expect((await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.registrationCount).toBe(30);
+  // A booking's recovery point is a bare reference (kept unsealed: no secret in it); answers stay sealed.
+  const rows = await app.orm.em
+    .fork()
+    .getConnection()
+    .execute<Array<{ point: string; response_body: string }>>(
+      `select recovery_points->>'0' as point, response_body from idempotency_keys where organization_id = ? and key = ?`,
+      [organizationId, keys[0]],
+    );
+  expect(rows[0].point).toBe(`ref:${JSON.stringify({ $entity: 'BookingEntity', id: first[0].body.data.createBooking.id })}`);
+  expect(rows[0].response_body).toMatch(/^v1:/);
+});
+
+test('the store claims keys sent in one turn together: distinct keys are each claimed once, a key sent twice once', async () => {
+  const pool = openReadPool(app.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS, name: 'keys', synchronousCommit: false });
+  const store = new IdempotencyKeyStore(app.orm, 24, { seal: (plain) => `sealed:${plain}`, open: (sealed) => sealed.slice(7) }, pool);
+  const [a, b] = [randomUUID(), randomUUID()];
+  const [f, other] = ['a'.repeat(64), 'b'.repeat(64)];
+  const results = await Promise.all([store.claim(organizationId, a, f), store.claim(organizationId, b, f), store.claim(organizationId, a, f)]);
+  expect(results.map((result) => result.kind)).toEqual(['claimed', 'claimed', 'in-use']);
+  const held = results.flatMap((result) => (result.kind === 'claimed' ? [result.claim] : []));
+  await Promise.all(held.map((claim, index) => store.complete(claim, { status: 200, headers: {}, body: `answer ${index}` })));
+  expect(await store.claim(organizationId, a, f)).toEqual({ kind: 'replay', response: { status: 200, headers: {}, body: 'answer 0' } });
+  expect(await store.claim(organizationId, b, f)).toEqual({ kind: 'replay', response: { status: 200, headers: {}, body: 'answer 1' } });
+  expect((await store.claim(organizationId, b, other)).kind).toBe('reused');
+  await pool.close();
 });
 
 test('a GraphQL query with the header is not recorded (only mutations are)', async () => {
