@@ -53,8 +53,19 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     expect((await two.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
     const ticketTypeId = created.body.ticketTypes[0].id as string;
     const clients = [one, two];
+    // A request that gets no answer fails with what the servers said (exit status, error log lines).
+    const told = (error: unknown): never => {
+      const state = servers.map(({ process }, index) => ({
+        server: index,
+        exitCode: process.child.exitCode,
+        signal: process.child.signalCode,
+        stderr: process.stderr().slice(-2000),
+        errors: process.logs.filter((line) => /"level":(50|60)/.test(line)).slice(-5),
+      }));
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; servers: ${JSON.stringify(state)}`);
+    };
     const book = (count: number, make: (index: number) => Record<string, unknown>) =>
-      Promise.all(Array.from({ length: count }, (_, index) => clients[index % 2].graphql(key, CREATE_BOOKING, { input: make(index) })));
+      Promise.all(Array.from({ length: count }, (_, index) => clients[index % 2].graphql(key, CREATE_BOOKING, { input: make(index) }))).catch(told);
 
     const first = await book(80, (index) => bookingInput(created.body.slug, { quantity: 2 + (index % 9), ticketTypeId: index % 3 ? ticketTypeId : null }));
     const made = first.filter((response) => response.body?.data?.createBooking?.status === 'CONFIRMED');

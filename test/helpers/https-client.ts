@@ -23,10 +23,24 @@ export class HttpsClient {
     readonly baseUrl: string,
     ca: string,
   ) {
-    this.agent = new https.Agent({ ca, keepAlive: true, maxSockets: 64 });
+    // A kept-alive socket idle for 3 s is closed here, before the server closes it (after 5 s).
+    this.agent = new https.Agent({ ca, keepAlive: true, maxSockets: 64, timeout: 3_000 });
   }
 
+  /**
+   * A request sent on a kept-alive socket that the server had just closed as idle (the close and the
+   * request crossed: on a loaded machine this client's timers run late) was never read by the server:
+   * it is sent again once, on a new socket, as Node's documentation advises (`request.reusedSocket`).
+   * Any other failure, or one on a new socket, is the test's to see.
+   */
   request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+    return this.send<T>(method, path, options).catch((error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+      if (error.reusedSocket && error.code === 'ECONNRESET') return this.send<T>(method, path, options);
+      throw error;
+    });
+  }
+
+  private send<T>(method: string, path: string, options: RequestOptions): Promise<HttpResponse<T>> {
     const payload = options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
     const headers: Record<string, string> = { ...(options.json === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
     if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
@@ -46,7 +60,7 @@ export class HttpsClient {
         });
         res.on('error', reject);
       });
-      req.on('error', reject);
+      req.on('error', (error) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
       if (payload !== undefined) req.write(payload);
       req.end();
     });
