@@ -89,7 +89,7 @@ test('Query.bookings reports eventSlug, page and limit together; a bad status na
   const badStatus = await app.client.graphql(key, LIST_BOOKINGS, { eventSlug: event.slug, status: 'PENDING', page: 'one' });
   expect(badStatus.status).toBe(400);
   expectValidationError(badStatus, ['status', 'page']);
-  expect(badStatus.body.errors[0].extensions.details.errors).toContainEqual({ field: 'status', message: 'status must be one of CONFIRMED, CANCELLED' });
+  expect(badStatus.body.errors[0].extensions.details.errors).toContainEqual({ field: 'status', message: 'status must be one of HELD, CONFIRMED, CANCELLED, EXPIRED' });
 });
 
 test('Event.bookings arguments are checked too, and the event itself is still returned', async () => {

@@ -34,7 +34,7 @@ export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'r
 export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold'] as const;
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
-  'created_at', 'cancelled_at', 'slot',
+  'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at',
 ] as const;
 
 /** The booking as a cancellation left it (`ub`) or, when it refused, as found (`b`): the row `coalesce_b`. */
@@ -99,6 +99,9 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
       createdAt: date(row.created_at)!,
       cancelledAt: date(row.cancelled_at),
       slot: row.slot as number | null,
+      expiresAt: date(row.expires_at),
+      confirmedAt: date(row.confirmed_at),
+      checkedInAt: date(row.checked_in_at),
     },
     { refresh: true },
   );
@@ -130,6 +133,9 @@ function madeBooking(em: EntityManager, row: Record<string, unknown>): BookingEn
     createdAt: value(new Date(row.created_at as string)),
     cancelledAt: value(row.cancelled_at == null ? null : new Date(row.cancelled_at as string)),
     slot: value(row.slot),
+    expiresAt: value(row.expires_at == null ? null : new Date(row.expires_at as string)),
+    confirmedAt: value(row.confirmed_at == null ? null : new Date(row.confirmed_at as string)),
+    checkedInAt: value(row.checked_in_at == null ? null : new Date(row.checked_in_at as string)),
   });
   return booking;
 }

@@ -7,14 +7,25 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 
 export enum BookingStatus {
+  HELD = 'HELD',
   CONFIRMED = 'CONFIRMED',
   CANCELLED = 'CANCELLED',
+  EXPIRED = 'EXPIRED',
 }
 
 registerEnumType(BookingStatus, {
   name: 'BookingStatus',
-  description: 'CONFIRMED bookings hold seats; CANCELLED ones have given them back.',
+  description:
+    'HELD bookings take their seats until expiresAt, then read EXPIRED unless confirmed; CONFIRMED bookings keep their seats; CANCELLED and EXPIRED ones have given them back (D20).',
 });
+
+/**
+ * A booking's status as clients read it: a HELD booking past its `expiresAt` is EXPIRED from that
+ * moment on, whether or not the expiry sweep has stored it yet (D20). Pure.
+ */
+export function effectiveBookingStatus(booking: { status: BookingStatus; expiresAt: Date | null }, now: Date = new Date()): BookingStatus {
+  return booking.status === BookingStatus.HELD && booking.expiresAt !== null && booking.expiresAt <= now ? BookingStatus.EXPIRED : booking.status;
+}
 
 /** A booking's id: bk_ and an opaque part (a command may make it before the row, see create-booking.ts). */
 export const newBookingId = (): string => newId('bk');
@@ -24,7 +35,7 @@ export const newBookingId = (): string => newId('bk');
 @Index({ name: 'bookings_event_id_status_index', properties: ['event', 'status'] })
 @Check({ name: 'bookings_quantity_check', expression: 'quantity >= 1' })
 export class BookingEntity {
-  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt' | 'slot';
+  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt' | 'slot' | 'expiresAt' | 'confirmedAt' | 'checkedInAt';
 
   @Field(() => ID, { description: 'bk_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
@@ -53,7 +64,7 @@ export class BookingEntity {
   @Property({ type: 'string', length: 200 })
   attendeeName!: string;
 
-  @Field(() => BookingStatus)
+  /** As stored; clients read effectiveBookingStatus (the GraphQL field resolves through it). */
   @Enum({ items: () => BookingStatus })
   status: BookingStatus = BookingStatus.CONFIRMED;
 
@@ -65,7 +76,19 @@ export class BookingEntity {
   @Property({ type: 'smallint', nullable: true })
   slot: number | null = null;
 
-  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the booking was cancelled; null while CONFIRMED.' })
+  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the booking was cancelled; null unless CANCELLED.' })
   @Property({ type: 'timestamptz', length: 3, nullable: true })
   cancelledAt: Date | null = null;
+
+  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When a hold ends (D20); null unless the booking was made as a hold.' })
+  @Property({ type: 'timestamptz', length: 3, nullable: true })
+  expiresAt: Date | null = null;
+
+  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When a hold was confirmed; null for a booking confirmed when made, and while HELD.' })
+  @Property({ type: 'timestamptz', length: 3, nullable: true })
+  confirmedAt: Date | null = null;
+
+  @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the attendee was checked in at the door (D22); null until then.' })
+  @Property({ type: 'timestamptz', length: 3, nullable: true })
+  checkedInAt: Date | null = null;
 }

@@ -4,7 +4,7 @@ import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
-import { BookingEntity, BookingStatus } from './booking.entity';
+import { BookingEntity, BookingStatus, effectiveBookingStatus } from './booking.entity';
 import { CreateBookingInput } from './booking.inputs';
 import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
@@ -46,6 +46,11 @@ export class BookingResolver {
   @RequiresPermission('bookings:write')
   cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
     return cancelBooking(context.em, context.auth.organization.id, id);
+  }
+
+  @FieldResolver(() => BookingStatus, { description: 'A HELD booking reads EXPIRED from its expiresAt on (D20).' })
+  status(@Root() booking: BookingEntity): BookingStatus {
+    return effectiveBookingStatus(booking);
   }
 
   @FieldResolver(() => String, { description: 'The booked event, evt_….' })

@@ -29,7 +29,8 @@ import { registrationCountSql } from '../inventory/inventory.repository';
 @Index({ name: 'events_organization_id_created_at_index', properties: ['organization', 'createdAt', 'id'] })
 // Backstops for the booking commands (src/modules/booking/commands/), which keep registrationCount under a row lock.
 @Check({ name: 'events_registration_count_check', expression: 'registration_count >= 0' })
-@Check({ name: 'events_registration_count_capacity_check', expression: 'capacity is null or registration_count <= capacity' })
+@Check({ name: 'events_registration_count_capacity_check', expression: 'capacity is null or registration_count + held_count <= capacity' })
+@Check({ name: 'events_held_count_check', expression: 'held_count >= 0' })
 export class EventEntity {
   [OptionalProps]?:
     | 'id'

@@ -16,13 +16,16 @@ export type { SlotState } from './inventory.policy';
 
 // ---- Read side: the counts clients see ------------------------------------------------------------
 
-/** An event's registrationCount (SQL, the events row as `alias`): its row's count plus its slots'. */
+/**
+ * An event's registrationCount (SQL, the events row as `alias`): its row's count plus its slots'
+ * confirmed seats (a slot's `taken` counts held seats too, its `held` those alone).
+ */
 export const registrationCountSql = (alias: string): string =>
-  `(${alias}.registration_count + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken), 0)::int from event_slots s where s.event_id = ${alias}.id) else 0 end)`;
+  `(${alias}.registration_count + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = ${alias}.id) else 0 end)`;
 
 /** A ticket type's sold (SQL, the ticket_types row as `alias`): its row's count plus its slots'. */
 export const soldSql = (alias: string): string =>
-  `(${alias}.sold + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
+  `(${alias}.sold + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
 
 // ---- Write side ------------------------------------------------------------------------------------
 

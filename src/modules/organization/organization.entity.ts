@@ -11,9 +11,14 @@ export enum RestrictionMode {
   STRICT = 'STRICT',
 }
 
+export const DEFAULT_HOLD_MINUTES = 15;
+export const DEFAULT_WAITLIST_OFFER_MINUTES = 60;
+/** The longest hold or offer window an organization may set (a day). */
+export const MAX_HOLD_MINUTES = 1_440;
+
 @Entity({ tableName: 'organizations' })
 export class OrganizationEntity {
-  [OptionalProps]?: 'id' | 'timezone' | 'plan' | 'allowedIps' | 'restrictionMode' | 'rateLimitPerMinute' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'timezone' | 'plan' | 'allowedIps' | 'restrictionMode' | 'rateLimitPerMinute' | 'holdMinutes' | 'waitlistOfferMinutes' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string', length: 40 })
   id: string = newId('org');
@@ -37,6 +42,14 @@ export class OrganizationEntity {
   /** Requests a minute shared by all keys; null means the server default (RATE_LIMIT_PER_MINUTE). */
   @Property({ type: 'integer', nullable: true })
   rateLimitPerMinute: number | null = null;
+
+  /** How long a hold lasts when its booking does not say (D20), 1 to 1440 minutes. */
+  @Property({ type: 'integer' })
+  holdMinutes: number = DEFAULT_HOLD_MINUTES;
+
+  /** How long a waiting-list offer is held for its entry (D21), 1 to 1440 minutes. */
+  @Property({ type: 'integer' })
+  waitlistOfferMinutes: number = DEFAULT_WAITLIST_OFFER_MINUTES;
 
   @Property({ type: 'timestamptz', length: 3 })
   createdAt: Date = new Date();

@@ -9,7 +9,8 @@ import type { EventEntity } from '../event/event.entity';
 // Backstops for the booking commands (src/modules/booking/commands/), which keep `sold` under a row lock.
 @Check({ name: 'ticket_types_quantity_check', expression: 'quantity >= 0' })
 @Check({ name: 'ticket_types_sold_check', expression: 'sold >= 0' })
-@Check({ name: 'ticket_types_sold_quantity_check', expression: 'sold <= quantity' })
+@Check({ name: 'ticket_types_sold_quantity_check', expression: 'sold + held <= quantity' })
+@Check({ name: 'ticket_types_held_check', expression: 'held >= 0' })
 export class TicketTypeEntity {
   [OptionalProps]?: 'id' | 'sold' | 'createdAt';
 
