@@ -24,6 +24,7 @@ import { createLimits } from './platform/limits/limits';
 import { compileRoutes } from './doors/rest/rest-executor';
 import { webhookSecretBox } from './platform/crypto/secret-box';
 import { startWebhooks } from './modules/webhook/webhooks';
+import { startHoldExpiry } from './modules/booking/commands/expire-holds';
 import { sparesConnections } from './platform/db/orm-config';
 import { armCrashForTests } from './platform/db/unit-of-work';
 
@@ -95,6 +96,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger);
+  const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
   const listener = createRequestListener({
     config,
     orm,
@@ -130,6 +132,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     clearInterval(sweeper);
+    await stopHoldExpiry();
     await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close()]);
     throw error;
   });
@@ -140,6 +143,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     closing ??= (async () => {
       clearInterval(sweeper);
       await drain(graceMs);
+      await stopHoldExpiry();
       await readPool?.close();
       await writePool?.close();
       await keyPool?.close();

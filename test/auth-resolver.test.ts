@@ -43,6 +43,8 @@ function contextWith(permissions: Permission[]): RequestContext {
       allowedIps: [],
       restrictionMode: 'OFF',
       rateLimitPerMinute: null,
+      holdMinutes: 15,
+      waitlistOfferMinutes: 60,
     },
   };
   return { requestId: 'resolver-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent') };

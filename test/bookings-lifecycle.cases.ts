@@ -38,6 +38,9 @@ test('a booking is created CONFIRMED, stored, and counted on the event and its t
     status: 'CONFIRMED',
     createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     cancelledAt: null,
+    expiresAt: null,
+    confirmedAt: null,
+    checkedInAt: null,
     ticketType: { id: ticketTypeId, name: 'General admission', sold: 3, quantity: 20 },
   });
   const [row] = await app.orm.em

@@ -32,6 +32,8 @@ function contextFor(permissions: Permission[], owner: OrganizationEntity = organ
       allowedIps: owner.allowedIps,
       restrictionMode: owner.restrictionMode,
       rateLimitPerMinute: owner.rateLimitPerMinute,
+      holdMinutes: owner.holdMinutes,
+      waitlistOfferMinutes: owner.waitlistOfferMinutes,
     },
     permissions,
   };

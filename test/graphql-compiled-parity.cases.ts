@@ -42,7 +42,7 @@ function contextWith(permissions: readonly Permission[], overrides: Partial<Requ
   const auth: AuthContext = {
     apiKeyId: 'key_parity_test',
     permissions,
-    organization: { id: organizationId, timezone: 'UTC', plan: 'STANDARD', allowedIps: [], restrictionMode: 'OFF', rateLimitPerMinute: null },
+    organization: { id: organizationId, timezone: 'UTC', plan: 'STANDARD', allowedIps: [], restrictionMode: 'OFF', rateLimitPerMinute: null, holdMinutes: 15, waitlistOfferMinutes: 60 },
   };
   return { requestId: 'parity-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent'), ...overrides };
 }

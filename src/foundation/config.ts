@@ -46,6 +46,12 @@ export interface Config {
   readonly writePoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
   readonly idempotencyKeyTtlHours: number;
+  /**
+   * How often each instance stores the holds past their expiresAt as EXPIRED and sends their
+   * booking.expired (HOLD_EXPIRY_INTERVAL_MS, default 2,000; D20 asks for 10 s at most). Their seats
+   * are free from expiresAt on either way.
+   */
+  readonly holdExpiryIntervalMs: number;
   readonly webhooks: WebhookSettings;
   /**
    * Test-only (never set in production): EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT or
@@ -166,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
     writePoolMax: integer(env, 'DB_WRITE_POOL_MAX', DEFAULT_WRITE_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
+    holdExpiryIntervalMs: integer(env, 'HOLD_EXPIRY_INTERVAL_MS', 2_000, 100, 10_000),
     webhooks: webhookSettings(env),
     crashForTests: crashForTests(env),
   };

@@ -35,6 +35,8 @@ export async function organizationSnapshot(orm: MikroORM, timezone = 'Europe/Par
     allowedIps: organization.allowedIps,
     restrictionMode: organization.restrictionMode,
     rateLimitPerMinute: organization.rateLimitPerMinute ?? null,
+    holdMinutes: organization.holdMinutes ?? 15,
+    waitlistOfferMinutes: organization.waitlistOfferMinutes ?? 60,
   };
 }
 

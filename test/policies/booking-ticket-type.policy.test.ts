@@ -1,6 +1,6 @@
 import { AppError } from '../../src/foundation/errors/app-error';
 import { BookingStatus } from '../../src/modules/booking/booking.entity';
-import { assertAvailable, assertCancellable } from '../../src/modules/booking/booking.policy';
+import { assertAvailable, assertCancellable, holdMinutesErrors, needsConfirming } from '../../src/modules/booking/booking.policy';
 import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { validateInput } from '../../src/foundation/validation/validate-input';
 import { assertRemovable, MAX_TICKET_TYPES, quantityErrors, ticketTypeCountErrors } from '../../src/modules/ticket-type/ticket-type.policy';
@@ -41,14 +41,58 @@ describe('availability (D7)', () => {
   });
 });
 
-describe('cancellation (D7)', () => {
-  test('a confirmed booking can be cancelled once', () => {
-    expect(thrown(() => assertCancellable({ id: 'bk_1', status: BookingStatus.CONFIRMED, cancelledAt: null }))).toBeUndefined();
+const now = new Date('2030-01-01T12:00:00Z');
+const later = new Date('2030-01-01T12:15:00Z');
+const earlier = new Date('2030-01-01T11:45:00Z');
+const booking = (status: BookingStatus, fields: { cancelledAt?: Date; expiresAt?: Date } = {}) => ({
+  id: 'bk_1',
+  status,
+  cancelledAt: fields.cancelledAt ?? null,
+  expiresAt: fields.expiresAt ?? null,
+});
+
+describe('cancellation (D7, D20)', () => {
+  test('a confirmed booking, or a hold before its expiresAt, can be cancelled once', () => {
+    expect(thrown(() => assertCancellable(booking(BookingStatus.CONFIRMED), now))).toBeUndefined();
+    expect(thrown(() => assertCancellable(booking(BookingStatus.HELD, { expiresAt: later }), now))).toBeUndefined();
     const cancelledAt = new Date('2030-01-01T00:00:00Z');
-    expect(thrown(() => assertCancellable({ id: 'bk_1', status: BookingStatus.CANCELLED, cancelledAt }))).toMatchObject({
+    expect(thrown(() => assertCancellable(booking(BookingStatus.CANCELLED, { cancelledAt }), now))).toMatchObject({
       code: 'BOOKING_ALREADY_CANCELLED',
       details: { id: 'bk_1', cancelledAt: '2030-01-01T00:00:00.000Z' },
     });
+  });
+
+  test('a hold past its expiresAt is HOLD_EXPIRED, stored EXPIRED or not yet', () => {
+    for (const status of [BookingStatus.HELD, BookingStatus.EXPIRED]) {
+      expect(thrown(() => assertCancellable(booking(status, { expiresAt: earlier }), now))).toMatchObject({
+        code: 'HOLD_EXPIRED',
+        details: { id: 'bk_1', expiresAt: earlier.toISOString() },
+      });
+    }
+    // The very moment it ends counts as past.
+    expect(thrown(() => assertCancellable(booking(BookingStatus.HELD, { expiresAt: now }), now))).toMatchObject({ code: 'HOLD_EXPIRED' });
+  });
+});
+
+describe('confirmation (D20)', () => {
+  test('a hold before its expiresAt is confirmed; a confirmed booking is answered unchanged', () => {
+    expect(needsConfirming(booking(BookingStatus.HELD, { expiresAt: later }), now)).toBe(true);
+    expect(needsConfirming(booking(BookingStatus.CONFIRMED), now)).toBe(false);
+  });
+
+  test('past its expiresAt: HOLD_EXPIRED; cancelled: BOOKING_NOT_HELD', () => {
+    expect(thrown(() => needsConfirming(booking(BookingStatus.HELD, { expiresAt: earlier }), now))).toMatchObject({ code: 'HOLD_EXPIRED' });
+    expect(thrown(() => needsConfirming(booking(BookingStatus.EXPIRED, { expiresAt: earlier }), now))).toMatchObject({ code: 'HOLD_EXPIRED' });
+    expect(thrown(() => needsConfirming(booking(BookingStatus.CANCELLED, { cancelledAt: earlier }), now))).toMatchObject({
+      code: 'BOOKING_NOT_HELD',
+      details: { id: 'bk_1', status: 'CANCELLED' },
+    });
+  });
+
+  test('a hold may last at most the organization holdMinutes', () => {
+    expect(holdMinutesErrors(15, 15)).toEqual([]);
+    expect(holdMinutesErrors(undefined, 15)).toEqual([]);
+    expect(holdMinutesErrors(16, 15)).toEqual([{ field: 'holdMinutes', message: "holdMinutes must be at most 15 (the organization's holdMinutes)" }]);
   });
 });
 

@@ -32,6 +32,8 @@ export async function findSession(em: EntityManager, settings: DashboardSettings
     allowedIps: row.allowed_ips,
     restrictionMode: row.restriction_mode,
     rateLimitPerMinute: row.rate_limit_per_minute,
+    holdMinutes: row.hold_minutes,
+    waitlistOfferMinutes: row.waitlist_offer_minutes,
   };
   const role = row.role === 'ADMIN' ? 'ADMIN' : 'MEMBER';
   return {

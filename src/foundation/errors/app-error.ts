@@ -162,6 +162,14 @@ export class AppError extends Error {
     });
   }
 
+  static holdExpired(id: string, expiresAt: Date | null): AppError {
+    return new AppError('HOLD_EXPIRED', 'This hold has expired: its seats are free again', { id, expiresAt: expiresAt?.toISOString() ?? null });
+  }
+
+  static bookingNotHeld(id: string, status: string): AppError {
+    return new AppError('BOOKING_NOT_HELD', `Only a HELD booking can be confirmed; this one is ${status}`, { id, status });
+  }
+
   static ticketTypeHasSales(id: string, sold: number): AppError {
     return new AppError(
       'TICKET_TYPE_HAS_SALES',

@@ -172,6 +172,16 @@ export const ERROR_TABLE = {
     when: 'GraphQL only: the booking was cancelled before.',
     details: { type: 'object', properties: { id: { type: 'string' }, cancelledAt: { type: ['string', 'null'] } }, required: ['id'] },
   }),
+  HOLD_EXPIRED: code<{ id: string; expiresAt: string | null }>({
+    status: 409,
+    when: 'The hold ran out at expiresAt (D20): its seats are free again, whether or not the booking is stored EXPIRED yet.',
+    details: { type: 'object', properties: { id: { type: 'string' }, expiresAt: { type: ['string', 'null'] } }, required: ['id', 'expiresAt'] },
+  }),
+  BOOKING_NOT_HELD: code<{ id: string; status: string }>({
+    status: 409,
+    when: 'Only a HELD booking can be confirmed; this one is CANCELLED (D20).',
+    details: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } }, required: ['id', 'status'] },
+  }),
   TICKET_TYPE_HAS_SALES: code<{ id: string; sold: number }>({
     status: 409,
     when: 'GraphQL only: a ticket type with confirmed sales cannot be removed.',

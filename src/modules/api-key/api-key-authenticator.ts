@@ -119,6 +119,8 @@ export class ApiKeyAuthenticator {
       allowedIps: [...organization.allowedIps],
       restrictionMode: organization.restrictionMode,
       rateLimitPerMinute: organization.rateLimitPerMinute,
+      holdMinutes: organization.holdMinutes,
+      waitlistOfferMinutes: organization.waitlistOfferMinutes,
     };
     const key: CachedKey = {
       auth: {

@@ -30,8 +30,8 @@ import { BookingEntity, type BookingStatus } from './booking.entity';
  */
 
 /** What a refusal is worked out from. */
-export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'slots'] as const;
-export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold'] as const;
+export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'held_count', 'slots'] as const;
+export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold', 'held'] as const;
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
   'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at',
@@ -65,9 +65,12 @@ export interface BookingChange {
    * event and ticket type load when an answer asks for them.
    */
   readonly booking: BookingEntity | null;
-  /** The event as found (refusals only; null when there is none or the change was made). */
-  readonly event: { slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
-  /** The ticket type as found (refusals only). */
+  /**
+   * The event as found (refusals only; null when there is none or the change was made).
+   * `registrationCount` counts every seat taken on its row: confirmed and held.
+   */
+  readonly event: { id: string; slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
+  /** The ticket type as found (refusals only); `sold` counts its confirmed and held tickets on its row. */
   readonly ticketType: { id: string; quantity: number; sold: number } | null;
   /**
    * Refusals only: the event's slot count as the statement saw it (null: no such event), which tells
@@ -154,16 +157,17 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
     booking: booking ? (answers ? madeBooking(answers, booking) : managedBooking(em, booking)) : null,
     event: found
       ? {
+          id: answer['e.id'] as string,
           slug: answer['e.slug'] as string,
           // Dates come as the ORM's driver gives them (text), as for every raw statement.
           status: effectiveStatus(answer['e.status'] as EventStatus, new Date(answer['e.end_date'] as string)),
           capacity: answer['e.capacity'] as number | null,
-          registrationCount: answer['e.registration_count'] as number,
+          registrationCount: (answer['e.registration_count'] as number) + ((answer['e.held_count'] as number | null) ?? 0),
         }
       : null,
     ticketType:
       !changed && answer['t.id'] != null
-        ? { id: answer['t.id'] as string, quantity: answer['t.quantity'] as number, sold: answer['t.sold'] as number }
+        ? { id: answer['t.id'] as string, quantity: answer['t.quantity'] as number, sold: (answer['t.sold'] as number) + ((answer['t.held'] as number | null) ?? 0) }
         : null,
     ...(found && 'room.event' in answer
       ? { room: { event: answer['room.event'] as number | null, ticketType: answer['room.ticketType'] as number | null } }
@@ -201,10 +205,22 @@ export async function runBooking(
   return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
-/** The values of a booking statement's `insert into bookings … select` (id to created_at). */
+/**
+ * The values of a booking statement's `insert into bookings … select` (id to expires_at): a hold is
+ * HELD until its `expiresAt`, any other booking CONFIRMED (BOOKED_STATUS).
+ */
 export const insertBindings = (organizationId: string, fields: NewBooking) => [
-  fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.createdAt,
+  fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.expiresAt, fields.createdAt, fields.expiresAt,
 ];
+
+/** The status a booking statement gives its booking: HELD with an expiry (bound as `?`), else CONFIRMED. */
+export const BOOKED_STATUS = `case when ?::timestamptz is null then 'CONFIRMED' else 'HELD' end`;
+
+/** The seats a booking adds to the confirmed counts and to the held ones (a hold adds to the latter only). */
+export const seatsOf = (fields: NewBooking) => ({
+  confirmed: fields.expiresAt === null ? fields.quantity : 0,
+  held: fields.expiresAt === null ? 0 : fields.quantity,
+});
 
 export interface NewBooking {
   readonly id: string;
@@ -214,6 +230,8 @@ export interface NewBooking {
   readonly attendeeEmail: string;
   readonly attendeeName: string;
   readonly createdAt: Date;
+  /** A hold's end (D20): the booking is HELD until then; null for a booking CONFIRMED when made. */
+  readonly expiresAt: Date | null;
 }
 
 /** A booking to make: whose, what, its message's data and where its answer and its key go. */
@@ -230,8 +248,9 @@ export interface BookingRequest {
 
 /** The parts every booking statement adds: its booking.created outbox CTEs and its key's recovery point. */
 export function bookingParts(request: BookingRequest) {
+  const type = request.fields.expiresAt === null ? 'booking.created' : 'booking.held';
   return {
-    outbox: outboxCtes(request.organizationId, 'booking.created', 'b', request.webhookData, ['to_json(g.event_id)::text']),
+    outbox: outboxCtes(request.organizationId, type, 'b', request.webhookData, ['to_json(g.event_id)::text']),
     idem: idempotencyParts(request.idempotency),
     variant: request.idempotency ? ':keyed' : '',
   };

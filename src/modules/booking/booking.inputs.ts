@@ -1,6 +1,8 @@
-import { IsEmail, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsInt, Max, MaxLength, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
 import { IsNotBlank } from '../../foundation/validation/rules';
+import type { FieldError } from '../../foundation/errors/app-error';
+import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
 
 /** One booking takes at most this many seats: larger groups book several times. */
 export const MAX_BOOKING_QUANTITY = 1_000;
@@ -30,4 +32,24 @@ export class CreateBookingInput {
   @IsNotBlank()
   @MaxLength(200)
   attendeeName!: string;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: "true: a HELD booking whose seats are taken until expiresAt, then free unless confirmBooking confirms it (D20). Default false: CONFIRMED at once.",
+  })
+  hold?: boolean | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: "With hold: how long the hold lasts, 1 to the organization's holdMinutes (its default).",
+  })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_HOLD_MINUTES)
+  holdMinutes?: number | null;
+
+  /** holdMinutes belongs to a hold. */
+  static crossFieldErrors(input: CreateBookingInput): FieldError[] {
+    return input.holdMinutes != null && input.hold !== true ? [{ field: 'holdMinutes', message: 'holdMinutes needs hold: true' }] : [];
+  }
 }

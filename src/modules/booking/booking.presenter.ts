@@ -1,5 +1,5 @@
 import type { EventEntity } from '../event/event.entity';
-import type { BookingEntity, BookingStatus } from './booking.entity';
+import { effectiveBookingStatus, type BookingEntity, type BookingStatus } from './booking.entity';
 
 /** A booking as the webhooks send it (D18): GraphQL's Booking fields, with its event's id and slug. */
 export interface BookingBody {
@@ -13,6 +13,9 @@ export interface BookingBody {
   status: BookingStatus;
   createdAt: string;
   cancelledAt: string | null;
+  expiresAt: string | null;
+  confirmedAt: string | null;
+  checkedInAt: string | null;
 }
 
 /**
@@ -20,9 +23,10 @@ export interface BookingBody {
  * the values `booking(id)` answers for the same fields, dates as ISO 8601 UTC with milliseconds. Pure.
  */
 export function presentBooking(
-  booking: Pick<BookingEntity, 'id' | 'quantity' | 'attendeeEmail' | 'attendeeName' | 'status' | 'createdAt' | 'cancelledAt'> & {
-    ticketType: { id: string } | null;
-  },
+  booking: Pick<BookingEntity, 'id' | 'quantity' | 'attendeeEmail' | 'attendeeName' | 'status' | 'createdAt' | 'cancelledAt'> &
+    Partial<Pick<BookingEntity, 'expiresAt' | 'confirmedAt' | 'checkedInAt'>> & {
+      ticketType: { id: string } | null;
+    },
   event: Pick<EventEntity, 'id' | 'slug'>,
 ): BookingBody {
   return {
@@ -33,8 +37,11 @@ export function presentBooking(
     quantity: booking.quantity,
     attendeeEmail: booking.attendeeEmail,
     attendeeName: booking.attendeeName,
-    status: booking.status,
+    status: effectiveBookingStatus({ status: booking.status, expiresAt: booking.expiresAt ?? null }),
     createdAt: booking.createdAt.toISOString(),
     cancelledAt: booking.cancelledAt?.toISOString() ?? null,
+    expiresAt: booking.expiresAt?.toISOString() ?? null,
+    confirmedAt: booking.confirmedAt?.toISOString() ?? null,
+    checkedInAt: booking.checkedInAt?.toISOString() ?? null,
   };
 }

@@ -9,6 +9,7 @@ import { CreateBookingInput } from './booking.inputs';
 import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
 import { createBooking } from './commands/create-booking';
+import { confirmBooking } from './commands/confirm-booking';
 import { BookingList } from './booking.types';
 
 @Resolver(() => BookingEntity)
@@ -39,10 +40,19 @@ export class BookingResolver {
   })
   @RequiresPermission('bookings:write')
   createBooking(@Ctx() context: RequestContext, @Arg('input') input: CreateBookingInput): Promise<BookingEntity> {
-    return createBooking(context.em, context.auth.organization.id, input);
+    return createBooking(context.em, context.auth.organization.id, input, context.auth.organization);
   }
 
-  @Mutation(() => BookingEntity, { description: 'Cancels a CONFIRMED booking and frees its seats.' })
+  @Mutation(() => BookingEntity, {
+    description:
+      'Confirms a HELD booking before its expiresAt (its seats stay taken, now confirmed); a CONFIRMED one is answered unchanged. HOLD_EXPIRED past expiresAt, BOOKING_NOT_HELD when cancelled (D20).',
+  })
+  @RequiresPermission('bookings:write')
+  confirmBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
+    return confirmBooking(context.em, context.auth.organization.id, id);
+  }
+
+  @Mutation(() => BookingEntity, { description: 'Cancels a CONFIRMED booking, or a HELD one before its expiresAt, and frees its seats.' })
   @RequiresPermission('bookings:write')
   cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
     return cancelBooking(context.em, context.auth.organization.id, id);

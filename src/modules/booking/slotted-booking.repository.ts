@@ -1,15 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { outboxCtes } from '../../platform/outbox/outbox';
-import { executePrepared, statementText } from '../../platform/db/prepared-reads';
+import { statementText } from '../../platform/db/prepared-reads';
 import {
   BOOKING_COLUMNS,
-  CANCELLED_OR_FOUND,
-  changeOf,
   columnsOf,
   EVENT_COLUMNS,
   bookingParts,
   insertBindings,
   runBooking,
+  seatsOf,
+  BOOKED_STATUS,
   type BookingChange,
   type BookingRequest,
 } from './booking-statement';
@@ -52,22 +51,24 @@ const CLAIM_HELD_SLOT = `select * from (
 export async function bookSlotted(em: EntityManager, request: BookingRequest, start: number): Promise<BookingChange> {
   const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
+  const { held } = seatsOf(fields);
   const { outbox, idem, variant } = bookingParts(request);
   const sql = statementText(`bookSlotted${variant}`, () => `with ${idem.claim}
-     e as (select id, slug, status, end_date, capacity, registration_count, slots from events where organization_id = ? and slug = ?),
+     e as (select id, slug, status, end_date, capacity, registration_count, held_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
      ts as (select u.* from ticket_type_slots u join es on u.slot = es.slot join tt on u.ticket_type_id = tt.id for update of u),
      ok as (
-       select es.event_id, es.slot, es.taken, ts.taken as type_taken from es join e on true left join ts on true
+       select es.event_id, es.slot, es.taken, es.held, ts.taken as type_taken, ts.held as type_held from es join e on true left join ts on true
         where es.open and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (es.seats is null or es.taken + ?::int <= es.seats)
           and (?::text is null or ts.taken + ?::int <= ts.seats) ${idem.gate}),
-     ues as (update event_slots x set taken = ok.taken + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
-     uts as (update ticket_type_slots y set taken = ok.type_taken + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
+     -- A slot's taken counts held seats too (its room stays seats - taken); held counts those alone.
+     ues as (update event_slots x set taken = ok.taken + ?::int, held = ok.held + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
+     uts as (update ticket_type_slots y set taken = ok.type_taken + ?::int, held = ok.type_held + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
      b as (
-       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, slot)
-       select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, 'CONFIRMED', ?::timestamptz, ok.slot from ok
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot)
+       select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ok.slot from ok
        returning *),
      ${idem.point}
      ${outbox.sql}
@@ -85,50 +86,10 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
     ticketTypeId,
     ...claim, ...claim,
     createdAt, quantity, ticketTypeId, quantity,
-    quantity,
-    quantity, ticketTypeId,
+    quantity, held,
+    quantity, held, ticketTypeId,
     ...insertBindings(organizationId, fields),
     ...idem.pointBindings,
     ...outbox.bindings,
   ]);
-}
-
-/**
- * Cancels a booking that holds seats in a slot of its event in one statement: locks that event slot,
- * then the booking, then its ticket type's slot of the same number, and only if the booking is still
- * CONFIRMED marks it CANCELLED at `cancelledAt`, gives its seats back to both slots and inserts its
- * `booking.cancelled` message (`webhookData`, with hole() for the event's slug).
- */
-export async function cancelSlotted(
-  em: EntityManager,
-  organizationId: string,
-  booking: { id: string; eventId: string; slot: number },
-  cancelledAt: Date,
-  webhookData: object,
-): Promise<BookingChange> {
-  const outbox = outboxCtes(organizationId, 'booking.cancelled', 'ub', webhookData, ['to_json(g.event_slug)::text']);
-  const sql = `with
-     es as (select s.* from event_slots s where s.event_id = ? and s.slot = ?::smallint for update),
-     b as (select k.* from bookings k join es on k.event_id = es.event_id and k.slot = es.slot
-            where k.id = ? and k.organization_id = ? for update of k),
-     ts as (select u.* from ticket_type_slots u join b on u.ticket_type_id = b.ticket_type_id and u.slot = b.slot for update of u),
-     ok as (select b.id, b.quantity, b.ticket_type_id, b.slot, b.event_id from b where b.status = 'CONFIRMED'),
-     ub as (
-       update bookings k set status = 'CANCELLED', cancelled_at = ?::timestamptz
-         from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
-     ues as (update event_slots x set taken = es.taken - ok.quantity from ok join es on true where x.event_id = ok.event_id and x.slot = ok.slot),
-     uts as (update ticket_type_slots y set taken = ts.taken - ok.quantity from ok join ts on true where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
-     ${outbox.sql}
-   select ${columnsOf('coalesce_b', 'b', BOOKING_COLUMNS)},
-          ub.id is not null as cancelled,
-          exists (select 1 from outbox_message) as outbox_written
-     from (select 1) one left join b on true left join ub on true
-          ${CANCELLED_OR_FOUND}`;
-  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, [
-    booking.eventId, booking.slot,
-    booking.id, organizationId,
-    cancelledAt,
-    ...outbox.bindings,
-  ]);
-  return changeOf(em, answer, answer.cancelled === true);
 }

@@ -4,6 +4,7 @@ import { readsOf, type RequestContext } from '../../platform/graphql/request-con
 import { paginationErrors } from '../../foundation/validation/arguments';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
 import { assertValidInput } from '../../foundation/validation/validate-input';
+import { heldOfEvents, heldOfTicketTypes } from '../inventory/inventory.repository';
 
 /** The longest title search accepted (titles are at most 200 characters). */
 export const MAX_SEARCH_LENGTH = 200;
@@ -39,6 +40,37 @@ export async function eventBySlug(context: RequestContext, slug: string): Promis
   const event = await findEventBySlug(readsOf(context), context.auth.organization.id, slug);
   if (!event) throw AppError.eventNotFound(slug);
   return event;
+}
+
+/** One DataLoader per request and purpose: whatever one response asks for, fetched in one statement. */
+function perRequest<V>(
+  cache: WeakMap<RequestContext, DataLoader<string, V>>,
+  context: RequestContext,
+  fetch: (ids: readonly string[]) => Promise<Map<string, V>>,
+  missing: V,
+): DataLoader<string, V> {
+  let loader = cache.get(context);
+  if (!loader) {
+    loader = new DataLoader(async (ids: readonly string[]) => {
+      const found = await fetch(ids);
+      return ids.map((id) => found.get(id) ?? missing);
+    });
+    cache.set(context, loader);
+  }
+  return loader;
+}
+
+const heldByEvent = new WeakMap<RequestContext, DataLoader<string, number>>();
+const heldByTicketType = new WeakMap<RequestContext, DataLoader<string, number>>();
+
+/** Event.heldCount (D20): seats held now, holds past their expiresAt left out; batched per response. */
+export function heldCountOf(context: RequestContext, eventId: string): Promise<number> {
+  return perRequest(heldByEvent, context, (ids) => heldOfEvents(readsOf(context), ids, new Date()), 0).load(eventId);
+}
+
+/** TicketType.held (D20), as heldCountOf. */
+export function heldOf(context: RequestContext, ticketTypeId: string): Promise<number> {
+  return perRequest(heldByTicketType, context, (ids) => heldOfTicketTypes(readsOf(context), ids, new Date()), 0).load(ticketTypeId);
 }
 
 const loaders = new WeakMap<RequestContext, DataLoader<string, TicketTypeView[]>>();

@@ -16,7 +16,7 @@ import {
   type EventRow,
   type TicketTypeRow,
 } from './event-rows';
-import { registrationCountSql } from '../inventory/inventory.repository';
+import { registrationCountSql, storedHeldSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the events table. The organization is always the first
@@ -142,6 +142,8 @@ export interface StoredEvent {
   slots: number;
   /** What updateEventIfUnchanged compares: every field a client sets, as read. */
   version: string;
+  /** Seats in use: its registrations and its held seats as stored (a capacity may not go below them). */
+  seatsTaken: number;
 }
 
 /** The fields a client sets (what an update compares to tell whether the event changed meanwhile). */
@@ -150,14 +152,16 @@ const SETTABLE_VERSION = (alias: string) =>
     ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
 
 export async function readForChange(em: EntityManager, organizationId: string, slug: string): Promise<StoredEvent | null> {
-  const [row] = await executePrepared<AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[]; slots: number }>(em, 
-    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes", e.slots
+  const [row] = await executePrepared<
+    AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number }
+  >(em,
+    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes", e.slots, ${storedHeldSql('e')} as held
        from events e where e.organization_id = ? and e.slug = ?`,
     [organizationId, slug],
   );
   if (!row) return null;
-  const { version, ticketTypes, slots, ...event } = row;
-  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow), slots };
+  const { version, ticketTypes, slots, held, ...event } = row;
+  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow), slots, seatsTaken: event.registrationCount + held };
 }
 
 /** What an update sets: every field a client sets (unchanged ones as read) and the time of the change. */
@@ -186,7 +190,7 @@ export async function updateEventIfUnchanged(
     `with changed as (
        update events e set slug = ?, title = ?, description = ?, start_date = ?, end_date = ?, timezone = ?, venue = ?,
                            venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
-        where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count <= ?::int)
+        where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count + e.held_count <= ?::int)
        returning e.id),
      counted as (select e.id, ${registrationCountSql('e')} as registration_count from events e join changed c on c.id = e.id),
      ${messages.sql}

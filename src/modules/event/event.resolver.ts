@@ -4,7 +4,7 @@ import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
-import { eventBySlug, eventPage, ticketTypesOf, type EventPage } from './event.read-model';
+import { eventBySlug, eventPage, heldCountOf, ticketTypesOf, type EventPage } from './event.read-model';
 import { EventOrder } from './event-order';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
@@ -65,6 +65,13 @@ export class EventResolver {
   @RequiresPermission('events:write')
   deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
     return deleteEvent(context.em, context.auth.organization.id, slug);
+  }
+
+  @FieldResolver(() => Int, {
+    description: 'Seats held now by HELD bookings (D20); they count against capacity but not in registrationCount. Holds past their expiresAt are left out.',
+  })
+  heldCount(@Ctx() context: RequestContext, @Root() event: EventEntity | EventView): Promise<number> {
+    return heldCountOf(context, event.id);
   }
 
   @FieldResolver(() => [TicketTypeEntity])

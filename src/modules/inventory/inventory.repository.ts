@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PreparedReads } from '../../platform/db/prepared-reads';
 import { gatherInto, reshare, SLOT_COUNT, SLOTTED_MIN_CAPACITY, type SlotState } from './inventory.policy';
 
 export type { SlotState } from './inventory.policy';
@@ -27,6 +28,43 @@ export const registrationCountSql = (alias: string): string =>
 export const soldSql = (alias: string): string =>
   `(${alias}.sold + case when ${alias}.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
 
+/**
+ * An event's held seats as stored (SQL, the events row as `alias`): its row's plus its slots'. Holds
+ * past their expiresAt count here until the expiry sweep gives them back (within seconds); what
+ * clients read leaves them out (heldCountSql).
+ */
+export const storedHeldSql = (alias: string): string =>
+  `(${alias}.held_count + case when ${alias}.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = ${alias}.id) else 0 end)`;
+
+/** A ticket type's held tickets as stored (SQL, the ticket_types row as `alias`): its row's plus its slots'. */
+export const storedTypeHeldSql = (alias: string): string =>
+  `(${alias}.held + case when ${alias}.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
+
+/**
+ * Held seats as clients read them (D20), for several events at once: stored held seats less those of
+ * holds past their expiresAt at `at` that the sweep has not given back yet. Id → held.
+ */
+export async function heldOfEvents(db: PreparedReads, eventIds: readonly string[], at: Date): Promise<Map<string, number>> {
+  const rows = await db.query<{ id: string; held: number }>(
+    `select e.id, (${storedHeldSql('e')} - coalesce((select sum(b.quantity) from bookings b
+              where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int as held
+       from events e where e.id = any($1::text[])`,
+    [eventIds, at],
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.held)]));
+}
+
+/** heldOfEvents for ticket types: id → tickets held now. */
+export async function heldOfTicketTypes(db: PreparedReads, ticketTypeIds: readonly string[], at: Date): Promise<Map<string, number>> {
+  const rows = await db.query<{ id: string; held: number }>(
+    `select t.id, (${storedTypeHeldSql('t')} - coalesce((select sum(b.quantity) from bookings b
+              where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int as held
+       from ticket_types t where t.id = any($1::text[])`,
+    [ticketTypeIds, at],
+  );
+  return new Map(rows.map((row) => [row.id, Number(row.held)]));
+}
+
 // ---- Write side ------------------------------------------------------------------------------------
 
 interface SlotRow {
@@ -46,18 +84,18 @@ const toState = (row: SlotRow): SlotState => ({ slot: Number(row.slot), seats: r
 export async function openForBookings(em: EntityManager, eventId: string): Promise<void> {
   const share = (room: string, slot: string) => `${room} / ${SLOT_COUNT} + case when ${slot} < ${room} % ${SLOT_COUNT} then 1 else 0 end`;
   await em.execute(
-    `with ev as (select id, slots, capacity, registration_count from events where id = ?),
+    `with ev as (select id, slots, capacity, registration_count, held_count from events where id = ?),
           opened as (update event_slots s set open = true from ev where ev.slots > 0 and s.event_id = ev.id),
           slotted as (
             update events x set slots = ${SLOT_COUNT} from ev
              where x.id = ev.id and ev.slots = 0 and (ev.capacity is null or ev.capacity >= ?)
-            returning x.id, x.capacity - x.registration_count as room),
+            returning x.id, x.capacity - x.registration_count - x.held_count as room),
           made as (
             insert into event_slots (event_id, slot, seats, taken, open)
             select id, n, ${share('room', 'n')}, 0, true from slotted, generate_series(0, ${SLOT_COUNT - 1}) n),
           types as (
             update ticket_types t set slots = ${SLOT_COUNT} from slotted where t.event_id = slotted.id
-            returning t.id, t.quantity - t.sold as room)
+            returning t.id, t.quantity - t.sold - t.held as room)
      insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
      select id, n, ${share('room', 'n')}, 0 from types, generate_series(0, ${SLOT_COUNT - 1}) n`,
     [eventId, SLOTTED_MIN_CAPACITY],
@@ -148,7 +186,7 @@ export async function slotNewTicketType(em: EntityManager, eventId: string, tick
 export interface EventPool {
   readonly slots: SlotState[];
   readonly open: boolean;
-  /** The event's registrations: its row's count plus its slots'. */
+  /** The event's seats in use, confirmed and held: its row's counts plus its slots'. */
   readonly registrationCount: number;
   readonly capacity: number | null;
 }
@@ -156,16 +194,19 @@ export interface EventPool {
 /** Every slot of the event locked (in slot order), and its count as it stands under those locks. */
 export async function lockEventPool(em: EntityManager, eventId: string): Promise<EventPool> {
   const { slots, open } = await lockEventSlots(em, eventId);
-  const [row] = await em.execute<Array<{ registration_count: number; capacity: number | null }>>(
-    'select registration_count, capacity from events where id = ?',
+  const [row] = await em.execute<Array<{ registration_count: number; held_count: number; capacity: number | null }>>(
+    'select registration_count, held_count, capacity from events where id = ?',
     [eventId],
   );
-  return { slots, open, registrationCount: (row?.registration_count ?? 0) + takenOf(slots), capacity: row?.capacity ?? null };
+  return { slots, open, registrationCount: (row?.registration_count ?? 0) + (row?.held_count ?? 0) + takenOf(slots), capacity: row?.capacity ?? null };
 }
 
-/** Every slot of the ticket type locked (in slot order), and its sold count and quantity under those locks. */
+/**
+ * Every slot of the ticket type locked (in slot order), and its tickets in use (sold and held) and
+ * quantity under those locks.
+ */
 export async function lockTicketTypePool(em: EntityManager, ticketTypeId: string): Promise<{ slots: SlotState[]; sold: number; quantity: number }> {
   const slots = await lockTicketTypeSlots(em, ticketTypeId);
-  const [row] = await em.execute<Array<{ sold: number; quantity: number }>>('select sold, quantity from ticket_types where id = ?', [ticketTypeId]);
-  return { slots, sold: (row?.sold ?? 0) + takenOf(slots), quantity: row?.quantity ?? 0 };
+  const [row] = await em.execute<Array<{ sold: number; held: number; quantity: number }>>('select sold, held, quantity from ticket_types where id = ?', [ticketTypeId]);
+  return { slots, sold: (row?.sold ?? 0) + (row?.held ?? 0) + takenOf(slots), quantity: row?.quantity ?? 0 };
 }

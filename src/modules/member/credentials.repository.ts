@@ -88,6 +88,8 @@ export interface SessionRow {
   allowed_ips: string[];
   restriction_mode: string;
   rate_limit_per_minute: number | null;
+  hold_minutes: number;
+  waitlist_offer_minutes: number;
 }
 
 /** Adds a session, first dropping the member's sessions that have ended (expired or idle). */
@@ -112,7 +114,7 @@ export async function addSession(
 export async function findLiveSession(em: EntityManager, idHash: string, idleTimeoutMs: number): Promise<SessionRow | undefined> {
   const rows: SessionRow[] = await em.execute(
     `select s.member_id, s.csrf_token, s.last_seen_at, m.role, o.id as organization_id, o.timezone, o.plan, o.allowed_ips,
-            o.restriction_mode, o.rate_limit_per_minute
+            o.restriction_mode, o.rate_limit_per_minute, o.hold_minutes, o.waitlist_offer_minutes
        from dashboard_sessions s
        join members m on m.id = s.member_id
        join organizations o on o.id = m.organization_id

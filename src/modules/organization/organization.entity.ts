@@ -1,5 +1,6 @@
 import { Entity, Enum, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../foundation/ids';
+import { DEFAULT_HOLD_MINUTES, DEFAULT_WAITLIST_OFFER_MINUTES } from './hold-settings';
 
 export enum OrganizationPlan {
   STANDARD = 'STANDARD',
@@ -10,11 +11,6 @@ export enum RestrictionMode {
   OFF = 'OFF',
   STRICT = 'STRICT',
 }
-
-export const DEFAULT_HOLD_MINUTES = 15;
-export const DEFAULT_WAITLIST_OFFER_MINUTES = 60;
-/** The longest hold or offer window an organization may set (a day). */
-export const MAX_HOLD_MINUTES = 1_440;
 
 @Entity({ tableName: 'organizations' })
 export class OrganizationEntity {

@@ -4,7 +4,7 @@ import { executePrepared } from '../../platform/db/prepared-reads';
 import { newId } from '../../foundation/ids';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
-import { slotNewTicketType, soldSql } from '../inventory/inventory.repository';
+import { slotNewTicketType, soldSql, storedTypeHeldSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the ticket_types table. Changes lock the event row first, then the
@@ -54,7 +54,7 @@ const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
 /** The organization's ticket type `id` as stored (no lock), or TICKET_TYPE_NOT_FOUND: what a refused change reports. */
 export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number; slots: number }> {
   const [row] = await executePrepared<{ id: string; sold: number; slots: number }>(em, 
-    `select t.id, ${soldSql('t')} as sold, t.slots from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?`,
+    `select t.id, ${soldSql('t')} + ${storedTypeHeldSql('t')} as sold, t.slots from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?`,
     [id, organizationId],
   );
   if (!row) throw AppError.ticketTypeNotFound(id);
@@ -113,7 +113,7 @@ export async function updateTicketTypeFields(
      update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
                                quantity = coalesce(?::int, t.quantity)
        from locked l
-      where t.id = ? and t.event_id = l.id and t.sold <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+      where t.id = ? and t.event_id = l.id and t.sold + t.held <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
      returning ${RETURNING}`,
     [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null],
   );
@@ -135,7 +135,7 @@ export async function removeUnsoldTicketType(
   const [row] = await executePrepared<TicketTypeRow>(em, 
     `with ${LOCK_EVENT_OF_TICKET_TYPE}
      delete from ticket_types t using locked l
-      where t.id = ? and t.event_id = l.id and t.sold = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+      where t.id = ? and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
      returning ${RETURNING}`,
     [id, organizationId, id],
   );

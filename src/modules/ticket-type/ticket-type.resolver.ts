@@ -1,4 +1,5 @@
-import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
+import { heldOf } from '../event/event.read-model';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { TicketTypeEntity } from './ticket-type.entity';
@@ -27,6 +28,11 @@ export class TicketTypeResolver {
     @Arg('input') input: TicketTypeUpdateInput,
   ): Promise<TicketTypeEntity> {
     return updateTicketType(context.em, context.auth.organization.id, id, input);
+  }
+
+  @FieldResolver(() => Int, { description: 'Tickets held now by HELD bookings (D20); they count against quantity but not in sold.' })
+  held(@Ctx() context: RequestContext, @Root() ticketType: { id: string }): Promise<number> {
+    return heldOf(context, ticketType.id);
   }
 
   @Mutation(() => TicketTypeEntity, { description: 'Removes a ticket type nothing is sold of; returns it as it was.' })

@@ -7,6 +7,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'event.deleted',
   'booking.created',
   'booking.cancelled',
+  'booking.held',
+  'booking.confirmed',
+  'booking.expired',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -9,6 +9,10 @@ export interface OrganizationSnapshot {
   readonly allowedIps: readonly string[];
   readonly restrictionMode: string;
   readonly rateLimitPerMinute: number | null;
+  /** How long a hold lasts when its booking does not say, and the longest one may ask for (D20). */
+  readonly holdMinutes: number;
+  /** How long a waiting-list offer is held (D21). */
+  readonly waitlistOfferMinutes: number;
 }
 
 /** A signed-in dashboard member standing in for a key on /graphql (D19). */

@@ -4,17 +4,18 @@ import { idErrors } from '../../../foundation/validation/arguments';
 import type { BookingEntity } from '../booking.entity';
 import { BookingStatus } from '../booking.entity';
 import { assertCancellable } from '../booking.policy';
-import { cancelSeats, findById } from '../booking.repository';
-import { cancelSlotted } from '../slotted-booking.repository';
+import { findById } from '../booking.repository';
+import { changeBooking } from '../booking-transitions.repository';
 import { hole } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
- * Mutation.cancelBooking (D7): gives the seats back, under the same locks, in the same order, as a
- * booking, in one statement (booking.repository.ts cancelSeats). The booking is read first, without a
- * lock (what a cancellation changes is guarded again under the locks), for its event and its webhook.
+ * Mutation.cancelBooking (D7, D20): a CONFIRMED booking, or a HELD one before its expiresAt, gives its
+ * seats back, under the same locks, in the same order, as a booking, in one statement
+ * (booking-transitions.repository.ts). The booking is read first, without a lock (what a cancellation
+ * changes is guarded again under the locks), for its event, its slot and its webhook.
  */
 export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
@@ -23,19 +24,16 @@ export async function cancelBooking(em: EntityManager, organizationId: string, i
     em,
     async (tx) => {
       const found = await findById(tx, organizationId, id);
-      assertCancellable(found);
       const cancelledAt = new Date();
+      assertCancellable(found, cancelledAt);
       const webhookData = presentBooking(
         { ...found, ticketType: found.ticketType, status: BookingStatus.CANCELLED, cancelledAt },
         { id: found.event.id, slug: hole() },
       );
       // Seats counted in a slot of a slotted event go back to that slot; others to the event's row.
-      const { changed, booking } =
-        found.slot === null
-          ? await cancelSeats(tx, organizationId, { id, eventId: found.event.id }, cancelledAt, webhookData)
-          : await cancelSlotted(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, cancelledAt, webhookData);
+      const { changed, booking } = await changeBooking(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'cancel', cancelledAt, webhookData);
       if (!booking) throw AppError.bookingNotFound(id);
-      if (!changed) assertCancellable(booking); // cancelled meanwhile by another request: the same refusal
+      if (!changed) assertCancellable(booking, cancelledAt); // cancelled or expired meanwhile: the same refusal
       if (!changed) throw new Error(`booking ${id} was not cancelled for no reason the policy knows`);
       return booking;
     },

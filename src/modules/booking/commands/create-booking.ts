@@ -14,6 +14,9 @@ import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
+import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
+import { holdMinutesErrors } from '../booking.policy';
+import { expireDueHolds } from './expire-holds';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
 /**
@@ -40,16 +43,23 @@ function remember(key: string, slotted: boolean): void {
  * could not take the seats one by one is looked at whole (bookSlottedSlowly). CHECK constraints are
  * the backstop.
  */
-export async function createBooking(em: EntityManager, organizationId: string, input: CreateBookingInput): Promise<BookingEntity> {
+export async function createBooking(
+  em: EntityManager,
+  organizationId: string,
+  input: CreateBookingInput,
+  settings: { readonly holdMinutes: number } = { holdMinutes: DEFAULT_HOLD_MINUTES },
+): Promise<BookingEntity> {
   assertValidInput(
     slugErrors('eventSlug', input.eventSlug),
     input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt'),
     input,
+    holdMinutesErrors(input.holdMinutes, settings.holdMinutes),
   );
 
   // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
   const id = newBookingId();
+  const createdAt = new Date();
   const fields: NewBooking = {
     id,
     eventSlug: input.eventSlug,
@@ -57,11 +67,18 @@ export async function createBooking(em: EntityManager, organizationId: string, i
     quantity: input.quantity,
     attendeeEmail: input.attendeeEmail,
     attendeeName: input.attendeeName.trim(),
-    createdAt: new Date(),
+    createdAt,
+    // A hold (D20) takes its seats until then; the organization's holdMinutes unless the input says.
+    expiresAt: input.hold === true ? new Date(createdAt.getTime() + (input.holdMinutes ?? settings.holdMinutes) * 60_000) : null,
   };
-  // booking.created carries the booking as the API shows it; the event's id comes from the statement.
+  // booking.created (booking.held for a hold) carries the booking as the API shows it; the event's id comes from the statement.
   const webhookData = presentBooking(
-    { ...fields, ticketType: fields.ticketTypeId === null ? null : { id: fields.ticketTypeId }, status: BookingStatus.CONFIRMED, cancelledAt: null },
+    {
+      ...fields,
+      ticketType: fields.ticketTypeId === null ? null : { id: fields.ticketTypeId },
+      status: fields.expiresAt === null ? BookingStatus.CONFIRMED : BookingStatus.HELD,
+      cancelledAt: null,
+    },
     { id: hole(), slug: input.eventSlug },
   );
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
@@ -74,10 +91,17 @@ export async function createBooking(em: EntityManager, organizationId: string, i
       const book = (slotted: boolean): Promise<BookingChange> =>
         slotted ? bookSlotted(tx, request, Math.floor(Math.random() * SLOT_COUNT)) : bookSeats(tx, request);
       let slotted = slottedHint.get(hintKey) ?? false;
+      let expiredDue = false;
       for (let attempt = 1; ; attempt += 1) {
         const change = await book(slotted);
         if (change.booking && change.changed) return change.booking;
         if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
+        // Seats of holds past their expiresAt are free from that moment (D20), stored or not: a booking
+        // refused while some are still counted gives them back first (the sweep's work), then tries again.
+        if (!expiredDue && change.event && change.slots > 0 === slotted) {
+          expiredDue = true;
+          if ((await expireDueHolds(em, organizationId, change.event.id, new Date())) > 0) continue;
+        }
         if (change.slots > 0 !== slotted) {
           // The hint was wrong (the event was slotted when it was published): the other statement.
           slotted = change.slots > 0;
@@ -134,7 +158,9 @@ async function bookSlottedSlowly(em: EntityManager, request: BookingRequest): Pr
   const run = async (tx: EntityManager): Promise<BookingEntity> => {
     const read = () =>
       tx.execute<SlottedEventRow[]>(
-        `select e.id, e.status, e.end_date, e.capacity, e.registration_count, t.id as tt_id, t.quantity as tt_quantity, t.sold as tt_sold
+        // Seats in use on the rows: confirmed and held (a slot's taken counts both).
+        `select e.id, e.status, e.end_date, e.capacity, e.registration_count + e.held_count as registration_count,
+                t.id as tt_id, t.quantity as tt_quantity, t.sold + t.held as tt_sold
            from events e left join ticket_types t on t.event_id = e.id and t.id = ?
           where e.organization_id = ? and e.slug = ?`,
         [fields.ticketTypeId, organizationId, fields.eventSlug],

@@ -53,7 +53,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
           const storedRules = [
             ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
             ...scheduleErrors(input, event, new Date()),
-            ...capacityErrors(input.capacity, event.registrationCount),
+            ...capacityErrors(input.capacity, stored.seatsTaken),
           ];
           if (storedRules.length > 0) {
             // Refused anyway: the slug is looked up only to be reported beside the rest.

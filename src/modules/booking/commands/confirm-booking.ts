@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../../foundation/errors/app-error';
+import { idErrors } from '../../../foundation/validation/arguments';
+import { assertValidInput } from '../../../foundation/validation/validate-input';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { hole } from '../../../platform/outbox/outbox';
+import { BookingStatus, type BookingEntity } from '../booking.entity';
+import { needsConfirming } from '../booking.policy';
+import { presentBooking } from '../booking.presenter';
+import { findById } from '../booking.repository';
+import { changeBooking } from '../booking-transitions.repository';
+
+/**
+ * Mutation.confirmBooking (D20): a HELD booking before its expiresAt becomes CONFIRMED, its seats moved
+ * from the held counts to the confirmed ones, in one statement under the booking's locks
+ * (booking-transitions.repository.ts), with its `booking.confirmed` message. A booking already
+ * CONFIRMED is answered as it is (a retried confirmation is harmless); a hold past its expiresAt is
+ * HOLD_EXPIRED even before the sweep stores it EXPIRED; a CANCELLED one is BOOKING_NOT_HELD.
+ */
+export async function confirmBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+  assertValidInput(idErrors('id', id, 'bk'));
+
+  return inUnitOfWork(
+    em,
+    async (tx) => {
+      const found = await findById(tx, organizationId, id);
+      const confirmedAt = new Date();
+      if (!needsConfirming(found, confirmedAt)) return found;
+      const webhookData = presentBooking(
+        { ...found, ticketType: found.ticketType, status: BookingStatus.CONFIRMED, confirmedAt },
+        { id: found.event.id, slug: hole() },
+      );
+      const { changed, booking } = await changeBooking(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'confirm', confirmedAt, webhookData);
+      if (!booking) throw AppError.bookingNotFound(id);
+      // Changed meanwhile (confirmed, cancelled or expired by another request): answered from what it is now.
+      if (!changed && needsConfirming(booking, confirmedAt)) throw new Error(`booking ${id} was not confirmed for no reason the policy knows`);
+      return booking;
+    },
+    { singleStatement: true },
+  );
+}
