@@ -43,7 +43,7 @@ export interface HeldKey extends IdempotencyClaim {
   readonly claimToken: string;
 }
 
-/** Seals what is stored at rest (AES-256-GCM under the server key: see webhook-secret.ts). */
+/** Seals what is stored at rest (AES-256-GCM under the server secret's key for `idempotent-answer`: see platform/crypto/secret-box.ts). */
 export interface ResponseSealer {
   seal(plain: string): string;
   open(sealed: string): string;
