@@ -43,7 +43,8 @@ describe.each(DOORS)('through %s', (door) => {
       .getConnection()
       .execute<{ response_body: string }[]>('select response_body from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]);
     expect(stored.response_body).not.toContain(input.slug);
-    expect(stored.response_body).toMatch(/^v1:/);
+    // Sealed under the server secret's key for stored answers (D24): `v2:<key id>:…`.
+    expect(stored.response_body).toMatch(/^v2:[0-9a-f]{12}:/);
   });
 
   test('the same key with another request is 422 IDEMPOTENCY_KEY_REUSED, and nothing runs', async () => {
