@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/schema/database';
 import { secretFingerprint } from '../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { createTenant, eventInput } from './helpers/factories';
 import type { HttpResponse, HttpsClient } from './helpers/https-client';
@@ -122,6 +123,18 @@ describeOnPostgres('several server processes on one database')('one server secre
     expect(event.body.data.createEvent.slug).toBeDefined();
     const eventAgain = await first.client.request('POST', '/graphql', graphqlEvent);
     expect([eventAgain.status, eventAgain.text, eventAgain.headers['idempotent-replayed']]).toEqual([200, event.text, 'true']);
+  });
+
+  test('a stored answer sealed under a secret this instance lacks (a rotation under way) is 503 with Retry-After, not 500', async () => {
+    const [first, second] = servers;
+    const key = randomUUID();
+    const input = eventInput();
+    const headers = { authorization: `Bearer ${apiKey}`, 'idempotency-key': key };
+    expect((await first.client.request('POST', '/v1/events', { headers, json: input })).status).toBe(201);
+    const foreign = new ServerSecrets(newSecret(), undefined).box('idempotent-answer').seal('{"an":"answer"}');
+    await orm.em.fork().execute('update idempotency_keys set response_body = ? where key = ?', [foreign, key]);
+    const retried = await second.client.request('POST', '/v1/events', { headers, json: input });
+    expect([retried.status, retried.headers['retry-after'], retried.body.error.code]).toEqual([503, '1', 'SERVICE_UNAVAILABLE']);
   });
 
   test('a webhook endpoint created through one instance is delivered, signed with its secret, by the other', async () => {
