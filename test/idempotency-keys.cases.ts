@@ -178,7 +178,7 @@ test('keyed bookings sent together (claimed and answered in batches) each book o
       [organizationId, keys[0]],
     );
   expect(rows[0].point).toBe(`ref:${JSON.stringify({ $entity: 'BookingEntity', id: first[0].body.data.createBooking.id })}`);
-  expect(rows[0].response_body).toMatch(/^v1:/);
+  expect(rows[0].response_body).toMatch(/^v2:[0-9a-f]{12}:/);
 });
 
 test('the store claims keys sent in one turn together: distinct keys are each claimed once, a key sent twice once', async () => {

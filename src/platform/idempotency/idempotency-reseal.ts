@@ -9,6 +9,9 @@ interface SealedRecord {
   recovery_points: Record<string, string> | null;
 }
 
+/** A recovery point kept unsealed (a bare reference to a row: `ref:{…}`, see the key store): nothing to re-seal. */
+const UNSEALED = 'ref:';
+
 /**
  * One batch of `admin secret rotate` (D24) over the Idempotency-Key records that hold a value sealed
  * under another secret (a stored answer, recovery points): locked (skipping those a request holds),
@@ -26,7 +29,8 @@ export async function resealIdempotencyRecords(
     const rows = await tx.execute<SealedRecord[]>(
       `select organization_id, key, response_body, recovery_points from idempotency_keys
         where (organization_id, key) > (?, ?) and expires_at > now()
-          and (response_body not like ? or exists (select 1 from jsonb_each_text(recovery_points) p where p.value not like ?))
+          and (response_body not like ?
+               or exists (select 1 from jsonb_each_text(recovery_points) p where p.value not like ? and p.value not like '${UNSEALED}%'))
         order by organization_id, key limit ? for update skip locked`,
       [after?.[0] ?? '', after?.[1] ?? '', current, current, limit],
     );
@@ -35,6 +39,7 @@ export async function resealIdempotencyRecords(
     for (const row of rows) {
       let readable = true;
       const reseal = (sealed: string): string => {
+        if (sealed.startsWith(UNSEALED)) return sealed;
         const value = box.reseal(sealed);
         if (value === undefined) readable = false;
         return value ?? sealed;
