@@ -9,11 +9,13 @@ export const SERVER = path.join(ROOT, 'dist/server.js');
 
 /**
  * The admin CLI (`node dist/doors/cli/admin.js …`) against `databaseUrl`, the way an operator makes
- * organizations and keys; its JSON answer. The benchmarks import nothing from src/.
+ * organizations and keys; its JSON answer. `dataDir` is the server's DATA_DIR: the CLI reads the
+ * server secret there (D24: a CLI whose secret is not the database's refuses). The benchmarks import
+ * nothing from src/.
  */
-export function admin<T>(databaseUrl: string, args: string[]): T {
+export function admin<T>(databaseUrl: string, args: string[], dataDir?: string): T {
   const result = spawnSync(process.execPath, [path.join(ROOT, 'dist/doors/cli/admin.js'), ...args], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, DATABASE_URL: databaseUrl, ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }) },
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`admin ${args.join(' ')} failed: ${result.stderr}`);
@@ -21,10 +23,10 @@ export function admin<T>(databaseUrl: string, args: string[]): T {
 }
 
 /** A benchmark's organization and a key with every permission, made with the admin CLI. */
-export function benchTenant(databaseUrl: string, name: string): { organizationId: string; key: string } {
-  const organization = admin<{ id: string }>(databaseUrl, ['org', 'create', '--name', name]);
+export function benchTenant(databaseUrl: string, name: string, dataDir?: string): { organizationId: string; key: string } {
+  const organization = admin<{ id: string }>(databaseUrl, ['org', 'create', '--name', name], dataDir);
   const permissions = 'events:read,events:write,bookings:read,bookings:write,members:read,webhooks:read,webhooks:write';
-  const { key } = admin<{ key: string }>(databaseUrl, ['key', 'create', '--org', organization.id, '--name', 'bench', '--permissions', permissions]);
+  const { key } = admin<{ key: string }>(databaseUrl, ['key', 'create', '--org', organization.id, '--name', 'bench', '--permissions', permissions], dataDir);
   return { organizationId: organization.id, key };
 }
 

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   }
   const coldStartMs = performance.now() - spawnedAt;
   try {
-    const { key } = benchTenant(url, 'Bench');
+    const { key } = benchTenant(url, 'Bench', dataDir);
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CONCURRENCY });
     const call = (method: string, route: string, body?: unknown) =>
       new Promise<number>((resolve, reject) => {

@@ -34,7 +34,8 @@ cleanup() {
 trap cleanup EXIT
 psql "$ADMIN_URL" -qc "create database $DB" >/dev/null
 
-admin() { DATABASE_URL=$DB_URL node dist/doors/cli/admin.js "$@"; }
+# The server's DATA_DIR: the CLI reads the server secret there (D24).
+admin() { DATABASE_URL=$DB_URL DATA_DIR="$WORK/data" node dist/doors/cli/admin.js "$@"; }
 json() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[process.argv[1]]))' "$1"; }
 
 node -e 'require("node:http").createServer((q, s) => { q.resume(); q.on("end", () => s.writeHead(204).end()); }).listen(Number(process.argv[1]), "127.0.0.1")' "$RECEIVER_PORT" &

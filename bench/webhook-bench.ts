@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   server.stdout.resume();
 
   try {
-    const { organizationId, key } = benchTenant(url, 'Webhook bench');
+    const { organizationId, key } = benchTenant(url, 'Webhook bench', dataDir);
     const agent = new https.Agent({ ca: readFileSync(path.join(dataDir, 'tls', 'localhost.crt')), keepAlive: true, maxSockets: CLIENTS });
     const call = (method: string, route: string, body: unknown) =>
       new Promise<unknown>((resolve, reject) => {

@@ -6,6 +6,7 @@ import type { Config } from './foundation/config';
 import { openDatabase } from './schema/database';
 import { claimDataDir, DataDirBusyError, type DataDirLock } from './platform/db/data-dir-lock';
 import type { EmbeddedPostgres } from './schema/embedded-postgres';
+import type { ServerSecrets } from './platform/crypto/server-secrets';
 
 export interface ServerDatabase {
   readonly orm: MikroORM;
@@ -13,7 +14,7 @@ export interface ServerDatabase {
   /** Human description for the start-up message, without credentials. */
   readonly description: string;
   /** Serves the admin CLI (embedded database only: the CLI cannot open it while the server does). */
-  startAdminChannel(logger: Logger): Promise<void>;
+  startAdminChannel(logger: Logger, secrets: ServerSecrets): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,8 +71,8 @@ export async function openServerDatabase(config: Config, logger?: Logger): Promi
     orm: opened,
     embedded: true,
     description: `embedded PostgreSQL (PGlite) in ${pgdata}`,
-    async startAdminChannel(logger) {
-      channel = await startAdminChannel(opened, config, logger);
+    async startAdminChannel(logger, secrets) {
+      channel = await startAdminChannel({ orm: opened, config, logger, secrets });
       lock.advertise(channel.port, channel.token);
     },
     close,

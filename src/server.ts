@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     service = await startService(config, database.orm, logger);
     logger.info({ url: service.url }, `listening on ${service.url} (REST /v1/events, GraphQL /graphql)`);
     if (database.embedded) {
-      await database.startAdminChannel(logger);
+      await database.startAdminChannel(logger, service.secrets);
       // Plain text on stderr: the key must reach the developer (the JSON logs redact keys).
       process.stderr.write(startupBanner(config, service.url, await ensureDevelopmentTenant(database.orm)));
     }

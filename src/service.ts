@@ -22,7 +22,8 @@ import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.stor
 import { idempotentRequests } from './http/idempotent-requests';
 import { createLimits } from './platform/limits/limits';
 import { compileRoutes } from './doors/rest/rest-executor';
-import { webhookSecretBox } from './platform/crypto/secret-box';
+import { loadServerSecrets, type ServerSecrets } from './platform/crypto/server-secrets';
+import { recordOrCheckSecretFingerprint } from './platform/crypto/secret-fingerprint';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { startHoldExpiry } from './modules/booking/commands/expire-holds';
 import { sparesConnections } from './platform/db/orm-config';
@@ -34,6 +35,8 @@ export interface RunningService {
   readonly authenticator: ApiKeyAuthenticator;
   readonly authentication: Authentication;
   readonly usage: UsageRecorder;
+  /** The server secret it runs with (D24), checked against the database's fingerprint at start. */
+  readonly secrets: ServerSecrets;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -62,6 +65,10 @@ export interface ServiceHooks {
 
 export async function startService(config: Config, orm: MikroORM, logger: Logger, hooks: ServiceHooks = {}): Promise<RunningService> {
   armCrashForTests(config.crashForTests); // test-only (config.ts); undefined in production
+  // D24: before anything is served, the secret must be the database's: else refuse (SecretMismatchError),
+  // rather than answer 500 at the first retry or webhook whose sealed value this instance cannot open.
+  const secrets = loadServerSecrets(config.secret, config.dataDir);
+  await recordOrCheckSecretFingerprint(orm.em.fork(), secrets);
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
@@ -90,12 +97,12 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotencyKeys = new IdempotencyKeyStore(
     orm,
     config.idempotencyKeyTtlHours,
-    webhookSecretBox({ secretKey: config.webhooks.secretKey, dataDir: config.dataDir }),
+    secrets.box('idempotent-answer'),
     keyPool,
   );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
-  const webhooks = await startWebhooks(config, orm, logger);
+  const webhooks = await startWebhooks(config, orm, logger, secrets);
   const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
   const listener = createRequestListener({
     config,
@@ -156,5 +163,5 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     return closing;
   };
 
-  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, close };
+  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, secrets, close };
 }

@@ -9,7 +9,7 @@ import {
   ticket,
 } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
-import { startServiceOn, type ServiceInstance } from './helpers/second-instance';
+import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // Dozens of requests queue on one row lock; leave room on a loaded machine.
@@ -19,7 +19,7 @@ let app: TestApp;
 let second: ServiceInstance;
 beforeAll(async () => {
   app = await startTestApp();
-  second = await startServiceOn(app.databaseUrl);
+  second = await startServiceOn(app.databaseUrl, sameSecretAs(app));
 });
 afterAll(async () => {
   await second?.close();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,9 +27,10 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     database = await createTestDatabase();
     orm = await openDatabase({ clientUrl: database.url });
     ({ key } = await createTenant(orm));
+    const secret = randomBytes(32).toString('base64');
     for (let index = 0; index < 2; index += 1) {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-processes-'));
-      const spawned = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000' });
+      const spawned = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', SECRET_KEY: secret });
       servers.push({ process: spawned, client: new HttpsClient(spawned.url, spawned.ca), dataDir });
     }
   }, 120_000);

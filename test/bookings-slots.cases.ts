@@ -13,7 +13,7 @@ import {
   UPDATE_TICKET_TYPE,
 } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
-import { startServiceOn, type ServiceInstance } from './helpers/second-instance';
+import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { SLOT_COUNT, SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
 
@@ -26,7 +26,7 @@ let app: TestApp;
 let second: ServiceInstance;
 beforeAll(async () => {
   app = await startTestApp();
-  second = await startServiceOn(app.databaseUrl);
+  second = await startServiceOn(app.databaseUrl, sameSecretAs(app));
 });
 afterAll(async () => {
   await second?.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { runAdminInProcess } from './helpers/admin-cli';
 import { databaseUrl, withAdminClient } from './helpers/database';
 import { eventInput } from './helpers/factories';
+import { sameSecretAs } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // D14: the admin CLI as an operator runs it, against the running test service's database. Output is one
@@ -35,7 +36,7 @@ function admin(args: string[], env: Record<string, string> = { DATABASE_URL: app
 
 function processAdmin(args: string[], env: Record<string, string> = { DATABASE_URL: app.databaseUrl }): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH ?? '', ...sameSecretAs(app), ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

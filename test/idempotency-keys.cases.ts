@@ -43,7 +43,8 @@ describe.each(DOORS)('through %s', (door) => {
       .getConnection()
       .execute<{ response_body: string }[]>('select response_body from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]);
     expect(stored.response_body).not.toContain(input.slug);
-    expect(stored.response_body).toMatch(/^v1:/);
+    // Sealed under the server secret's key for stored answers (D24): `v2:<key id>:…`.
+    expect(stored.response_body).toMatch(/^v2:[0-9a-f]{12}:/);
   });
 
   test('the same key with another request is 422 IDEMPOTENCY_KEY_REUSED, and nothing runs', async () => {
@@ -177,7 +178,7 @@ test('keyed bookings sent together (claimed and answered in batches) each book o
       [organizationId, keys[0]],
     );
   expect(rows[0].point).toBe(`ref:${JSON.stringify({ $entity: 'BookingEntity', id: first[0].body.data.createBooking.id })}`);
-  expect(rows[0].response_body).toMatch(/^v1:/);
+  expect(rows[0].response_body).toMatch(/^v2:[0-9a-f]{12}:/);
 });
 
 test('the store claims keys sent in one turn together: distinct keys are each claimed once, a key sent twice once', async () => {

@@ -21,8 +21,8 @@ describeOnPostgres('two server processes need a PostgreSQL server')('Idempotency
     database = await createTestDatabase();
     orm = await openDatabase({ clientUrl: database.url });
     ({ key, organization: { id: organizationId } } = await createTenant(orm));
-    // Instances share the server key, as an operator sets it (stored answers are sealed with it).
-    const shared = { DATABASE_URL: database.url, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') };
+    // Instances share the server secret, as an operator sets it (stored answers are sealed with it, D24).
+    const shared = { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('base64') };
     servers = await Promise.all([spawnServer(shared), spawnServer(shared)]);
   }, 90_000);
   afterAll(async () => {

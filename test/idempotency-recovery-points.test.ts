@@ -4,7 +4,7 @@ import { openDatabase } from '../src/schema/database';
 import type { Actor } from '../src/platform/auth/actor';
 import { IdempotencyKeyStore, type ClaimResult, type HeldKey } from '../src/platform/idempotency/idempotency-key.store';
 import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
-import { SecretBox } from '../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import type { WebhookRuntime } from '../src/platform/outbox/webhook-runtime';
 import { createWebhookEndpoint } from '../src/modules/webhook/commands/create-webhook-endpoint';
 import { redeliverWebhookMessage } from '../src/modules/webhook/commands/redeliver-webhook-message';
@@ -100,7 +100,7 @@ describeOnPostgres('the key store needs a PostgreSQL server')('Idempotency-Key r
     return { first, again };
   }
   const runtime: WebhookRuntime = {
-    secrets: new SecretBox('recovery-points-test-key'),
+    secrets: new ServerSecrets('recovery-points-test-key', undefined).box('webhook-signing-secret'),
     allowPrivateNetworks: false,
     resolve: async () => [{ address: '93.184.215.14', family: 4 }],
     wake: () => undefined,

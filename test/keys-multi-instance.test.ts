@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { runCliInProcess, within } from './helpers/admin-cli';
 import { createTestDatabase } from './helpers/database';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
@@ -11,7 +12,9 @@ let servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  servers = await Promise.all([spawnServer({ DATABASE_URL: database.url }), spawnServer({ DATABASE_URL: database.url })]);
+  // Instances on one database share the server secret (D24), or the second refuses to start.
+  const shared = { DATABASE_URL: database.url, SECRET_KEY: randomBytes(32).toString('base64') };
+  servers = await Promise.all([spawnServer(shared), spawnServer(shared)]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));

@@ -23,6 +23,7 @@ describe('two processes sharing Redis', () => {
       REDIS_KEY_PREFIX: `event-service-test-${randomBytes(6).toString('hex')}`,
       RATE_LIMIT_PER_MINUTE: '6',
       AUTH_FAILURES_PER_MINUTE: '4',
+      SECRET_KEY: randomBytes(32).toString('base64'),
     };
     servers = await Promise.all([spawnServer(env), spawnServer(env)]);
   }, 60_000);

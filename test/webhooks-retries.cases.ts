@@ -2,7 +2,7 @@ import net from 'node:net';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
-import { SecretBox } from '../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -216,13 +216,13 @@ test('/metrics counts attempts by result and deliveries by outcome, and shows th
 test('a secret sealed with another server key is not sent: the attempt says why, and nothing reaches the receiver', async () => {
   const target = await receiver();
   const { key, endpoint } = await endpointFor(target.url);
-  const foreign = new SecretBox('another server key').seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
+  const foreign = new ServerSecrets('another server key', undefined).box('webhook-signing-secret').seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
   await app.orm.em.fork().execute(`update webhook_endpoints set secret_ciphertext = ? where id = ?`, [foreign, endpoint.id]);
   await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
   const list = await waitForStatus(key, endpoint.id, 'FAILED');
   expect(list.messages[0].attempts[0]).toMatchObject({
     statusCode: null,
-    error: "not sent: the signing secret cannot be decrypted with this server's WEBHOOK_SECRET_KEY",
+    error: "not sent: the signing secret cannot be decrypted with this server's SECRET_KEY",
   });
   expect(target.received).toHaveLength(0);
 });

@@ -1,6 +1,6 @@
 import { ConfigError, DEFAULT_RETRY_SCHEDULE_MS, loadConfig } from '../src/foundation/config';
 import { isForbiddenAddress } from '../src/platform/outbox/webhook-destination';
-import { SecretBox } from '../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import { retryDelayMs } from '../src/modules/webhook/webhook-worker';
 
 test('webhook settings: D18 defaults, and bad values stop the start with a clear message', () => {
@@ -8,7 +8,6 @@ test('webhook settings: D18 defaults, and bad values stop the start with a clear
   expect(defaults).toEqual({
     worker: true,
     allowPrivateNetworks: false,
-    secretKey: undefined,
     timeoutMs: 10_000,
     retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     pollIntervalMs: 1_000,
@@ -41,11 +40,11 @@ test('only global unicast addresses are allowed destinations', () => {
 });
 
 test('signing secrets are sealed with the server key: another key cannot open them, and the sealed form hides them', () => {
-  const box = new SecretBox('server key one');
+  const box = new ServerSecrets('server key one', undefined).box('webhook-signing-secret');
   const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   const sealed = box.seal(secret);
   expect(sealed).not.toContain(secret.slice(6));
   expect(box.seal(secret)).not.toBe(sealed);
   expect(box.open(sealed)).toBe(secret);
-  expect(() => new SecretBox('server key two').open(sealed)).toThrow();
+  expect(() => new ServerSecrets('server key two', undefined).box('webhook-signing-secret').open(sealed)).toThrow();
 });

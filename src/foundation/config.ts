@@ -53,6 +53,8 @@ export interface Config {
    */
   readonly holdExpiryIntervalMs: number;
   readonly webhooks: WebhookSettings;
+  /** The server secret (D24): SECRET_KEY and, during a rotation, SECRET_KEY_PREVIOUS. */
+  readonly secret: SecretSettings;
   /**
    * Test-only (never set in production): EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT or
    * EVENT_SERVICE_TEST_KILL_AFTER_COMMIT = an Idempotency-Key. The process SIGKILLs itself when that
@@ -85,8 +87,6 @@ export interface WebhookSettings {
   readonly worker: boolean;
   /** Development and tests only: lets endpoints use http and private, loopback or link-local addresses. */
   readonly allowPrivateNetworks: boolean;
-  /** Encrypts signing secrets at rest; unset = a key file created in DATA_DIR. */
-  readonly secretKey: string | undefined;
   readonly timeoutMs: number;
   /** Delay before each retry; after the last one fails, the message is failed. */
   readonly retryScheduleMs: readonly number[];
@@ -174,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     holdExpiryIntervalMs: integer(env, 'HOLD_EXPIRY_INTERVAL_MS', 2_000, 100, 10_000),
     webhooks: webhookSettings(env),
+    secret: secretSettings(env),
     crashForTests: crashForTests(env),
   };
 }
@@ -189,6 +190,32 @@ function crashForTests(env: NodeJS.ProcessEnv): Config['crashForTests'] {
   return undefined;
 }
 
+/**
+ * The server secret (D24) seals what the service must decrypt later (webhook signing secrets, stored
+ * idempotent answers); see src/platform/crypto/server-secrets.ts. Unset: a key file in DATA_DIR.
+ */
+export interface SecretSettings {
+  /** SECRET_KEY, or WEBHOOK_SECRET_KEY (its old name). */
+  readonly key: string | undefined;
+  /** Which of the two names gave `key`, for the messages that name it. */
+  readonly keySetting: 'SECRET_KEY' | 'WEBHOOK_SECRET_KEY';
+  /** SECRET_KEY_PREVIOUS: the value being rotated away from; still opens what it sealed. */
+  readonly previous: string | undefined;
+}
+
+function secretSettings(env: NodeJS.ProcessEnv): SecretSettings {
+  const key = optional(env, 'SECRET_KEY');
+  const oldName = optional(env, 'WEBHOOK_SECRET_KEY');
+  if (key !== undefined && oldName !== undefined && key !== oldName) {
+    throw new ConfigError('SECRET_KEY and WEBHOOK_SECRET_KEY (its old name) are both set, to different values: keep only SECRET_KEY');
+  }
+  const previous = optional(env, 'SECRET_KEY_PREVIOUS');
+  if (previous !== undefined && key === undefined && oldName === undefined) {
+    throw new ConfigError('SECRET_KEY_PREVIOUS is set without SECRET_KEY: a rotation sets SECRET_KEY to the new value and SECRET_KEY_PREVIOUS to the old one');
+  }
+  return { key: key ?? oldName, keySetting: key === undefined && oldName !== undefined ? 'WEBHOOK_SECRET_KEY' : 'SECRET_KEY', previous };
+}
+
 function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   const timeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000);
   const schedule = optional(env, 'WEBHOOK_RETRY_SCHEDULE_MS');
@@ -200,7 +227,6 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   return {
     worker: optional(env, 'WEBHOOK_WORKER') === undefined ? true : flag(env, 'WEBHOOK_WORKER'),
     allowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
-    secretKey: optional(env, 'WEBHOOK_SECRET_KEY'),
     timeoutMs,
     retryScheduleMs: schedule === undefined ? DEFAULT_RETRY_SCHEDULE_MS : schedule.replace(/\s/g, '').split(',').map(Number),
     pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OrganizationSnapshot } from '../../src/platform/auth/auth-context';
 import { preparedReads } from '../../src/platform/db/prepared-reads';
-import { SecretBox } from '../../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../../src/platform/crypto/server-secrets';
 import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
 import { findById } from '../../src/modules/booking/booking.repository';
 import { presentBooking } from '../../src/modules/booking/booking.presenter';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await openCommandDatabase();
   orm = database.orm;
   organization = await organizationSnapshot(orm);
-  const runtime = { secrets: new SecretBox('presenters-test-key'), allowPrivateNetworks: true, wake: () => undefined };
+  const runtime = { secrets: new ServerSecrets('presenters-test-key', undefined).box('webhook-signing-secret'), allowPrivateNetworks: true, wake: () => undefined };
   await createWebhookEndpoint(orm.em.fork(), organization.id, { url: 'https://hooks.example.com/in' }, runtime);
 });
 afterAll(() => database.close());

@@ -10,7 +10,7 @@ import { updateWebhookEndpoint } from '../../src/modules/webhook/commands/update
 import type { Resolve } from '../../src/platform/outbox/webhook-destination';
 import { enqueueWebhook } from '../../src/platform/outbox/outbox';
 import type { WebhookRuntime } from '../../src/platform/outbox/webhook-runtime';
-import { SecretBox } from '../../src/platform/crypto/secret-box';
+import { ServerSecrets } from '../../src/platform/crypto/server-secrets';
 import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhook/webhook-types';
 import { listWebhookMessages } from '../../src/modules/webhook/webhook.read-model';
 import { endpointsOfOrganization, organizationOfEndpoint } from '../../src/modules/webhook/webhook.repository';
@@ -41,7 +41,7 @@ const resolve: Resolve = async (hostname) => [{ address: hostname.endsWith('insi
 /** The production destination rule with a fake resolver, a server key, and a count of worker nudges. */
 function testRuntime(): WebhookRuntime & { wakes: number } {
   const runtime = {
-    secrets: new SecretBox('webhook-commands-test-key'),
+    secrets: new ServerSecrets('webhook-commands-test-key', undefined).box('webhook-signing-secret'),
     allowPrivateNetworks: false,
     resolve,
     wakes: 0,

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { serverSecretEnv } from './server-secret';
 
 export interface CliResult {
   code: number;
@@ -14,7 +15,7 @@ const ADMIN = path.resolve(__dirname, '../../dist/doors/cli/admin.js');
 /** Runs the compiled admin CLI as an operator would, against the given database. */
 export function runCli(databaseUrl: string, args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [ADMIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl } }, (error, stdout, stderr) => {
+    execFile(process.execPath, [ADMIN, ...args], { env: { ...process.env, ...serverSecretEnv(databaseUrl), DATABASE_URL: databaseUrl } }, (error, stdout, stderr) => {
       let json: any;
       try {
         json = JSON.parse(stdout);
@@ -43,7 +44,9 @@ export async function within(timeoutMs: number, check: () => Promise<boolean>, i
  * Node process per command. Suites keep a few `runCli` runs to prove the process wiring. Commands
  * read their configuration from `env` only (CommandContext), never from this process's environment.
  */
-export async function runAdminInProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+export async function runAdminInProcess(args: string[], given: NodeJS.ProcessEnv): Promise<CliResult> {
+  // The database's server secret, as an operator's CLI has it (SECRET_KEY: '' runs the CLI without one).
+  const env = given.SECRET_KEY === undefined && given.WEBHOOK_SECRET_KEY === undefined ? { ...serverSecretEnv(given.DATABASE_URL), ...given } : given;
   // Required here: test files that only spawn the CLI never load its modules.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runAdmin } = require('../../src/doors/cli/run-admin') as typeof import('../../src/doors/cli/run-admin');

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
+import { forgetServerSecret } from './server-secret';
 
 /** The PostgreSQL server tests use: TEST_DATABASE_URL's server, else the local one (trust auth). */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -212,6 +213,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await withAdminClient((client) => client.query(`create database "${name}" template "${templateDatabase()}"`));
   }
   const claimed = name;
+  forgetServerSecret(databaseUrl(claimed));
   let released: Promise<void> | undefined;
   return {
     name: claimed,

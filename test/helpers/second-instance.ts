@@ -3,11 +3,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { loadConfig } from '../../src/foundation/config';
+import { loadConfig, type Config } from '../../src/foundation/config';
+import { KEY_FILE } from '../../src/platform/crypto/server-secrets';
 import { openDatabase } from '../../src/schema/database';
 import { createLogger } from '../../src/foundation/logger';
 import { startService, type RunningService } from '../../src/service';
 import { HttpsClient } from './https-client';
+
+/**
+ * The setting that gives another instance the server secret of a running one (D24: instances on one
+ * database share it, or the later one refuses to start): its SECRET_KEY, or the key file it made.
+ */
+export function sameSecretAs(app: { readonly config: Config }): { SECRET_KEY: string } {
+  const { key } = app.config.secret;
+  return { SECRET_KEY: key ?? readFileSync(path.join(app.config.dataDir, KEY_FILE), 'utf8').trim() };
+}
 
 export interface ServiceInstance {
   readonly client: HttpsClient;

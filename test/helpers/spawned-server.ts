@@ -2,6 +2,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { KEY_FILE } from '../../src/platform/crypto/server-secrets';
+import { rememberServerSecret, serverSecretEnv, spawnedServerSecret } from './server-secret';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -73,6 +75,9 @@ export async function spawnServer(env: Record<string, string> & { DATA_DIR: stri
     child.kill('SIGKILL');
     throw error;
   });
+  if (env.DATABASE_URL !== undefined) {
+    rememberServerSecret(env.DATABASE_URL, spawnedServerSecret(env, () => readFileSync(path.join(env.DATA_DIR, KEY_FILE), 'utf8').trim()));
+  }
   const listening = logs.map((line) => JSON.parse(line) as { msg?: string; url?: string }).find((entry) => entry.msg?.startsWith('listening on'));
   const port = Number(new URL(listening!.url!).port);
   return {
@@ -90,7 +95,8 @@ export async function spawnServer(env: Record<string, string> & { DATA_DIR: stri
 /** `node dist/doors/cli/admin.js …` with `env`; the exit code, stdout and stderr. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(ROOT, 'dist/doors/cli/admin.js'), ...args], { env: childEnv(env), timeout: 60_000 }, (error, stdout, stderr) => {
+    const secret = env.SECRET_KEY === undefined && env.WEBHOOK_SECRET_KEY === undefined ? serverSecretEnv(env.DATABASE_URL) : {};
+    execFile(process.execPath, [path.join(ROOT, 'dist/doors/cli/admin.js'), ...args], { env: childEnv({ ...secret, ...env }), timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/foundation/logger';
 import { startService, type RunningService, type ServiceHooks } from '../../src/service';
 import { createTestDatabase } from './database';
 import { HttpsClient } from './https-client';
+import { rememberServerSecret } from './server-secret';
 
 export interface TestApp {
   readonly url: string;
@@ -63,6 +64,7 @@ export async function startTestApp(
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
+  rememberServerSecret(database.url, service.secrets.current.secret);
   const ca = readFileSync(config.tlsCertFile ?? path.join(config.dataDir, 'tls', 'localhost.crt'), 'utf8');
   const client = new HttpsClient(`https://localhost:${service.port}`, ca);
   return {

@@ -8,6 +8,8 @@ import type { Options } from './command';
 import { COMMANDS } from './commands';
 import { OPERATOR } from '../../platform/auth/actor';
 import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
+import type { ServerSecrets } from '../../platform/crypto/server-secrets';
+import { secretMismatch } from '../../platform/crypto/secret-fingerprint';
 
 /**
  * While a server owns the embedded database, the admin CLI cannot open it (PGlite allows one process)
@@ -17,11 +19,17 @@ import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
  * published in the data directory's lock file (mode 0600): reading the data directory is what
  * authorizes a caller, as with the database files themselves.
  */
-interface ChannelRequest {
+interface ChannelRequest extends CommandRequest {
   token: string;
+}
+
+/** A command for the server to run, and the CLI's server secret (D24), which must be one the server accepts. */
+export interface CommandRequest {
   command: string;
   options: Options;
   positionals: string[];
+  /** The fingerprints of the CLI's SECRET_KEY (and SECRET_KEY_PREVIOUS), and where its secret came from. */
+  secret: { fingerprints: string[]; source: string };
 }
 
 type ChannelResponse =
@@ -44,7 +52,15 @@ function sameToken(given: unknown, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-async function answer(orm: MikroORM, config: Config, logger: Logger, token: string, line: string): Promise<ChannelResponse> {
+/** What the server runs the CLI's commands with. */
+export interface ChannelServer {
+  readonly orm: MikroORM;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly secrets: ServerSecrets;
+}
+
+async function answer({ orm, config, logger, secrets }: ChannelServer, token: string, line: string): Promise<ChannelResponse> {
   let request: ChannelRequest;
   try {
     request = JSON.parse(line) as ChannelRequest;
@@ -54,9 +70,22 @@ async function answer(orm: MikroORM, config: Config, logger: Logger, token: stri
   if (!sameToken(request.token, token)) return { ok: false, error: { message: 'invalid admin channel token' } };
   const command = COMMANDS.find((candidate) => candidate.name === request.command);
   if (!command) return { ok: false, error: { message: `unknown command "${request.command}"` } };
+  // The CLI started with another secret is refused as it would be on the database itself (D24).
+  const [presented] = request.secret?.fingerprints ?? [];
+  if (typeof presented !== 'string' || !secrets.accepts(presented)) {
+    const source = typeof request.secret?.source === 'string' ? request.secret.source : 'SECRET_KEY';
+    const refusal = secretMismatch(secrets.current.fingerprint, request.secret?.fingerprints ?? [''], source, 'refusing to run the command');
+    return { ok: false, error: { message: refusal.message } };
+  }
   try {
+    const progress = (message: string) => logger.info({ command: command.name }, message);
     // The server applied its migrations at start: there is never one left for `db migrate` here.
-    const result = await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), request.options ?? {}, request.positionals ?? [], { migrationsApplied: [], config });
+    const result = await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), request.options ?? {}, request.positionals ?? [], {
+      migrationsApplied: [],
+      config,
+      secrets,
+      progress,
+    });
     logger.info({ command: command.name }, 'admin command run for the CLI');
     return { ok: true, result };
   } catch (error) {
@@ -65,8 +94,8 @@ async function answer(orm: MikroORM, config: Config, logger: Logger, token: stri
   }
 }
 
-/** Runs the CLI's commands on the server's ORM with the server's configuration. */
-export async function startAdminChannel(orm: MikroORM, config: Config, logger: Logger): Promise<AdminChannel> {
+/** Runs the CLI's commands on the server's ORM with the server's configuration and secret. */
+export async function startAdminChannel(owner: ChannelServer): Promise<AdminChannel> {
   const token = randomBytes(24).toString('hex');
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -81,7 +110,7 @@ export async function startAdminChannel(orm: MikroORM, config: Config, logger: L
       const newline = buffer.indexOf('\n');
       if (newline === -1) return;
       socket.removeAllListeners('data');
-      void answer(orm, config, logger, token, buffer.slice(0, newline)).then((response) => socket.end(`${JSON.stringify(response)}\n`));
+      void answer(owner, token, buffer.slice(0, newline)).then((response) => socket.end(`${JSON.stringify(response)}\n`));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -101,17 +130,12 @@ export async function startAdminChannel(orm: MikroORM, config: Config, logger: L
 }
 
 /** Runs a command in the server that owns the embedded database; its errors come back as thrown here. */
-export function runThroughServer(
-  target: { adminPort: number; token: string },
-  command: string,
-  options: Options,
-  positionals: string[],
-): Promise<unknown> {
+export function runThroughServer(target: { adminPort: number; token: string }, request: CommandRequest): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port: target.adminPort });
     let buffer = '';
     socket.setTimeout(REQUEST_TIMEOUT_MS, () => socket.destroy(new Error('the server did not answer the admin command in time')));
-    socket.once('connect', () => socket.write(`${JSON.stringify({ token: target.token, command, options, positionals })}\n`));
+    socket.once('connect', () => socket.write(`${JSON.stringify({ token: target.token, ...request })}\n`));
     socket.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
     });

@@ -1,8 +1,11 @@
 import path from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../foundation/config';
 import { claimDataDir } from '../../platform/db/data-dir-lock';
 import type * as DatabaseModule from '../../schema/database';
 import type * as EmbeddedModule from '../../schema/embedded-postgres';
+import { existingServerSecrets, loadServerSecrets, type ServerSecrets } from '../../platform/crypto/server-secrets';
+import { checkCliSecret, describeSecretSource, presentedFingerprints, recordedSecretFingerprint } from '../../platform/crypto/secret-fingerprint';
 import { runThroughServer } from './admin-channel';
 import type { Command, Options } from './command';
 import { OPERATOR } from '../../platform/auth/actor';
@@ -13,10 +16,42 @@ import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 const database = () => require('../../schema/database') as typeof DatabaseModule;
 const embeddedPostgres = () => require('../../schema/embedded-postgres') as typeof EmbeddedModule;
 
-async function runOn(settings: DatabaseModule.OpenSettings, config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
+/** What a command runs with besides its arguments: the configuration and where its progress goes. */
+interface Run {
+  readonly config: Config;
+  readonly command: Command;
+  readonly options: Options;
+  readonly positionals: string[];
+  readonly progress: (line: string) => void;
+}
+
+/**
+ * The CLI's server secret (D24), checked before the command touches anything: SECRET_KEY, or the key
+ * file in DATA_DIR. A CLI with another secret than the database's, or none while the database has one,
+ * refuses. On a database no server has started on yet, a key file is made only when a command needs
+ * to seal something, as the server would make it.
+ */
+async function cliSecrets(em: EntityManager, config: Config): Promise<() => ServerSecrets> {
+  const recorded = await recordedSecretFingerprint(em);
+  const existing = existingServerSecrets(config.secret, config.dataDir);
+  checkCliSecret(recorded, existing, config.dataDir);
+  let secrets = existing;
+  return () => (secrets ??= loadServerSecrets(config.secret, config.dataDir));
+}
+
+async function runOn(settings: DatabaseModule.OpenSettings, { config, command, options, positionals, progress }: Run): Promise<unknown> {
   const { orm, migrationsApplied } = await database().openMigratedDatabase(settings);
   try {
-    return await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), options, positionals, { migrationsApplied, config });
+    const secrets = await cliSecrets(orm.em.fork(), config);
+    const context = {
+      migrationsApplied,
+      config,
+      progress,
+      get secrets() {
+        return secrets();
+      },
+    };
+    return await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), options, positionals, context);
   } finally {
     await orm.close();
   }
@@ -26,14 +61,18 @@ async function runOn(settings: DatabaseModule.OpenSettings, config: Config, comm
  * Runs one admin command on the server's database: DATABASE_URL when set; otherwise the embedded
  * database in DATA_DIR, through the running server that owns it, or opened here when no server runs.
  */
-export async function runCommand(config: Config, command: Command, options: Options, positionals: string[]): Promise<unknown> {
+export async function runCommand(run: Run): Promise<unknown> {
+  const { config, command, options, positionals } = run;
   if (config.databaseUrl) {
     // A mistyped DATABASE_URL must fail, not quietly create a new database the server never reads.
-    return runOn({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false }, config, command, options, positionals);
+    return runOn({ clientUrl: config.databaseUrl, pool: { min: 0, max: 2 }, ensureDatabase: false }, run);
   }
   const claim = await claimDataDir(config.dataDir);
   if (claim.kind === 'server') {
-    return runThroughServer({ adminPort: claim.holder.adminPort, token: claim.holder.token ?? '' }, command.name, options, positionals);
+    // The server runs the command with its own secret; this CLI's must be one the server accepts.
+    const secrets = loadServerSecrets(config.secret, config.dataDir);
+    const secret = { fingerprints: presentedFingerprints(secrets), source: describeSecretSource(secrets) };
+    return runThroughServer({ adminPort: claim.holder.adminPort, token: claim.holder.token ?? '' }, { command: command.name, options, positionals, secret });
   }
   try {
     const starting = embeddedPostgres().startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pgdata') });
@@ -41,7 +80,7 @@ export async function runCommand(config: Config, command: Command, options: Opti
     database();
     const embedded = await starting;
     try {
-      return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, config, command, options, positionals);
+      return await runOn({ clientUrl: embedded.url, pool: embedded.pool }, run);
     } finally {
       await embedded.close();
     }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../foundation/config';
+import type { ServerSecrets } from '../../platform/crypto/server-secrets';
 
 export type Options = Record<string, string | undefined>;
 
@@ -13,6 +14,13 @@ export interface CommandContext {
    * the server's when it runs the command for the CLI through its admin channel.
    */
   readonly config: Config;
+  /**
+   * The server secret (D24) the command runs with, already checked against the database's fingerprint:
+   * the CLI's own, or the server's when it runs the command through its admin channel.
+   */
+  readonly secrets: ServerSecrets;
+  /** Progress of a long command: stderr of the CLI, or the server's log through the admin channel. */
+  readonly progress: (line: string) => void;
 }
 
 /**

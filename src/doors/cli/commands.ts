@@ -4,6 +4,7 @@ import { DB_COMMANDS } from './db.commands';
 import { MEMBER_INVITE_COMMAND } from './member-invite.command';
 import { MEMBER_COMMANDS } from './member.commands';
 import { ORGANIZATION_COMMANDS } from './organization.commands';
+import { SECRET_COMMANDS } from './secret.commands';
 import { WEBHOOK_COMMANDS } from './webhook.commands';
 
 export type { Command } from './command';
@@ -11,6 +12,7 @@ export type { Command } from './command';
 /** Every admin command, in the order `--help` lists them. */
 export const COMMANDS: Command[] = [
   ...DB_COMMANDS,
+  ...SECRET_COMMANDS,
   ...ORGANIZATION_COMMANDS,
   ...API_KEY_COMMANDS,
   ...MEMBER_COMMANDS,

@@ -23,7 +23,7 @@ async function main(argv: string[], io: AdminIo): Promise<void> {
   // Required only now: help and usage errors never load the database modules.
   const { loadConfig } = require('../../foundation/config') as typeof ConfigModule;
   const { runCommand } = require('./command-runner') as typeof RunnerModule;
-  const result = await runCommand(loadConfig(io.env), command, options, positionals);
+  const result = await runCommand({ config: loadConfig(io.env), command, options, positionals, progress: (line) => io.stderr(`${line}\n`) });
   io.stdout(`${JSON.stringify(result, null, 2)}\n`);
 }
 

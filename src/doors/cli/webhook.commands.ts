@@ -11,9 +11,9 @@ import { type Command, type CommandContext, parser } from './command';
 const endpoints = () => require('../../modules/webhook/webhook.repository') as typeof RepositoryModule;
 const view = () => (require('../../modules/webhook/webhook.view') as typeof ViewModule).webhookEndpointView;
 
-/** The server's secret key (WEBHOOK_SECRET_KEY or DATA_DIR) and destination rule, from the command's configuration. */
-const runtime = ({ config }: CommandContext) =>
-  (require('../../platform/outbox/webhook-runtime') as typeof RuntimeModule).webhookRuntime(config.webhooks, config.dataDir);
+/** The server secret (SECRET_KEY, or the key file in DATA_DIR) and destination rule, from the command's context. */
+const runtime = ({ config, secrets }: CommandContext) =>
+  (require('../../platform/outbox/webhook-runtime') as typeof RuntimeModule).webhookRuntime(config.webhooks, secrets);
 
 export const WEBHOOK_COMMANDS: Command[] = [
   {
@@ -23,7 +23,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
   Registers a webhook endpoint (https, public address) for the organization's changes: every type,
   or only those in --events (event.created, event.updated, event.published, event.cancelled,
   event.deleted, booking.created, booking.cancelled). Prints its id and the signing secret, shown
-  only this once. Needs the server's WEBHOOK_SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
+  only this once. Needs the server's SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
     parse: parser({ org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }),
     async run(em, options, _positionals, context) {
       const { createWebhookEndpoint } = require('../../modules/webhook/commands/create-webhook-endpoint') as typeof CreateModule;

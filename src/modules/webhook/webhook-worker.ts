@@ -17,7 +17,7 @@ const UNSIGNABLE: AttemptOutcome = {
   ok: false,
   statusCode: null,
   durationMs: 0,
-  error: "not sent: the signing secret cannot be decrypted with this server's WEBHOOK_SECRET_KEY",
+  error: "not sent: the signing secret cannot be decrypted with this server's SECRET_KEY",
   responseBody: null,
 };
 
@@ -38,6 +38,7 @@ interface ClaimedRow {
 export interface WorkerOptions {
   readonly orm: MikroORM;
   readonly settings: WebhookSettings;
+  /** The box of signing secrets (webhook-runtime.ts). */
   readonly secrets: SecretBox;
   readonly metrics: WebhookMetrics;
   readonly logger: Logger;

@@ -7,6 +7,7 @@ import { webhookRuntime, type WebhookRuntime } from '../../platform/outbox/webho
 import { WebhookWorker } from './webhook-worker';
 import { WebhookWake } from './webhook-wake';
 import { sparesConnections } from '../../platform/db/orm-config';
+import type { ServerSecrets } from '../../platform/crypto/server-secrets';
 
 export interface Webhooks {
   readonly runtime: WebhookRuntime;
@@ -15,14 +16,14 @@ export interface Webhooks {
 }
 
 /** Webhooks of one server process: the runtime of its commands, its metrics, and (unless turned off) a worker. */
-export async function startWebhooks(config: Config, orm: MikroORM, logger: Logger): Promise<Webhooks> {
+export async function startWebhooks(config: Config, orm: MikroORM, logger: Logger, secrets: ServerSecrets): Promise<Webhooks> {
   const settings = config.webhooks;
   const metrics = new WebhookMetrics(orm);
   let worker: WebhookWorker | undefined;
   // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
   const spares = sparesConnections(orm.config.get('pool'));
   const wake = new WebhookWake(orm, () => worker?.wake(), logger, spares);
-  const runtime = webhookRuntime(settings, config.dataDir, () => wake.wake());
+  const runtime = webhookRuntime(settings, secrets, () => wake.wake());
   if (settings.worker) {
     const listenUrl = spares ? orm.config.get('clientUrl') : undefined;
     worker = new WebhookWorker({ orm, settings, secrets: runtime.secrets, metrics, logger, listenUrl });

@@ -4,6 +4,7 @@ import DataLoader from 'dataloader';
 import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
+import { AppError } from '../../foundation/errors/app-error';
 
 /** The response replayed for a key: what the first request got. */
 export interface StoredResponse {
@@ -43,7 +44,7 @@ export interface HeldKey extends IdempotencyClaim {
   readonly claimToken: string;
 }
 
-/** Seals what is stored at rest (AES-256-GCM under the server key: see webhook-secret.ts). */
+/** Seals what is stored at rest (AES-256-GCM under the server secret's key for `idempotent-answer`: see platform/crypto/secret-box.ts). */
 export interface ResponseSealer {
   seal(plain: string): string;
   open(sealed: string): string;
@@ -69,7 +70,7 @@ function sealPoint(sealer: ResponseSealer, result: RecordedResult): string {
 }
 
 function openPoint(sealer: ResponseSealer, stored: string): RecordedResult {
-  return JSON.parse(stored.startsWith(REFERENCE) ? stored.slice(REFERENCE.length) : sealer.open(stored)) as RecordedResult;
+  return JSON.parse(stored.startsWith(REFERENCE) ? stored.slice(REFERENCE.length) : openStored(sealer, stored)) as RecordedResult;
 }
 
 interface ClaimedRow {
@@ -122,6 +123,19 @@ const COMPLETE_MANY = `update idempotency_keys k
             set state = 'DONE', locked_until = null, response_status = a.status, response_headers = a.headers::jsonb, response_body = a.body
            from unnest(?::text[], ?::text[], ?::uuid[], ?::int[], ?::text[], ?::text[]) as a(organization_id, key, claim_token, status, headers, body)
           where k.organization_id = a.organization_id and k.key = a.key and k.claim_token = a.claim_token and k.state = 'RUNNING'`;
+
+/**
+ * Opens a stored answer or recovery point. One this instance cannot open was sealed under a server
+ * secret it lacks (D24: refused at start, so only while a rotation's restarts are under way): 503, for
+ * the client to retry (on an instance that has it), not a 500.
+ */
+function openStored(sealer: ResponseSealer, sealed: string): string {
+  try {
+    return sealer.open(sealed);
+  } catch {
+    throw AppError.serviceUnavailable('This instance cannot read the answer stored for this Idempotency-Key yet; try again shortly');
+  }
+}
 
 /**
  * Idempotency-Key records in PostgreSQL (table idempotency_keys), scoped to an organization. A stored
@@ -192,7 +206,7 @@ export class IdempotencyKeyStore {
       if (row.state === 'RUNNING') return { kind: 'in-use' };
       return {
         kind: 'replay',
-        response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body === null ? '' : this.sealer.open(row.response_body) },
+        response: { status: row.response_status ?? 200, headers: row.response_headers ?? {}, body: row.response_body === null ? '' : openStored(this.sealer, row.response_body) },
       };
     }
     return { kind: 'in-use' };

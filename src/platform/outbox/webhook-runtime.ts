@@ -1,9 +1,11 @@
 import type { WebhookSettings } from '../../foundation/config';
 import type { Resolve } from './webhook-destination';
-import { webhookSecretBox, type SecretBox } from '../crypto/secret-box';
+import type { SecretBox } from '../crypto/secret-box';
+import type { ServerSecrets } from '../crypto/server-secrets';
 
-/** What webhook commands need from the process: the secret key, the destination rule, a nudge. */
+/** What webhook commands need from the process: the box of signing secrets, the destination rule, a nudge. */
 export interface WebhookRuntime {
+  /** Seals and opens signing secrets (the server secret's key for `webhook-signing-secret`, D24). */
   readonly secrets: SecretBox;
   readonly allowPrivateNetworks: boolean;
   readonly resolve?: Resolve;
@@ -11,9 +13,9 @@ export interface WebhookRuntime {
   wake(): void;
 }
 
-export function webhookRuntime(settings: WebhookSettings, dataDir: string, wake: () => void = () => undefined): WebhookRuntime {
+export function webhookRuntime(settings: WebhookSettings, secrets: ServerSecrets, wake: () => void = () => undefined): WebhookRuntime {
   return {
-    secrets: webhookSecretBox({ secretKey: settings.secretKey, dataDir }),
+    secrets: secrets.box('webhook-signing-secret'),
     allowPrivateNetworks: settings.allowPrivateNetworks,
     wake,
   };
