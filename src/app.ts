@@ -88,6 +88,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     metrics,
     context: shared,
     onFinished: deps.onFinished,
+    deadlineMs: config.requestDeadlineMs,
   });
 }
 

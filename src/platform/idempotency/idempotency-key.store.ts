@@ -33,6 +33,29 @@ interface Row {
 export const LEASE_SECONDS = 120;
 
 /**
+ * Runs `attempt` in the background with a doubling delay (from 0.5 s, at most 10 s between two) until
+ * it resolves true, or the lease of a key would have ended: how a record the database could not take
+ * when it was due (a claim to forget, an answer to store, a key to release) is written once it can.
+ */
+export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () => void): void {
+  const giveUpAt = Date.now() + LEASE_SECONDS * 1000;
+  const next = (delayMs: number) => {
+    setTimeout(() => {
+      attempt().then(
+        (finished) => {
+          if (finished) onDone?.();
+          else if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
+        },
+        () => {
+          if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
+        },
+      );
+    }, delayMs).unref();
+  };
+  next(500);
+}
+
+/**
  * A key this request holds: what the unit of work records on it (IdempotencyClaim) and what the door
  * needs to complete or release it. `claimToken` is this request's alone.
  */
@@ -89,7 +112,7 @@ export class IdempotencyKeyStore {
       const claimToken = randomUUID();
       // A running record whose lease ran out is taken over with its recovery points (what its request
       // committed before it died), by a retry of the same request only: another fingerprint is a reuse.
-      const claimed = await this.execute<{ recovery_points: Record<string, string> | null }>(
+      const claimed = await this.orForget(organizationId, key, claimToken, this.execute<{ recovery_points: Record<string, string> | null }>(
         `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
          values (?, ?, ?, 'RUNNING', now() + make_interval(secs => ?), now(), now() + make_interval(hours => ?), ?)
          on conflict (organization_id, key) do update
@@ -103,7 +126,7 @@ export class IdempotencyKeyStore {
                   and (idempotency_keys.recovery_points is null or idempotency_keys.fingerprint = excluded.fingerprint))
          returning recovery_points`,
         [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken],
-      );
+      ));
       if (claimed.length > 0) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed[0].recovery_points ?? {}) };
       const [row] = await this.execute<Row>(
         `select fingerprint, state, response_status, response_headers, response_body
@@ -119,6 +142,28 @@ export class IdempotencyKeyStore {
       };
     }
     return { kind: 'in-use' };
+  }
+
+  /**
+   * `claiming`, the claim's statement; when it fails (a database that stopped answering: the driver
+   * gave up waiting), the statement may still run once the database answers again, and leave a
+   * RUNNING record nobody holds, which would answer every retry 409 until its lease ended. So the
+   * claim is deleted in the background, again until a delete finds it or the lease would have ended
+   * (the delete may reach the database before the claim does, on another connection).
+   */
+  private async orForget<T>(organizationId: string, key: string, claimToken: string, claiming: Promise<T>): Promise<T> {
+    try {
+      return await claiming;
+    } catch (error) {
+      retryInBackground(async () => {
+        const deleted = await this.execute<{ key: string }>(
+          `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`,
+          [organizationId, key, claimToken],
+        );
+        return deleted.length > 0;
+      });
+      throw error;
+    }
   }
 
   /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */
