@@ -131,6 +131,20 @@ export class AppError extends Error {
     return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes`, { limitBytes });
   }
 
+  /** A request line longer than the HTTP parser reads (src/http/client-error.ts). */
+  static uriTooLong(limitBytes: number): AppError {
+    return new AppError('URI_TOO_LONG', `The request line (method, path and query) is longer than ${limitBytes} bytes`, { limitBytes });
+  }
+
+  /** Request headers larger than the HTTP parser reads (src/http/client-error.ts). */
+  static headersTooLarge(limitBytes: number): AppError {
+    return new AppError('HEADERS_TOO_LARGE', `The request headers are larger than ${limitBytes} bytes`, { limitBytes });
+  }
+
+  static requestTimeout(): AppError {
+    return new AppError('REQUEST_TIMEOUT', 'The request did not arrive whole in time');
+  }
+
   // State rules (D3, D6, D7): raised by the module policies
   static eventAlreadyPublished(status: string, immutableFields: string[]): AppError {
     return new AppError(
