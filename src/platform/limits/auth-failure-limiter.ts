@@ -1,4 +1,5 @@
 import { AppError } from '../../foundation/errors/app-error';
+import type { LiveInstances } from './live-instances';
 import type { WindowCounter } from './window-counter';
 
 /**
@@ -12,12 +13,15 @@ export class AuthFailureLimiter {
   constructor(
     private readonly counter: WindowCounter,
     private readonly failuresPerMinute: number,
+    /** With Redis configured: while it does not answer, each instance allows its share (see OrganizationRateLimiter). */
+    private readonly instances?: LiveInstances,
   ) {}
 
   /** Counts a failed attempt from `clientIp`; the 429 to answer instead when the address is past its budget. */
   async recordFailure(clientIp: string): Promise<AppError | undefined> {
-    const { consumed, msBeforeReset } = await this.counter.consume(`auth-failure:${clientIp}`);
-    if (consumed <= this.failuresPerMinute) return undefined;
+    const { consumed, msBeforeReset, fallback } = await this.counter.consume(`auth-failure:${clientIp}`);
+    const limit = fallback && this.instances ? Math.max(1, Math.floor(this.failuresPerMinute / (await this.instances.current()))) : this.failuresPerMinute;
+    if (consumed <= limit) return undefined;
     const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeReset / 1000));
     return AppError.rateLimited(`Too many failed authentications from this address; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
