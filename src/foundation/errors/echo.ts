@@ -8,7 +8,7 @@
 /** The most characters of one client value an error shows. */
 export const ECHO_MAX_CHARS = 64;
 /** The longest message or detail string an error carries (server text included). */
-export const TEXT_MAX_CHARS = 300;
+export const TEXT_MAX_CHARS = 500;
 
 const ELLIPSIS = '…';
 
