@@ -64,7 +64,7 @@ export interface AppDeps {
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
   const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, logger };
-  const metrics = createMetrics({ token: config.metricsToken, extra: webhooks.metrics });
+  const metrics = createMetrics({ token: config.metricsToken, extra: [...webhooks.metrics, ...limits.metrics] });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
   return requestPipeline({
     logger,
@@ -88,6 +88,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     metrics,
     context: shared,
     onFinished: deps.onFinished,
+    deadlineMs: config.requestDeadlineMs,
   });
 }
 
@@ -105,7 +106,7 @@ function publicApp(deps: AppDeps, metrics: Metrics, explorerAssets: boolean): ex
   // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
   // X-Forwarded-Proto (the pipeline's https step lets these three through).
   app.get('/healthz', healthz);
-  app.get('/readyz', readyz(orm, logger));
+  app.get('/readyz', readyz(orm, logger, () => deps.limits.storeStatus()));
   app.get('/metrics', metrics.handler);
   // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));

@@ -21,6 +21,8 @@ import { openReadPool } from './platform/db/read-pool';
 import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.store';
 import { idempotentRequests } from './http/idempotent-requests';
 import { createLimits } from './platform/limits/limits';
+import { LIVE_INSTANCES_SQL } from './platform/limits/live-instances';
+import { LISTENER_APPLICATION_NAME } from './platform/auth/auth-change-listener';
 import { compileRoutes } from './doors/rest/rest-executor';
 import { loadServerSecrets, type ServerSecrets } from './platform/crypto/server-secrets';
 import { recordOrCheckSecretFingerprint } from './platform/crypto/secret-fingerprint';
@@ -81,7 +83,15 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   );
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
-  const limits = await createLimits(config, logger);
+  // While Redis is down each instance allows its share of a budget: the live instances, counted by
+  // their credential listeners' connections to this database (src/platform/limits/live-instances.ts).
+  const limits = await createLimits(config, logger, () =>
+    orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ instances: number }>>(LIVE_INSTANCES_SQL, [LISTENER_APPLICATION_NAME])
+      .then((rows) => rows[0]?.instances ?? 1),
+  );
   const dashboard = config.dashboard;
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
   // The embedded database takes one connection: its reads and writes share the ORM's.

@@ -42,6 +42,28 @@ describe('with CORS_ORIGINS', () => {
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
   });
 
+  test.each([
+    ['a long path', `/v1/events/${'a'.repeat(12_000)}`],
+    ['a long query', `/v1/events?page=${'9'.repeat(12_000)}`],
+    ['a long GraphQL path', `/graphql?query=${'x'.repeat(12_000)}`],
+  ])('a preflight with %s (12 kB, within the 16 KiB head) is answered like any other', async (_name, path) => {
+    const response = await app.client.request('OPTIONS', path, {
+      headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(response.headers['x-request-id']).toEqual(expect.any(String));
+  });
+
+  test('a preflight whose path is over the 16 KiB head: 414 URI_TOO_LONG in the envelope, not a closed connection', async () => {
+    const response = await app.client.request('OPTIONS', `/v1/events/${'a'.repeat(100_000)}`, {
+      headers: { origin: ALLOWED, 'access-control-request-method': 'GET' },
+    });
+    expect(response.status).toBe(414);
+    expect(response.body).toEqual({ error: { code: 'URI_TOO_LONG', message: expect.any(String), details: { limitBytes: 16_384 } } });
+    expect(response.headers['x-request-id']).toEqual(expect.any(String));
+  });
+
   test('a preflight from another origin gets no CORS headers', async () => {
     const response = await app.client.request('OPTIONS', '/graphql', {
       headers: { origin: OTHER, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },

@@ -6,6 +6,7 @@ caseFile('errors-parity', () => require('./errors-parity.cases'));
 caseFile('errors-transport', () => require('./errors-transport.cases'));
 caseFile('errors-table', () => require('./errors-table.cases'));
 caseFile('errors-unexpected', () => require('./errors-unexpected.cases'));
+caseFile('errors-echo', () => require('./errors-echo.cases'));
 caseFile('transport-malformed', () => require('./transport-malformed.cases'));
 caseFile('hostile-input-regressions', () => require('./hostile-input-regressions.cases'));
 caseFile('validation-both-doors', () => require('./validation-both-doors.cases'));

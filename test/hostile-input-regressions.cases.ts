@@ -208,20 +208,20 @@ describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
   });
 });
 
-test('headers over the size limit while the body is still on its way: the client still gets the 400, not a reset', async () => {
+test('a request line over the size limit while the body is still on its way: the client still gets the 414, not a reset', async () => {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const response = await app.client.request('DELETE', `/graphql?page=${'%5B'.repeat(10_000)}`, {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       raw: JSON.stringify({ query: 'x'.repeat(10_000) }),
     });
-    expect(response.status).toBe(400);
-    expect(response.body.error.details.errors).toEqual([{ field: 'headers', message: expect.any(String) }]);
+    expect(response.status).toBe(414);
+    expect(response.body.error.code).toBe('URI_TOO_LONG');
   }
 });
 
-test('a HEAD request refused for its headers gets the 400 without a body (a body would corrupt the next answer)', async () => {
+test('a HEAD request refused for its head (414) gets no body (a body would corrupt the next answer)', async () => {
   const response = await app.client.request('HEAD', `/v1/events?x=${'a'.repeat(120_000)}`, { headers: { authorization: `Bearer ${key}` } });
-  expect(response.status).toBe(400);
+  expect(response.status).toBe(414);
   expect(response.text).toBe('');
   expect(response.headers['x-request-id']).toBeDefined();
 });

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { malformedRequestError } from '../src/http/client-error';
 import { exchange, parseRawResponse as parse } from './helpers/raw-http';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -25,11 +26,50 @@ test('over TLS, bytes that are not HTTP: 400 VALIDATION_ERROR on field request, 
   });
 });
 
-test('over TLS, headers over the size limit: 400 VALIDATION_ERROR on field headers', async () => {
+test('over TLS, headers over the size limit: 431 HEADERS_TOO_LARGE', async () => {
   const response = parse(await exchange(overTls, `GET /v1/events HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`));
-  expect(response.status).toBe(400);
+  expect(response.status).toBe(431);
   expect(response.headers['x-request-id']).toEqual(expect.any(String));
-  expect(response.body.error.details).toEqual({ errors: [{ field: 'headers', message: expect.any(String) }] });
+  expect(response.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String), details: { limitBytes: 16_384 } } });
+});
+
+// Issue 21, item 4: an OPTIONS request with a very long path once got its connection closed unanswered.
+test.each(['OPTIONS', 'GET', 'POST', 'DELETE'])('over TLS, %s with a path or query over the 16 KiB head: 414 URI_TOO_LONG', async (method) => {
+  for (const target of [`/v1/events/${'a'.repeat(20_000)}`, `/graphql?query=${'b'.repeat(100_000)}`, `/${'c'.repeat(1_000_000)}`]) {
+    const response = parse(await exchange(overTls, `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+    expect(response.status).toBe(414);
+    expect(response.headers['x-request-id']).toEqual(expect.any(String));
+    expect(response.body).toEqual({ error: { code: 'URI_TOO_LONG', message: expect.any(String), details: { limitBytes: 16_384 } } });
+  }
+});
+
+test('over TLS, a client that half-closes after a long request line still reads its 414', async () => {
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = overTls();
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+    socket.on('secureConnect', () => socket.end(`OPTIONS /${'d'.repeat(50_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`));
+  });
+  expect(parse(raw).status).toBe(414);
+});
+
+test('over TLS, a long path within the head limit goes through the pipeline: OPTIONS 204 with Allow, GET 404 in the envelope', async () => {
+  const options = parse(await exchange(overTls, `OPTIONS /v1/events/${'a'.repeat(12_000)} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+  expect(options.status).toBe(204);
+  expect(options.headers.allow).toBe('GET, PUT, DELETE, HEAD, OPTIONS');
+  expect(options.headers['x-request-id']).toEqual(expect.any(String));
+  const get = parse(await exchange(overTls, `GET /v2/${'a'.repeat(12_000)} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+  expect(get.status).toBe(404);
+  expect(get.body.error.code).toBe('NOT_FOUND');
+});
+
+test("a request that did not arrive whole in time (the server's headersTimeout or requestTimeout) is 408 REQUEST_TIMEOUT", () => {
+  for (const code of ['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIMEOUT']) {
+    expect(malformedRequestError(Object.assign(new Error('timeout'), { code })).code).toBe('REQUEST_TIMEOUT');
+  }
+  expect(malformedRequestError(Object.assign(new Error('overflow'), { code: 'HPE_HEADER_OVERFLOW' }), { requestLineEnded: false }).code).toBe('URI_TOO_LONG');
 });
 
 test('in clear, bytes that are not HTTP are refused as plain HTTP: 403 HTTPS_REQUIRED', async () => {

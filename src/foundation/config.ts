@@ -34,6 +34,11 @@ export interface Config {
   /** Bounds on every piece of database work, so a stopped or frozen database is a quick 503. */
   readonly databaseTimeouts: DatabaseTimeouts;
   /**
+   * REQUEST_DEADLINE_MS (default 8000; 0: none): a request not answered this long after it arrived is
+   * answered 503 SERVICE_UNAVAILABLE with Retry-After (src/http/deadline.ts), whatever it waits for.
+   */
+  readonly requestDeadlineMs: number;
+  /**
    * Connections of the hot reads' own pool (DB_READ_POOL_MAX, default 4; 0: the reads share the ORM's
    * pool of 10). An instance opens at most 10 + this + DB_WRITE_POOL_MAX connections to PostgreSQL.
    */
@@ -78,6 +83,9 @@ export interface DatabaseTimeouts {
 export const DEFAULT_READ_POOL_MAX = 4;
 /** Connections of the one-statement writes' pool unless DB_WRITE_POOL_MAX says otherwise. */
 export const DEFAULT_WRITE_POOL_MAX = 4;
+
+/** A request's answer is due this long after it arrived, at the latest (a 503 then): within 10 s, with slack. */
+export const DEFAULT_REQUEST_DEADLINE_MS = 8_000;
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, acquireMs: 10_000, statementMs: 5_000, idleInTransactionMs: 10_000 };
 
@@ -169,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, 100, 3_600_000),
       idleInTransactionMs: integer(env, 'DB_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs, 100, 3_600_000),
     },
+    requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', DEFAULT_REQUEST_DEADLINE_MS, 0, 600_000),
     readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
     writePoolMax: integer(env, 'DB_WRITE_POOL_MAX', DEFAULT_WRITE_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),

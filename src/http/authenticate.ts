@@ -42,14 +42,11 @@ export type KeyAuthentication = (credentials: KeyCredentials) => Promise<AuthCon
 
 /**
  * Resolves the Authorization header into the caller; a key anywhere else is never accepted. With a
- * failure limiter, an address past its failed-authentication budget is refused (429) before its key
- * is even looked at, and every failed attempt counts against that address.
+ * failure limiter, every failed attempt counts against its address, and one past the address's budget
+ * answers 429 instead of 401; a valid key is served whatever its address's failures (issue 21, item 13).
  */
 export function keyAuthentication(authenticator: ApiKeyAuthenticator, failures?: AuthFailureLimiter): KeyAuthentication {
   return async ({ ip, authorization, query }) => {
-    const clientIp = clientAddressOf(ip);
-    const blocked = failures?.assertNotBlocked(clientIp);
-    if (blocked) await blocked;
     try {
       if ((authorization === undefined || authorization.trim() === '') && queryCarriesKey(query)) {
         throw AppError.unauthorized(
@@ -58,7 +55,9 @@ export function keyAuthentication(authenticator: ApiKeyAuthenticator, failures?:
       }
       return await authenticator.authenticate(authorization);
     } catch (error) {
-      if (failures && error instanceof AppError && AUTHENTICATION_FAILURES.has(error.code)) await failures.recordFailure(clientIp);
+      if (failures && error instanceof AppError && AUTHENTICATION_FAILURES.has(error.code)) {
+        throw (await failures.recordFailure(clientAddressOf(ip))) ?? error;
+      }
       throw error;
     }
   };

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -7,14 +7,33 @@ import { AppError, httpStatusOf } from '../foundation/errors/app-error';
 import { errorEnvelope } from './error-handler';
 import { requestIdOf } from './request-id';
 
+const LINE_FEED = 0x0a;
+
 /** How long the rest of a refused request is read after its answer before the connection is dropped. */
 const DRAIN_AFTER_ERROR_MS = 5_000;
 
-/** What a request too malformed for Express to see gets, in the envelope like every other error. */
-export function malformedRequestError(error: NodeJS.ErrnoException): AppError {
-  return error.code === 'HPE_HEADER_OVERFLOW'
-    ? AppError.validation([{ field: 'headers', message: 'the request headers are too large' }])
-    : AppError.validation([{ field: 'request', message: 'the request is not valid HTTP/1.1' }]);
+/** What the HTTP parser saw of the request it refused. */
+export interface RefusedRequest {
+  /** The request line (method, target, version) ended before the parser gave up. */
+  readonly requestLineEnded: boolean;
+}
+
+/**
+ * What a request too malformed for Express to see gets, in the envelope like every other error: a
+ * head over the parser's limit is 414 URI_TOO_LONG when its request line never ended (a long path or
+ * query), else 431 HEADERS_TOO_LARGE; a request that did not arrive in time 408; anything else that
+ * is not HTTP/1.1, 400 VALIDATION_ERROR on field `request`.
+ */
+export function malformedRequestError(error: NodeJS.ErrnoException, request: RefusedRequest = { requestLineEnded: true }): AppError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return request.requestLineEnded ? AppError.headersTooLarge(maxHeaderSize) : AppError.uriTooLong(maxHeaderSize);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return AppError.requestTimeout();
+    default:
+      return AppError.validation([{ field: 'request', message: 'the request is not valid HTTP/1.1' }]);
+  }
 }
 
 function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [], withBody = true): void {
@@ -52,23 +71,28 @@ function writeRawError(socket: Duplex, appError: AppError, headers: string[] = [
  */
 export function answerClientErrors(
   server: HttpServer | HttpsServer,
-  errorFor: (error: NodeJS.ErrnoException) => AppError,
+  errorFor: (error: NodeJS.ErrnoException, request: RefusedRequest) => AppError,
   connectError: AppError = AppError.methodNotAllowed('CONNECT', ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS']),
 ): void {
   // The parser reports every further chunk of a request it gave up on as another clientError: the
   // first answer stands, the rest of the request is read and dropped (see writeRawError).
   const answered = new WeakSet<Duplex>();
   // The first bytes of each connection's current request, so that a HEAD refused for its headers
-  // (too large) gets no body: a client would read one as the start of its next answer.
-  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; start: string }>();
+  // (too large) gets no body: a client would read one as the start of its next answer; and whether
+  // its request line ended, which tells a target too long (414) from headers too large (431).
+  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; start: string; lineEnded: boolean }>();
   // An HTTPS server's 'connection' is the encrypted socket; HTTP is parsed from 'secureConnection' ones.
   server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
-    const state = { awaiting: true, start: '' };
+    const state = { awaiting: true, start: '', lineEnded: false };
     requestStarts.set(socket, state);
     socket.on('data', (chunk: Buffer) => {
-      if (!state.awaiting) return;
-      state.awaiting = false;
-      state.start = chunk.toString('latin1', 0, 5);
+      if (state.awaiting) {
+        state.awaiting = false;
+        state.start = chunk.toString('latin1', 0, 5);
+        state.lineEnded = chunk.includes(LINE_FEED);
+      } else if (!state.lineEnded) {
+        state.lineEnded = chunk.includes(LINE_FEED);
+      }
     });
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -84,7 +108,8 @@ export function answerClientErrors(
       socket.destroy();
       return;
     }
-    writeRawError(socket, errorFor(error), [], requestStarts.get(socket)?.start !== 'HEAD ');
+    const state = requestStarts.get(socket);
+    writeRawError(socket, errorFor(error, { requestLineEnded: state?.lineEnded ?? true }), [], state?.start !== 'HEAD ');
   });
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket: Duplex) => {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../foundation/errors/app-error';
+import { AppError, echo, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../foundation/errors/app-error';
 import { toAppError } from '../foundation/errors/to-app-error';
 import { graphqlExtensionsOf } from '../platform/graphql/graphql-errors';
 import { MAX_BODY_BYTES } from '../platform/web/json-body';
@@ -94,5 +94,5 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {
-  next(AppError.notFound(`No route for ${req.method} ${req.path}`));
+  next(AppError.notFound(`No route for ${echo(req.method)} ${echo(req.path)}`));
 };

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../foundation/errors/app-error';
+import type { RateLimitStoreStatus } from '../platform/limits/limits';
 import { sendError } from './error-handler';
 
 const READINESS_TIMEOUT_MS = 2_000;
@@ -13,8 +14,12 @@ export const healthz: RequestHandler = (_req, res) => {
   res.json({ status: 'ok' });
 };
 
-/** GET /readyz: the database answers a trivial query in time; else 503 SERVICE_UNAVAILABLE. */
-export function readyz(orm: MikroORM, logger: Logger): RequestHandler {
+/**
+ * GET /readyz: the database answers a trivial query in time; else 503 SERVICE_UNAVAILABLE. With
+ * REDIS_URL, the rate-limit store's state too (`checks.rateLimitStore`, `details.rateLimitStore`):
+ * Redis down is an outage to see, not a reason to stop serving (each instance then allows its share).
+ */
+export function readyz(orm: MikroORM, logger: Logger, rateLimitStore: () => RateLimitStoreStatus | undefined = () => undefined): RequestHandler {
   return async (_req, res) => {
     res.locals.route = '/readyz';
     res.setHeader('Cache-Control', 'no-store');
@@ -32,6 +37,11 @@ export function readyz(orm: MikroORM, logger: Logger): RequestHandler {
     } finally {
       clearTimeout(timer);
     }
-    res.json({ status: 'ready', checks: { database: 'up' } });
+    const store = rateLimitStore();
+    if (store === undefined) {
+      res.json({ status: 'ready', checks: { database: 'up' } });
+      return;
+    }
+    res.json({ status: 'ready', checks: { database: 'up', rateLimitStore: store.state }, details: { rateLimitStore: store } });
   };
 }

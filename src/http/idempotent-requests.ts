@@ -4,7 +4,8 @@ import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
 import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
-import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
+import { retryInBackground, type IdempotencyKeyStore, type StoredResponse } from '../platform/idempotency/idempotency-key.store';
+import { timeLeftMs } from './deadline';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** 1 to 255 printable ASCII characters (D17). */
@@ -73,7 +74,18 @@ function captureResponse(res: ServerResponse, settle: (response: StoredResponse 
       if (value !== undefined) headers[name] = String(value);
     }
     const stored = !streamed && body !== undefined && isStorable(res.statusCode, body) ? { status: res.statusCode, headers, body } : undefined;
-    void settle(stored).finally(() => originalEnd(...args));
+    // The answer waits for its record, but never past the request's deadline (src/http/deadline.ts): a
+    // database that stopped answering holds the record, not the client. Until it is written the key
+    // reads as in use (409), then the record (or its recovery point) answers the retry.
+    const settled = settle(stored);
+    const left = timeLeftMs(res);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = left === undefined ? settled : Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+    void waited.finally(() => {
+      clearTimeout(timer);
+      // An overdue request was answered 503 meanwhile (src/http/pipeline.ts).
+      if (!res.writableEnded) originalEnd(...args);
+    });
     return res;
   }) as ServerResponse['end'];
 }
@@ -116,12 +128,18 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
       case 'claimed': {
         const held = claim.claim;
         captureResponse(res, async (response) => {
+          const settle = () => (response ? store.complete(held, response) : store.release(held));
           try {
-            if (response) await store.complete(held, response);
-            else await store.release(held);
+            await settle();
           } catch (error) {
-            // The answer still goes out; the key stays RUNNING until its lease ends, then a retry runs.
-            logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome');
+            // The answer still goes out. The record is written again in the background until the
+            // database takes it (a retry meanwhile gets 409 IN_USE, never a stale "free" key); should
+            // that never happen, the key's lease ends and a retry runs from its recovery points.
+            logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome; trying again in the background');
+            retryInBackground(
+              () => settle().then(() => true),
+              () => logger.info({ requestId }, 'Idempotency-Key outcome recorded after a retry'),
+            );
           }
         });
         // The request's units of work record their recovery points on the key (request context → em).

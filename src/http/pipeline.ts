@@ -7,9 +7,10 @@ import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits
 import type { Metrics } from '../platform/observability/metrics';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
 import { writeAccessLine } from './access-log';
+import { abandon, setDeadline } from './deadline';
 import type { KeyAuthentication } from './authenticate';
 import { clientIpOf } from './client-address';
-import { answerError, type Door } from './error-handler';
+import { answerError, writeError, type Door } from './error-handler';
 import { HttpRequestContext, type ContextShared } from './http-request-context';
 import { isForwardedHttps } from './https-only';
 import type { IdempotencyStep, IdempotentRequest } from './idempotent-requests';
@@ -78,6 +79,12 @@ export class Exchange {
   /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */
   reached = -1;
   failed = false;
+  /** The timer that answers the request 503 when its deadline passes (see `overdue` in requestPipeline). */
+  deadline: NodeJS.Timeout | undefined = undefined;
+  /** Answered 503 by its deadline while its work went on. */
+  overdue = false;
+  /** Usage, metrics and access line written (once). */
+  recorded = false;
   private requestContext: HttpRequestContext | undefined = undefined;
   private requestLogger: Logger | undefined = undefined;
 
@@ -131,6 +138,8 @@ export interface PipelineDeps {
   readonly context: ContextShared;
   /** Called with each request's steps once it is finished (tests; unset in the server). */
   readonly onFinished?: (exchange: Exchange) => void;
+  /** REQUEST_DEADLINE_MS: a request not answered this long after it arrived gets 503 (src/http/deadline.ts); 0: none. */
+  readonly deadlineMs?: number;
 }
 
 type Step = (exchange: Exchange) => void | boolean | Promise<void | boolean>;
@@ -143,6 +152,8 @@ type Step = (exchange: Exchange) => void | boolean | Promise<void | boolean>;
 export function requestPipeline(deps: PipelineDeps): RequestListener {
   const { logger, keyAuthentication, rateLimiter, usage, metrics, context: shared } = deps;
   const accessLineEnabled = logger.isLevelEnabled('info');
+  const deadlineMs = deps.deadlineMs ?? 0;
+  const readBodyStep = PIPELINE_STEPS.indexOf('read-body');
 
   /** Each step, by name; `true` means the step answered the request and the list ends there. */
   const steps: Record<(typeof PIPELINE_STEPS)[number], Step> = {
@@ -195,6 +206,9 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
   const ordered: readonly Step[] = PIPELINE_STEPS.map((name) => steps[name]);
 
   function finish(x: Exchange): void {
+    clearTimeout(x.deadline);
+    if (x.recorded) return;
+    x.recorded = true;
     const status = x.res.statusCode;
     usage.recordResponse(x.auth, status);
     const route = routeOf(x);
@@ -213,9 +227,36 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     deps.onFinished?.(x);
   }
 
+  /**
+   * The request's deadline passed without an answer: 503 now, in the door's shape, and whatever the
+   * request still does writes nowhere (src/http/deadline.ts). An answer already on its way (headers
+   * sent: a stream) is left alone, and so is a request whose body is still arriving (the client's
+   * pace, bounded by the server's request timeout): it is looked at again a second later.
+   */
+  function overdue(x: Exchange): void {
+    if (x.res.headersSent || x.res.writableEnded || x.res.destroyed) return;
+    if (x.reached === readBodyStep) {
+      x.deadline = setTimeout(overdue, 1_000, x);
+      return;
+    }
+    x.failed = true;
+    x.overdue = true;
+    // Recorded (usage, metrics, access line) when the 503 ends; the run, when it ends, finds it recorded.
+    x.res.once('finish', () => finish(x));
+    x.logger.warn({ step: PIPELINE_STEPS[x.reached], deadlineMs }, 'request overdue: answered 503 while its work goes on');
+    writeError(x.res, x.endpoint?.door, AppError.serviceUnavailable(undefined, { requestId: x.requestId }));
+    abandon(x.res);
+  }
+
   async function run(x: Exchange): Promise<void> {
+    if (deadlineMs > 0) {
+      setDeadline(x.res, performance.now() + deadlineMs);
+      x.deadline = setTimeout(overdue, deadlineMs, x);
+    }
     try {
       for (let index = 0; index < ordered.length; index += 1) {
+        // An overdue request was answered: the steps it has not begun are not taken.
+        if (x.overdue) break;
         x.reached = index;
         const result = ordered[index](x);
         const answered = result instanceof Promise ? await result : result;
@@ -225,9 +266,16 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
       x.failed = true;
       answerError(logger, x.res, x.endpoint?.door, x.requestId, error);
     }
-    // A public endpoint's answer may still be streaming (a static file): it is recorded when it ends.
+    // Overdue with an Idempotency-Key claimed after its 503: the key is released (the answer's end is
+    // what settles a claim; the 503 is never stored), so a retry runs at once.
+    if (x.overdue && x.idempotency) x.res.end();
+    // A public endpoint's answer may still be streaming (a static file), or not begun (Express runs it
+    // on its own): it is recorded when it ends.
     if (x.res.writableEnded) finish(x);
-    else x.res.once('finish', () => finish(x));
+    else {
+      x.res.once('finish', () => finish(x));
+      x.res.once('close', () => clearTimeout(x.deadline));
+    }
   }
 
   // Nothing above lets an error escape; should one, it is logged and the connection let go, never

@@ -15,6 +15,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhook/webhook-types';
 import { listWebhookMessages } from '../../src/modules/webhook/webhook.read-model';
 import { endpointsOfOrganization, organizationOfEndpoint } from '../../src/modules/webhook/webhook.repository';
 import { WebhookMessageStatus } from '../../src/modules/webhook/webhook.types';
+import { echo } from '../../src/foundation/errors/echo';
 import { openCommandDatabase, type CommandDatabase } from '../helpers/command-database';
 import { failure, fieldsOf } from '../helpers/command-failure';
 
@@ -53,7 +54,8 @@ function testRuntime(): WebhookRuntime & { wakes: number } {
 }
 const runtime = testRuntime();
 
-const endpointNotFound = (id: string) => ({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', message: `No webhook endpoint with id "${id}"`, details: { id } });
+// An id is shown by its first 64 characters (issue 21, item 11).
+const endpointNotFound = (id: string) => ({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', message: `No webhook endpoint with id "${echo(id)}"`, details: { id: echo(id) } });
 const newOrganization = async () => (await createOrganization(em(), { name: 'Hooks' })).id;
 const newEndpoint = async (organizationId: string, input: Record<string, unknown> = {}) =>
   (await createWebhookEndpoint(em(), organizationId, { url: 'https://hooks.example.com/in', ...input }, runtime)).endpoint;

@@ -5,9 +5,11 @@
  * src/platform/graphql/graphql-errors.ts). See docs/decisions.md (D13) for the catalogue as clients see it.
  */
 
+import { boundDetails, boundText, echo } from './echo';
 import type { ErrorCode, ErrorDetailsByCode, FieldError } from './error-codes';
 
 export { httpStatusOf, type ErrorCode, type ErrorDetailsByCode, type FieldError } from './error-codes';
+export { echo } from './echo';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -23,11 +25,12 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: ErrorDetails;
 
+  /** The message and every string of the details are bounded (echo.ts): a client's value is shown, never repeated whole. */
   constructor(...[code, message, details]: AppErrorArguments) {
-    super(message);
+    super(boundText(message));
     this.name = 'AppError';
     this.code = code;
-    if (details !== undefined) this.details = details;
+    if (details !== undefined) this.details = boundDetails(details);
   }
 
   // Authentication and access (D2, D9, D10, D11)
@@ -61,7 +64,8 @@ export class AppError extends Error {
   }
 
   static ipNotAllowed(ip: string | undefined): AppError {
-    return new AppError('IP_NOT_ALLOWED', `Requests from ${ip ?? 'this address'} are not allowed for this organization`, { ip });
+    const shown = ip === undefined ? undefined : echo(ip);
+    return new AppError('IP_NOT_ALLOWED', `Requests from ${shown ?? 'this address'} are not allowed for this organization`, { ip: shown });
   }
 
   static httpsRequired(): AppError {
@@ -70,49 +74,51 @@ export class AppError extends Error {
 
   // Missing things (D1: another organization's row answers exactly like a missing one)
   static eventNotFound(slug: string): AppError {
-    return new AppError('EVENT_NOT_FOUND', `No event with slug "${slug}"`, { slug });
+    return new AppError('EVENT_NOT_FOUND', `No event with slug "${echo(slug)}"`, { slug: echo(slug) });
   }
 
   static bookingNotFound(id: string): AppError {
-    return new AppError('BOOKING_NOT_FOUND', `No booking with id "${id}"`, { id });
+    return new AppError('BOOKING_NOT_FOUND', `No booking with id "${echo(id)}"`, { id: echo(id) });
   }
 
   static ticketTypeNotFound(id: string): AppError {
-    return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${id}"`, { id });
+    return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${echo(id)}"`, { id: echo(id) });
   }
 
   static webhookEndpointNotFound(id: string): AppError {
-    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${id}"`, { id });
+    return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${echo(id)}"`, { id: echo(id) });
   }
 
   static webhookMessageNotFound(id: string): AppError {
-    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${id}" for this endpoint`, { id });
+    return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${echo(id)}" for this endpoint`, { id: echo(id) });
   }
 
   /** The operator's and the dashboard's lookups (D8, D9, D19): another organization's answers as a missing one. */
   static organizationNotFound(id: string): AppError {
-    return new AppError('NOT_FOUND', `No organization with id "${id}"`, { id });
+    return new AppError('NOT_FOUND', `No organization with id "${echo(id)}"`, { id: echo(id) });
   }
 
   static memberNotFound(id: string): AppError {
-    return new AppError('NOT_FOUND', `No member with id "${id}"`, { id });
+    return new AppError('NOT_FOUND', `No member with id "${echo(id)}"`, { id: echo(id) });
   }
 
   static apiKeyNotFound(id: string): AppError {
-    return new AppError('NOT_FOUND', `No API key with id "${id}"`, { id });
+    return new AppError('NOT_FOUND', `No API key with id "${echo(id)}"`, { id: echo(id) });
   }
 
   /** A route or a thing without a constructor of its own that does not exist. */
   static notFound(message: string, id?: string): AppError {
-    return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id });
+    return new AppError('NOT_FOUND', message, id === undefined ? undefined : { id: echo(id) });
   }
 
   static methodNotAllowed(method: string, allowed: readonly string[]): AppError {
-    return new AppError('METHOD_NOT_ALLOWED', `${method} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
+    return new AppError('METHOD_NOT_ALLOWED', `${echo(method)} is not allowed here; allowed: ${allowed.join(', ')}`, { allowed: [...allowed] });
   }
 
   // Bad input (D4)
-  static validation(errors: FieldError[]): AppError {
+  static validation(fieldErrors: FieldError[]): AppError {
+    // A field's name may be the client's own (an unknown key of a GraphQL input object).
+    const errors = fieldErrors.map(({ field, message }) => ({ field: echo(field, 100), message }));
     const summary = errors.map((error) => `${error.field}: ${error.message}`).join('; ');
     return new AppError('VALIDATION_ERROR', `Validation failed: ${summary}`, { errors });
   }
@@ -123,6 +129,20 @@ export class AppError extends Error {
 
   static payloadTooLarge(limitBytes: number): AppError {
     return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limitBytes} bytes`, { limitBytes });
+  }
+
+  /** A request line longer than the HTTP parser reads (src/http/client-error.ts). */
+  static uriTooLong(limitBytes: number): AppError {
+    return new AppError('URI_TOO_LONG', `The request line (method, path and query) is longer than ${limitBytes} bytes`, { limitBytes });
+  }
+
+  /** Request headers larger than the HTTP parser reads (src/http/client-error.ts). */
+  static headersTooLarge(limitBytes: number): AppError {
+    return new AppError('HEADERS_TOO_LARGE', `The request headers are larger than ${limitBytes} bytes`, { limitBytes });
+  }
+
+  static requestTimeout(): AppError {
+    return new AppError('REQUEST_TIMEOUT', 'The request did not arrive whole in time');
   }
 
   // State rules (D3, D6, D7): raised by the module policies
@@ -143,7 +163,7 @@ export class AppError extends Error {
   }
 
   static eventNotPublished(slug: string, status: string): AppError {
-    return new AppError('EVENT_NOT_PUBLISHED', `Only a PUBLISHED event can be booked; this one is ${status}`, { slug, status });
+    return new AppError('EVENT_NOT_PUBLISHED', `Only a PUBLISHED event can be booked; this one is ${status}`, { slug: echo(slug), status });
   }
 
   static soldOut(details: ErrorDetailsByCode['SOLD_OUT']): AppError {
@@ -157,7 +177,7 @@ export class AppError extends Error {
 
   static bookingAlreadyCancelled(id: string, cancelledAt: Date | null): AppError {
     return new AppError('BOOKING_ALREADY_CANCELLED', 'This booking is already cancelled', {
-      id,
+      id: echo(id),
       cancelledAt: cancelledAt?.toISOString() ?? null,
     });
   }
@@ -181,14 +201,14 @@ export class AppError extends Error {
   // Idempotent retries (D17)
   static idempotencyKeyInUse(idempotencyKey: string, retryAfterSeconds: number): AppError {
     return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry shortly', {
-      idempotencyKey,
+      idempotencyKey: echo(idempotencyKey),
       retryAfterSeconds,
     });
   }
 
   static idempotencyKeyReused(idempotencyKey: string): AppError {
     return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with another request; use a new key for a new request', {
-      idempotencyKey,
+      idempotencyKey: echo(idempotencyKey),
     });
   }
 

@@ -210,6 +210,20 @@ export const ERROR_TABLE = {
     when: 'The body is larger than 1 MiB.',
     details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },
   }),
+  URI_TOO_LONG: code<{ limitBytes: number }>({
+    status: 414,
+    when: "The request line (method, path and query) is longer than the server reads (the request's head is at most 16 KiB).",
+    details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },
+  }),
+  HEADERS_TOO_LARGE: code<{ limitBytes: number }>({
+    status: 431,
+    when: "The request's headers are larger than the server reads (the request's head is at most 16 KiB).",
+    details: { type: 'object', properties: { limitBytes: { type: 'integer' } }, required: ['limitBytes'] },
+  }),
+  REQUEST_TIMEOUT: code({
+    status: 408,
+    when: 'The request did not arrive whole in time (its head within 30 s, all of it within 60 s); the connection is closed.',
+  }),
   RATE_LIMITED: code<{ retryAfterSeconds: number; limit?: number }>({
     status: 429,
     when: "The organization's request budget for this minute is spent (or too many failed authentications from this address).",

@@ -15,6 +15,17 @@ export interface OrmSettings {
   timeouts?: DatabaseTimeouts;
 }
 
+/**
+ * Whether a pooled pg connection may be handed out again: not while a statement the driver gave up
+ * on (its query timeout, a frozen database) is still in flight on it. Such a connection would queue
+ * the next request behind a statement that may never end ("Calling client.query() when the client is
+ * already executing a query"), or answer it after the database thawed with a statement timeout of a
+ * statement it never sent. The pool destroys it and opens another.
+ */
+function isReusable(connection: { readyForQuery?: boolean; _ending?: boolean; _queryable?: boolean }): boolean {
+  return connection.readyForQuery === true && connection._ending !== true && connection._queryable !== false;
+}
+
 /** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
 export const DRIVER_TIMEOUT_SLACK_MS = 500;
 /** The ORM's pool unless the settings give another (the embedded database's takes one connection). */
@@ -46,7 +57,7 @@ export function createOrmConfig(settings: OrmSettings, model: DatabaseModel): Op
     forceUtcTimezone: true,
     discovery: { disableDynamicFileAccess: true },
     preferTs: !compiled,
-    pool: settings.pool ?? DEFAULT_POOL,
+    pool: { ...(settings.pool ?? DEFAULT_POOL), validate: isReusable } as Options['pool'],
     ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',

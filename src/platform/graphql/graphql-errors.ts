@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../foundation/errors/app-error';
+import { boundText, echo } from '../../foundation/errors/echo';
 import { toAppError } from '../../foundation/errors/to-app-error';
 import type { RequestContext } from './request-context';
 
@@ -38,7 +39,14 @@ export function appErrorOf(error: GraphQLError, requestId: string): AppError {
  * Apollo's formatError: our codes and details in `extensions`, never a stack or an ORM message. The
  * request id of an INTERNAL_ERROR is filled in by the plugin that sees the request context.
  */
-export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+export function formatGraphQLError(unbounded: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // GraphQL's own messages quote what they were sent (a field, an argument's value) and a path names
+  // the client's aliases: each shown bounded (issue 21, item 11).
+  const formatted = {
+    ...unbounded,
+    message: boundText(unbounded.message),
+    ...(unbounded.path ? { path: unbounded.path.map((entry) => (typeof entry === 'string' ? echo(entry) : entry)) } : {}),
+  };
   const original = originalErrorOf(error);
   // Apollo refuses a mutation over GET itself (HTTP 405, Allow: POST) with its generic BAD_REQUEST;
   // a wrong method is METHOD_NOT_ALLOWED in REST, so it is here too.

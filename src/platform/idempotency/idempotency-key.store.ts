@@ -35,6 +35,29 @@ interface Row {
 export const LEASE_SECONDS = 120;
 
 /**
+ * Runs `attempt` in the background with a doubling delay (from 0.5 s, at most 10 s between two) until
+ * it resolves true, or the lease of a key would have ended: how a record the database could not take
+ * when it was due (a claim to forget, an answer to store, a key to release) is written once it can.
+ */
+export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () => void): void {
+  const giveUpAt = Date.now() + LEASE_SECONDS * 1000;
+  const next = (delayMs: number) => {
+    setTimeout(() => {
+      attempt().then(
+        (finished) => {
+          if (finished) onDone?.();
+          else if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
+        },
+        () => {
+          if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
+        },
+      );
+    }, delayMs).unref();
+  };
+  next(500);
+}
+
+/**
  * A key this request holds: what the unit of work records on it (IdempotencyClaim) and what the door
  * needs to complete or release it. `claimToken` is this request's alone.
  */
@@ -191,10 +214,16 @@ export class IdempotencyKeyStore {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const claimToken = randomUUID();
       // The first attempt joins the claims of other requests made in the same turn of the event loop.
-      const claimed =
+      // A claim whose statement failed (a database that stopped answering) is forgotten in the
+      // background (orForget), as it may still run once the database answers again.
+      const claimed = await this.orForget(
+        organizationId,
+        key,
+        claimToken,
         attempt === 0 && this.claims
-          ? await this.claims.load({ organizationId, key, fingerprint, claimToken })
-          : (await this.execute<{ recovery_points: Record<string, string> | null }>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken]))[0];
+          ? this.claims.load({ organizationId, key, fingerprint, claimToken })
+          : this.execute<ClaimedRow>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken]).then((rows) => rows[0]),
+      );
       if (claimed) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}) };
       const [row] = await this.execute<Row>(
         `select fingerprint, state, response_status, response_headers, response_body
@@ -246,6 +275,28 @@ export class IdempotencyKeyStore {
       answers.map(({ response }) => this.sealer.seal(response.body)),
     ]);
     return answers.map(() => undefined);
+  }
+
+  /**
+   * `claiming`, the claim's statement; when it fails (a database that stopped answering: the driver
+   * gave up waiting), the statement may still run once the database answers again, and leave a
+   * RUNNING record nobody holds, which would answer every retry 409 until its lease ended. So the
+   * claim is deleted in the background, again until a delete finds it or the lease would have ended
+   * (the delete may reach the database before the claim does, on another connection).
+   */
+  private async orForget<T>(organizationId: string, key: string, claimToken: string, claiming: Promise<T>): Promise<T> {
+    try {
+      return await claiming;
+    } catch (error) {
+      retryInBackground(async () => {
+        const deleted = await this.execute<{ key: string }>(
+          `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`,
+          [organizationId, key, claimToken],
+        );
+        return deleted.length > 0;
+      });
+      throw error;
+    }
   }
 
   /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */

@@ -1,37 +1,28 @@
 import { AppError } from '../../foundation/errors/app-error';
-import { WINDOW_SECONDS, type WindowCounter } from './window-counter';
+import type { LiveInstances } from './live-instances';
+import type { WindowCounter } from './window-counter';
 
-/** D12: failed authentications per client address; past the limit the address is refused until the window ends. */
+/**
+ * D12: failed authentications per client address. Only failing requests are counted and only they
+ * are refused: past the limit a failed attempt answers 429 instead of 401 until the window ends, while
+ * a valid key from the same address is served (issue 21, item 13: one misconfigured client behind a
+ * proxy or a NAT must not lock out everyone who shares its address). A valid key's requests are
+ * judged by its organization's budget only.
+ */
 export class AuthFailureLimiter {
   constructor(
     private readonly counter: WindowCounter,
     private readonly failuresPerMinute: number,
+    /** With Redis configured: while it does not answer, each instance allows its share (see OrganizationRateLimiter). */
+    private readonly instances?: LiveInstances,
   ) {}
 
-  /** When this process last counted a failure (with counts kept in this process only, nothing older can block). */
-  private lastFailureAt = Number.NEGATIVE_INFINITY;
-
-  /**
-   * Refuses (429) an address past its budget. Undefined (nothing to wait for) when the counts are this
-   * process's own and it counted no failure within a window: every window has ended then, so no
-   * address can be blocked (the hot path skips the lookup).
-   */
-  assertNotBlocked(clientIp: string): Promise<void> | undefined {
-    if (!this.counter.shared && this.failuresPerMinute > 0 && Date.now() - this.lastFailureAt >= WINDOW_SECONDS * 1000) return undefined;
-    return this.check(clientIp);
-  }
-
-  private async check(clientIp: string): Promise<void> {
-    const { consumed, msBeforeReset } = await this.counter.peek(`auth-failure:${clientIp}`);
-    if (consumed < this.failuresPerMinute) return;
+  /** Counts a failed attempt from `clientIp`; the 429 to answer instead when the address is past its budget. */
+  async recordFailure(clientIp: string): Promise<AppError | undefined> {
+    const { consumed, msBeforeReset, fallback } = await this.counter.consume(`auth-failure:${clientIp}`);
+    const limit = fallback && this.instances ? Math.max(1, Math.floor(this.failuresPerMinute / (await this.instances.current()))) : this.failuresPerMinute;
+    if (consumed <= limit) return undefined;
     const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeReset / 1000));
-    throw AppError.rateLimited(`Too many failed authentications from this address; retry in ${retryAfterSeconds} s`, {
-      retryAfterSeconds,
-    });
-  }
-
-  async recordFailure(clientIp: string): Promise<void> {
-    this.lastFailureAt = Date.now();
-    await this.counter.consume(`auth-failure:${clientIp}`);
+    return AppError.rateLimited(`Too many failed authentications from this address; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
   }
 }

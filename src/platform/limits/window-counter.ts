@@ -7,6 +7,8 @@ export interface WindowCount {
   consumed: number;
   /** Milliseconds until the window ends and the count starts again from zero. */
   msBeforeReset: number;
+  /** Counted in this process because Redis (configured) did not answer: this instance's own count only. */
+  fallback?: true;
 }
 
 export const WINDOW_SECONDS = 60;
@@ -50,12 +52,17 @@ export class WindowCounter {
     return this.run((limiter) => limiter.get(key));
   }
 
+  /** Every count this process made on its own because Redis did not answer (the metric). */
+  fallbacks = 0;
+
   private async run(operation: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes | null>): Promise<WindowCount> {
     if (this.redisLimiter) {
       try {
         return toCount(await operation(this.redisLimiter));
       } catch (error) {
         this.warn(error);
+        this.fallbacks += 1;
+        return { ...toCount(await operation(this.local)), fallback: true };
       }
     }
     return toCount(await operation(this.local));
