@@ -26,6 +26,11 @@ import { webhookSecretBox } from './platform/crypto/secret-box';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { sparesConnections } from './platform/db/orm-config';
 import { armCrashForTests } from './platform/db/unit-of-work';
+import { RetentionJob, type RetentionRule } from './platform/retention/retention-job';
+import { idempotencyKeysRetention } from './platform/idempotency/idempotency-retention';
+import { webhookMessagesRetention } from './modules/webhook/webhook.retention';
+import { credentialsRetention } from './modules/member/credentials.retention';
+import { usageRetention } from './modules/dashboard/usage.retention';
 
 export interface RunningService {
   readonly port: number;
@@ -33,23 +38,20 @@ export interface RunningService {
   readonly authenticator: ApiKeyAuthenticator;
   readonly authentication: Authentication;
   readonly usage: UsageRecorder;
+  /** The retention job of this instance (issue 21; tests run it with runOnce()). */
+  readonly retention: RetentionJob;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
 
-/** How often each instance deletes Idempotency-Key records past their lifetime. */
-const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
-
-function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Timeout {
-  const sweep = () =>
-    store.deleteExpired().then(
-      (deleted) => deleted > 0 && logger.info({ deleted }, 'deleted expired Idempotency-Key records'),
-      (error: unknown) => logger.warn({ err: error }, 'could not delete expired Idempotency-Key records'),
-    );
-  const timer = setInterval(sweep, IDEMPOTENCY_SWEEP_INTERVAL_MS);
-  timer.unref();
-  setImmediate(sweep);
-  return timer;
+/** Every table that only grows unless deleted, and what of it is past its time (docs/operating.md, "Retention"). */
+function retentionRules(config: Config): RetentionRule[] {
+  return [
+    idempotencyKeysRetention,
+    webhookMessagesRetention(config.retention.webhookMessageMs),
+    ...credentialsRetention(config.dashboard.idleTimeoutMs),
+    usageRetention(config.retention.usageDays),
+  ];
 }
 
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
@@ -93,7 +95,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     keyPool,
   );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
-  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
+  // Every instance runs it; one at a time deletes (an advisory lock), in batches.
+  const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
   const webhooks = await startWebhooks(config, orm, logger);
   const listener = createRequestListener({
     config,
@@ -112,6 +115,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     graphqlLimits,
     reads: readPool ?? preparedReads(orm.em),
     statements: writePool,
+    extraMetrics: retention.metrics,
     onFinished: hooks.onRequestFinished,
   });
 
@@ -129,17 +133,16 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    clearInterval(sweeper);
     await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
+  retention.start();
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
-      clearInterval(sweeper);
-      await drain(graceMs);
+      await Promise.all([retention.stop(), drain(graceMs)]);
       await readPool?.close();
       await writePool?.close();
       await keyPool?.close();
@@ -152,5 +155,5 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     return closing;
   };
 
-  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, close };
+  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, retention, close };
 }
