@@ -14,6 +14,7 @@ const LONGEST_FIRST = [
   'group-webhooks.test.ts',
   'members-cli-and-query.test.ts',
   'webhooks-processes.test.ts',
+  'retention.test.ts',
   'group-errors.test.ts',
   'group-operations.test.ts',
   'keys-lifecycle.test.ts',

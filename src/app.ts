@@ -30,6 +30,7 @@ import { buildOpenApiDocument } from './doors/rest/openapi/openapi-document';
 import type { Limits } from './platform/limits/limits';
 import type { CompiledRoute } from './doors/rest/rest-executor';
 import type { Webhooks } from './modules/webhook/webhooks';
+import type { Metric } from 'prom-client';
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +55,8 @@ export interface AppDeps {
   reads: PreparedReads;
   /** Where writes that are one statement run outside a transaction (the writes' pool); the ORM's pool when undefined. */
   statements?: PreparedReads;
+  /** More metrics for /metrics (the retention job's). */
+  extraMetrics?: readonly Metric[];
 }
 
 /**
@@ -64,7 +67,7 @@ export interface AppDeps {
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
   const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, logger };
-  const metrics = createMetrics({ token: config.metricsToken, extra: [...webhooks.metrics, ...limits.metrics] });
+  const metrics = createMetrics({ token: config.metricsToken, extra: [...webhooks.metrics, ...limits.metrics, ...(deps.extraMetrics ?? [])] });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
   return requestPipeline({
     logger,

@@ -30,6 +30,11 @@ import { startWebhooks } from './modules/webhook/webhooks';
 import { startHoldExpiry } from './modules/booking/commands/expire-holds';
 import { sparesConnections } from './platform/db/orm-config';
 import { armCrashForTests } from './platform/db/unit-of-work';
+import { RetentionJob, type RetentionRule } from './platform/retention/retention-job';
+import { idempotencyKeysRetention } from './platform/idempotency/idempotency-retention';
+import { webhookMessagesRetention } from './modules/webhook/webhook.retention';
+import { credentialsRetention } from './modules/member/credentials.retention';
+import { usageRetention } from './modules/dashboard/usage.retention';
 
 export interface RunningService {
   readonly port: number;
@@ -39,23 +44,20 @@ export interface RunningService {
   readonly usage: UsageRecorder;
   /** The server secret it runs with (D24), checked against the database's fingerprint at start. */
   readonly secrets: ServerSecrets;
+  /** The retention job of this instance (issue 21; tests run it with runOnce()). */
+  readonly retention: RetentionJob;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;
 }
 
-/** How often each instance deletes Idempotency-Key records past their lifetime. */
-const IDEMPOTENCY_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
-
-function sweepExpiredKeys(store: IdempotencyKeyStore, logger: Logger): NodeJS.Timeout {
-  const sweep = () =>
-    store.deleteExpired().then(
-      (deleted) => deleted > 0 && logger.info({ deleted }, 'deleted expired Idempotency-Key records'),
-      (error: unknown) => logger.warn({ err: error }, 'could not delete expired Idempotency-Key records'),
-    );
-  const timer = setInterval(sweep, IDEMPOTENCY_SWEEP_INTERVAL_MS);
-  timer.unref();
-  setImmediate(sweep);
-  return timer;
+/** Every table that only grows unless deleted, and what of it is past its time (docs/operating.md, "Retention"). */
+function retentionRules(config: Config): RetentionRule[] {
+  return [
+    idempotencyKeysRetention,
+    webhookMessagesRetention(config.retention.webhookMessageMs),
+    ...credentialsRetention(config.dashboard.idleTimeoutMs),
+    usageRetention(config.retention.usageDays),
+  ];
 }
 
 /** Builds everything that is built once (schema, routes, Apollo, TLS) and listens on config.port. */
@@ -111,9 +113,10 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     keyPool,
   );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
-  const sweeper = sweepExpiredKeys(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger, secrets);
   const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
+  // Every instance runs it; one at a time deletes (an advisory lock), in batches.
+  const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
   const listener = createRequestListener({
     config,
     orm,
@@ -131,6 +134,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     graphqlLimits,
     reads: readPool ?? preparedReads(orm.em),
     statements: writePool,
+    extraMetrics: retention.metrics,
     onFinished: hooks.onRequestFinished,
   });
 
@@ -148,18 +152,17 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
-    clearInterval(sweeper);
     await stopHoldExpiry();
     await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
+  retention.start();
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
-      clearInterval(sweeper);
-      await drain(graceMs);
+      await Promise.all([retention.stop(), drain(graceMs)]);
       await stopHoldExpiry();
       await readPool?.close();
       await writePool?.close();
@@ -173,5 +176,5 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     return closing;
   };
 
-  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, secrets, close };
+  return { port, url: `https://localhost:${port}`, authenticator, authentication, usage, secrets, retention, close };
 }

@@ -72,19 +72,20 @@ test('each operation names the permission of its root field, read from @requires
 test('parameters and bodies come from the operations variables and arguments', () => {
   const list = operation('GET', '/v1/events').parameters;
   expect(list).toEqual([
-    expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } }),
+    expect.objectContaining({ name: 'page', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } }),
     expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
     expect.objectContaining({ name: 'status', in: 'query', required: false, schema: { $ref: '#/components/schemas/EventStatus' } }),
     expect.objectContaining({ name: 'startsAfter', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
-    expect.objectContaining({ name: 'search', in: 'query', required: false, schema: expect.objectContaining({ type: 'string' }) }),
+    expect.objectContaining({ name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$' } }),
     expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
   const idempotencyKey = expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false });
   for (const method of ['GET', 'PUT', 'DELETE']) {
     expect(operation(method, '/v1/events/{slug}').parameters).toEqual([
-      { name: 'slug', in: 'path', required: true, schema: { type: 'string' } },
+      // Any slug without a NUL character is asked for (one no event can have is not found: 404).
+      { name: 'slug', in: 'path', required: true, schema: { type: 'string', pattern: '^[^\\u0000]*$' } },
       ...(method === 'GET' ? [] : [idempotencyKey]),
     ]);
   }
@@ -99,7 +100,24 @@ test('parameters and bodies come from the operations variables and arguments', (
   expect(input.properties.capacity).toMatchObject({ type: ['integer', 'null'] });
   expect(input.properties.ticketTypes).toMatchObject({ type: ['array', 'null'], items: { $ref: '#/components/schemas/TicketTypeInput' } });
   expect(doc.components.schemas.UpdateEventInput.required).toBeUndefined();
-  expect(Object.keys(doc.components.schemas.UpdateEventInput.properties)).toContain('status');
+  // The field rules of the input classes (class-validator decorators), stated as JSON Schema.
+  expect(input.properties.title).toEqual({ type: 'string', maxLength: 200, allOf: [{ pattern: '\\S' }, { pattern: '^[^\\u0000]*$' }], description: expect.any(String) });
+  expect(input.properties.slug).toMatchObject({ type: 'string', maxLength: 100, allOf: [{ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }, { pattern: '^[^\\u0000]*$' }] });
+  expect(input.properties.capacity).toMatchObject({ minimum: 1, maximum: 1_000_000 });
+  expect(input.properties.ticketTypes).toMatchObject({ maxItems: 50 });
+  expect(input.properties.coverImage).toMatchObject({ type: ['string', 'null'], maxLength: 2048, format: 'uri' });
+  const ticketType = doc.components.schemas.TicketTypeInput.properties;
+  expect(ticketType.currency.enum).toEqual(expect.arrayContaining(['EUR', 'USD', 'JPY']));
+  expect(ticketType.currency.enum).not.toContain('ZZZ');
+  expect(ticketType.price).toMatchObject({ type: 'number', minimum: 0, maximum: 9_999_999.99, 'x-decimal-places': 2 });
+  // Update: a field that cannot be cleared is not nullable; status takes only what a client may set (D3).
+  const update = doc.components.schemas.UpdateEventInput.properties;
+  for (const field of ['title', 'slug', 'startDate', 'endDate', 'timezone', 'status']) expect([field, update[field].type]).toEqual([field, 'string']);
+  for (const field of ['description', 'venue', 'venueAddress', 'coverImage']) expect([field, update[field].type]).toEqual([field, ['string', 'null']]);
+  expect(update.capacity.type).toEqual(['integer', 'null']);
+  expect(update.status.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED']);
+  // Fields the operation does not take are ignored (D4), at every depth: the document says so.
+  expect(input.additionalProperties).toBe(true);
 });
 
 test('every error response carries the envelope of its codes with their details', () => {

@@ -60,6 +60,8 @@ export interface Config {
   readonly webhooks: WebhookSettings;
   /** The server secret (D24): SECRET_KEY and, during a rotation, SECRET_KEY_PREVIOUS. */
   readonly secret: SecretSettings;
+  /** What is deleted when, and how often (docs/operating.md, "Retention"). */
+  readonly retention: RetentionSettings;
   /**
    * Test-only (never set in production): EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT or
    * EVENT_SERVICE_TEST_KILL_AFTER_COMMIT = an Idempotency-Key. The process SIGKILLs itself when that
@@ -108,7 +110,41 @@ export interface WebhookSettings {
 /** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (D18), each with ±20 % jitter. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
+/**
+ * Retention (issue 21): a periodic job of every instance deletes what is past its time, in batches;
+ * one instance at a time (src/platform/retention/retention-job.ts).
+ */
+export interface RetentionSettings {
+  /** How often the job runs (RETENTION_INTERVAL_MS, default 5 minutes; each wait jittered ±20 %). */
+  readonly intervalMs: number;
+  /** Rows deleted per statement, each in its own short transaction (RETENTION_BATCH_SIZE, default 1000). */
+  readonly batchSize: number;
+  /**
+   * A webhook message none of whose deliveries is still pending is kept this long after it was created
+   * and after its last attempt (WEBHOOK_MESSAGE_RETENTION, default 30d), then deleted with its
+   * deliveries and attempts. A message still being retried (or waiting for a disabled endpoint) is never deleted.
+   */
+  readonly webhookMessageMs: number;
+  /** Daily usage counters older than this many days are deleted (USAGE_RETENTION_DAYS, default 400, at least the 14 the dashboard shows). */
+  readonly usageDays: number;
+}
+
+export const DEFAULT_RETENTION: RetentionSettings = { intervalMs: 300_000, batchSize: 1000, webhookMessageMs: 30 * 86_400_000, usageDays: 400 };
+
 export class ConfigError extends Error {}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration written as a whole number and a unit: `500ms`, `90s`, `15m`, `12h`, `30d`. */
+function duration(env: NodeJS.ProcessEnv, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallbackMs;
+  const match = /^(\d+)\s*(ms|s|m|h|d)$/.exec(raw);
+  if (!match) throw new ConfigError(`${name} must be a whole number and a unit (ms, s, m, h, d), like 30d; got "${raw}"`);
+  const value = Number(match[1]) * DURATION_UNITS[match[2]];
+  if (value < minMs || value > maxMs) throw new ConfigError(`${name} must be between ${minMs / 1000} s and ${maxMs / 86_400_000} days, got "${raw}"`);
+  return value;
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -184,6 +220,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     holdExpiryIntervalMs: integer(env, 'HOLD_EXPIRY_INTERVAL_MS', 2_000, 100, 10_000),
     webhooks: webhookSettings(env),
     secret: secretSettings(env),
+    retention: {
+      intervalMs: integer(env, 'RETENTION_INTERVAL_MS', DEFAULT_RETENTION.intervalMs, 100, 86_400_000),
+      batchSize: integer(env, 'RETENTION_BATCH_SIZE', DEFAULT_RETENTION.batchSize, 1, 100_000),
+      webhookMessageMs: duration(env, 'WEBHOOK_MESSAGE_RETENTION', DEFAULT_RETENTION.webhookMessageMs, 1000, 3650 * 86_400_000),
+      usageDays: integer(env, 'USAGE_RETENTION_DAYS', DEFAULT_RETENTION.usageDays, 14, 36_500),
+    },
     crashForTests: crashForTests(env),
   };
 }

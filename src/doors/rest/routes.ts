@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../foundation/errors/app-error';
-import { MAX_LIMIT } from '../../foundation/validation/arguments';
+import { argumentBounds } from '../../foundation/validation/arguments';
+import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -21,8 +22,8 @@ export interface RestRoute {
    * validation, limits and server errors are added to every route from what the route declares).
    */
   readonly errors?: readonly ErrorCode[];
-  /** Numeric bounds of query parameters, for the OpenAPI document (the service enforces them). */
-  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number }>>;
+  /** Bounds of query parameters, for the OpenAPI document: the constants the service checks them with. */
+  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number; readonly maxLength?: number }>>;
 }
 
 export const REST_ROUTES: readonly RestRoute[] = [
@@ -33,7 +34,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy'],
     status: 200,
     result: 'events',
-    parameterBounds: { page: { minimum: 1 }, limit: { minimum: 1, maximum: MAX_LIMIT } },
+    parameterBounds: { page: argumentBounds('page'), limit: argumentBounds('limit'), search: { maxLength: MAX_SEARCH_LENGTH } },
   },
   {
     method: 'POST',

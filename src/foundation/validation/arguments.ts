@@ -11,6 +11,12 @@ const ARGUMENT_BOUNDS: Readonly<Record<string, { min: number; max: number }>> = 
   limit: { min: 1, max: MAX_LIMIT },
 };
 
+/** The bounds of a list argument (`page`, `limit`), as the OpenAPI document states them. */
+export function argumentBounds(name: 'page' | 'limit'): { minimum: number; maximum: number } {
+  const bounds = ARGUMENT_BOUNDS[name];
+  return { minimum: bounds.min, maximum: bounds.max };
+}
+
 /**
  * The rules of a root field's argument whose value has the right type, by argument name: checked with
  * the types, before anything runs, for both doors (the resolvers check them again for callers that

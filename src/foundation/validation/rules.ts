@@ -1,10 +1,14 @@
 import { isISO4217CurrencyCode, Matches, ValidateBy, type ValidationOptions } from 'class-validator';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** What IsNotBlank asks: at least one character that is not white space. */
+export const NOT_BLANK_PATTERN = /\S/;
+/** The shape of an IANA time zone name; the runtime's Intl decides whether it names one. */
+export const TIME_ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 /** At least one character that is not white space. */
 export function IsNotBlank(options?: ValidationOptions): PropertyDecorator {
-  return Matches(/\S/, { message: '$property must not be blank', ...options });
+  return Matches(NOT_BLANK_PATTERN, { message: '$property must not be blank', ...options });
 }
 
 /** Names found valid (a few hundred exist; bounded all the same): making an Intl.DateTimeFormat is costly. */
@@ -14,7 +18,7 @@ const MAX_KNOWN_TIME_ZONES = 2_000;
 /** IANA time zone names the runtime knows, canonical names and their aliases (e.g. UTC). */
 export function isIanaTimeZone(value: string): boolean {
   if (knownTimeZones.has(value)) return true;
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  if (!TIME_ZONE_SHAPE.test(value)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
   } catch {
@@ -87,8 +91,16 @@ export function NotNull(): PropertyDecorator {
 }
 
 export function notNullFieldsOf(input: object): string[] {
-  return notNullFields.get(Object.getPrototypeOf(input) as object) ?? [];
+  return notNullFieldsOfClass(Object.getPrototypeOf(input) as object);
 }
+
+/** The @NotNull fields of an input class, by its prototype (the OpenAPI document reads them). */
+export function notNullFieldsOfClass(prototype: object): string[] {
+  return notNullFields.get(prototype) ?? [];
+}
+
+/** How an absolute https URL starts, with no white space anywhere (a URL parser decides the rest). */
+export const HTTPS_URL_PATTERN = /^https:\/\/[^\s/?#]+[^\s]*$/;
 
 /** An absolute https URL (D16). */
 export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
@@ -97,7 +109,7 @@ export function IsHttpsUrl(options?: ValidationOptions): PropertyDecorator {
       name: 'isHttpsUrl',
       validator: {
         validate: (value: unknown) => {
-          if (typeof value !== 'string' || /\s/.test(value)) return false;
+          if (typeof value !== 'string' || !HTTPS_URL_PATTERN.test(value)) return false;
           try {
             const url = new URL(value);
             return url.protocol === 'https:' && url.hostname !== '';

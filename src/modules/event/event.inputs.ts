@@ -1,11 +1,11 @@
-import { ArrayMaxSize, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsIn, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
 import type { FieldError } from '../../foundation/errors/app-error';
 import { IsHttpsUrl, IsIanaTimeZone, IsNotBlank, MaxCharacters, NotNull, SLUG_PATTERN } from '../../foundation/validation/rules';
 import { MAX_TICKET_TYPES } from '../ticket-type/ticket-type.policy';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
-import { scheduleErrors } from './event.policy';
+import { scheduleErrors, SETTABLE_STATUSES } from './event.policy';
 import { EventStatus } from './event-status';
 
 export const MAX_CAPACITY = 1_000_000;
@@ -118,7 +118,8 @@ export class UpdateEventInput {
   @Max(MAX_CAPACITY)
   capacity?: number | null;
 
-  @Field(() => EventStatus, { nullable: true, description: 'DRAFT, PUBLISHED or CANCELLED.' })
+  @Field(() => EventStatus, { nullable: true, description: 'DRAFT, PUBLISHED or CANCELLED (COMPLETED is derived, never set).' })
+  @IsIn(SETTABLE_STATUSES, { message: `status must be one of ${SETTABLE_STATUSES.join(', ')}` })
   @NotNull()
   status?: EventStatus | null;
 }

@@ -6,7 +6,7 @@ import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, 
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import { heldOfEvents, heldOfTicketTypes } from '../inventory/inventory.repository';
 
-/** The longest title search accepted (titles are at most 200 characters). */
+/** The longest title search accepted (titles are at most 200 characters), counted in code points as titles are. */
 export const MAX_SEARCH_LENGTH = 200;
 
 export interface EventPage {
@@ -19,7 +19,7 @@ export interface EventPage {
 /** The rules of the list's filters: the search's length, and a window that ends after it starts. */
 function searchErrors(query: EventListQuery): FieldError[] {
   const errors: FieldError[] = [];
-  if (query.search != null && query.search.length > MAX_SEARCH_LENGTH) {
+  if (query.search != null && [...query.search].length > MAX_SEARCH_LENGTH) {
     errors.push({ field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters` });
   }
   if (query.startsAfter != null && query.startsBefore != null && query.startsBefore.getTime() <= query.startsAfter.getTime()) {

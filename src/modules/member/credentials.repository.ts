@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { countDeleted } from '../../platform/retention/retention-job';
 
 /*
  * The only place that reaches a member's dashboard credentials: invitation links (member_invitations),
@@ -135,4 +136,48 @@ export async function deleteSession(em: EntityManager, idHash: string): Promise<
 /** Ends every session of a member (a new password signs every old session out). */
 export async function deleteSessionsOf(em: EntityManager, memberId: string): Promise<void> {
   await em.execute('delete from dashboard_sessions where member_id = ?', [memberId]);
+}
+
+// ---- Retention (issue 21): rows that can never be used again, deleted by the retention job ---------
+
+/** Sessions that have ended (past their absolute lifetime, or idle longer than `idleTimeoutMs`): at most `limit`. */
+export function deleteEndedSessions(em: EntityManager, idleTimeoutMs: number, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+       delete from dashboard_sessions where id_hash in (
+         select id_hash from dashboard_sessions
+          where expires_at <= now() or last_seen_at <= now() - ? * interval '1 millisecond'
+          limit ? for update skip locked)
+       returning 1)
+     select count(*)::int as deleted from gone`,
+    [idleTimeoutMs, limit],
+  );
+}
+
+/** Invitation links past their 24 hours (takeInvitation already refuses them): at most `limit`. */
+export function deleteExpiredInvitations(em: EntityManager, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+       delete from member_invitations where token_hash in (
+         select token_hash from member_invitations where expires_at <= now() limit ? for update skip locked)
+       returning 1)
+     select count(*)::int as deleted from gone`,
+    [limit],
+  );
+}
+
+/** Failed sign-ins older than the window they count in (recentFailures ignores them): at most `limit`. */
+export function deleteOldSignInFailures(em: EntityManager, windowMs: number, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+       delete from sign_in_failures where id in (
+         select id from sign_in_failures where at < now() - ? * interval '1 millisecond'
+          order by at limit ? for update skip locked)
+       returning 1)
+     select count(*)::int as deleted from gone`,
+    [windowMs, limit],
+  );
 }

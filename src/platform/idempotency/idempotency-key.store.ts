@@ -5,6 +5,7 @@ import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 import { AppError } from '../../foundation/errors/app-error';
+import { deleteExpiredIdempotencyKeys } from './idempotency-retention';
 
 /** The response replayed for a key: what the first request got. */
 export interface StoredResponse {
@@ -373,9 +374,13 @@ export class IdempotencyKeyStore {
     }
   }
 
-  /** Deletes records past their lifetime; returns how many. */
-  async deleteExpired(): Promise<number> {
-    const rows = await this.execute<{ key: string }>('delete from idempotency_keys where expires_at <= now() returning key', []);
-    return rows.length;
+  /** Deletes records past their lifetime in batches, as the retention job does (src/service.ts runs it); returns how many. */
+  async deleteExpired(batchSize = 1000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await deleteExpiredIdempotencyKeys(this.orm.em.fork(), batchSize);
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
   }
 }

@@ -15,19 +15,43 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 
+import { getMetadataStorage } from 'type-graphql';
+import { fieldRulesOf, NUL_FREE_PATTERN, type FieldRules } from '../../../foundation/validation/rule-schemas';
+
 export type JsonSchema = Record<string, unknown>;
 
 /** Named schemas collected while converting, destined for `components.schemas`. */
 export type SchemaComponents = Record<string, JsonSchema>;
 
+/**
+ * What graphql-scalars' DateTimeISO accepts beside `format: date-time` (which also lets through a
+ * space for the T, `+0100`, `+01` and a leap second): `T`, seconds, optional fraction, `Z` or `±hh:mm`.
+ */
+const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:[0-5]\\d(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$';
+
 const SCALARS: Record<string, JsonSchema> = {
   String: { type: 'string' },
   ID: { type: 'string' },
-  Int: { type: 'integer' },
+  // GraphQL's Int is 32 bits.
+  Int: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
-  DateTimeISO: { type: 'string', format: 'date-time', examples: ['2027-03-01T09:00:00.000Z'] },
+  DateTimeISO: { type: 'string', format: 'date-time', pattern: DATE_TIME_PATTERN, examples: ['2027-03-01T09:00:00.000Z'] },
 };
+
+/** The class type-graphql built an input type from (its decorators hold the field rules). */
+function inputClassOf(typeName: string): (new () => unknown) | undefined {
+  return getMetadataStorage().inputTypes.find((metadata) => metadata.name === typeName)?.target as (new () => unknown) | undefined;
+}
+
+/** Every pattern a string must match: one as `pattern`, several as `allOf` (JSON Schema has one `pattern` per schema). */
+function withPatterns(schema: JsonSchema, patterns: readonly string[]): JsonSchema {
+  const { pattern, ...rest } = schema;
+  const all = [...new Set([...patterns, ...(typeof pattern === 'string' ? [pattern] : [])])];
+  if (all.length === 0) return rest;
+  if (all.length === 1) return { ...rest, pattern: all[0] };
+  return { ...rest, allOf: all.map((one) => ({ pattern: one })) };
+}
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -71,24 +95,45 @@ export class SchemaConverter {
 
   private inputInner(type: GraphQLInputType): JsonSchema {
     if (isListType(type)) return { type: 'array', items: this.input(type.ofType) };
-    if (!isInputObjectType(type)) return this.leaf(type);
+    if (!isInputObjectType(type)) {
+      const leaf = this.leaf(type);
+      // Text sent to the server never holds a NUL character (every door refuses it).
+      return leaf.type === 'string' && !leaf.format ? withPatterns(leaf, [NUL_FREE_PATTERN]) : leaf;
+    }
     if (!this.components[type.name]) {
       this.components[type.name] = {}; // placeholder: recursive inputs terminate here
       const properties: Record<string, JsonSchema> = {};
       const required: string[] = [];
+      const inputClass = inputClassOf(type.name);
+      const rules: FieldRules = inputClass ? fieldRulesOf(inputClass) : { fields: {}, notNull: [] };
       for (const field of Object.values(type.getFields())) {
         const isRequired = isNonNullType(field.type) && field.defaultValue === undefined;
-        // An optional field may be left out; sending null is the same as leaving it out.
-        const schema = isNonNullType(field.type) ? this.inputInner(field.type.ofType) : this.input(field.type);
+        // The field's own rules (class-validator decorators) on its value; null only where the server takes it.
+        const inner = this.constrained(this.inputInner(isNonNullType(field.type) ? field.type.ofType : field.type), rules.fields[field.name]);
+        const schema = isNonNullType(field.type) || rules.notNull.includes(field.name) ? inner : nullable(inner);
         properties[field.name] = withDescription(field.defaultValue === undefined ? schema : { ...schema, default: field.defaultValue }, field.description);
         if (isRequired) required.push(field.name);
       }
+      // Fields the operation does not take are ignored, at every depth (D4): the document allows them.
       this.components[type.name] = withDescription(
         { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true },
         type.description,
       );
     }
     return ref(type.name);
+  }
+
+  /** A value's schema narrowed by its field's rules: an enum rule replaces a referenced enum, patterns add up. */
+  private constrained(schema: JsonSchema, rules: FieldRules['fields'][string] | undefined): JsonSchema {
+    if (!rules) return schema;
+    const { keywords, patterns } = rules;
+    if (Array.isArray(keywords.enum)) {
+      const { enum: values, ...rest } = keywords;
+      return { type: 'string', enum: values, ...rest };
+    }
+    const items = schema.type === 'array' ? schema.items : undefined;
+    if (items && typeof items === 'object' && 'maxItems' in keywords) return { ...schema, ...keywords };
+    return withPatterns({ ...schema, ...keywords }, patterns);
   }
 
   /** The JSON a selection set produces from a field of `type`. */

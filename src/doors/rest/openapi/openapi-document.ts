@@ -17,8 +17,12 @@ import { ref, SchemaConverter } from './json-schema';
 
 type Json = Record<string, unknown>;
 
-/** Errors every authenticated route can answer, whatever it does. */
+/**
+ * Errors every authenticated route can answer, whatever it does. VALIDATION_ERROR: a path that is not
+ * percent-encoded UTF-8, headers past the server's limit, a parameter with a NUL character.
+ */
 const EVERY_ROUTE: readonly ErrorCode[] = [
+  'VALIDATION_ERROR',
   'UNAUTHORIZED',
   'INVALID_API_KEY',
   'API_KEY_EXPIRED',
@@ -184,7 +188,11 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
       ? {
           requestBody: {
             required: true,
-            description: 'JSON object; fields the operation does not accept are ignored.',
+            description:
+              'JSON object. Fields the operation does not accept are ignored, at every depth (D4). Besides the rules stated in the schema, ' +
+              'the server checks those that compare fields or need the clock or stored data (a start in the future, an end after the start, ' +
+              'a slug not taken, a capacity not below the registrations, a status change allowed from the current status, a time zone the ' +
+              'runtime knows): 400 VALIDATION_ERROR naming each failing field.',
             content: { 'application/json': { schema: converter.input(route.variableTypes.get(route.body)!) } },
           },
         }

@@ -1,0 +1,421 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { createApiKey, createTenant } from './helpers/factories';
+import { startTestApp, type TestApp } from './helpers/test-app';
+
+/*
+ * The contract against the running server (issue 21 item 10): a few hundred requests, valid and
+ * invalid, on every route, each judged by the served OpenAPI document with a JSON Schema validator
+ * (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it, with ajv-formats). The document's verdict must be
+ * the server's: a request it calls valid is accepted (2xx, or a declared answer about stored state such
+ * as 404 for a slug no event has), one it calls invalid is refused with a 4xx the route declares; and
+ * every answer has a status the route declares and a body that matches that status's schema.
+ * The requests are made from the document itself: every property and parameter gets its boundary
+ * values, one past them, wrong types, null, a NUL character, values outside its enum or pattern.
+ */
+
+type Json = any;
+const ABSENT = Symbol('absent');
+type Value = unknown;
+
+interface Case {
+  readonly label: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+  /** The template of the operation in the document (`/v1/events/{slug}`). */
+  readonly template: string;
+  readonly query?: Array<[string, string]>;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** The answer a valid request gets is about stored state, not its shape (a slug no event has). */
+  readonly stateful?: boolean;
+}
+
+let app: TestApp;
+let doc: Json;
+let key: string;
+let readOnlyKey: string;
+let ajv: Ajv2020;
+const compiled = new Map<string, ValidateFunction>();
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const iso = (date: Date) => date.toISOString();
+const unique = (prefix = 'c') => `${prefix}-${randomBytes(5).toString('hex')}`;
+const startOf = () => new Date(Math.floor((Date.now() + 30 * DAY) / 1000) * 1000);
+
+beforeAll(async () => {
+  app = await startTestApp();
+  doc = (await app.client.request('GET', '/v1/openapi.json')).body;
+  const tenant = await createTenant(app.orm);
+  key = tenant.key;
+  readOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:read'] })).key;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  // The document's own extension: a number with at most this many decimal places (see rule-schemas.ts).
+  ajv.addKeyword({
+    keyword: 'x-decimal-places',
+    type: 'number',
+    validate: (places: number, value: number) => Math.abs(Math.round(value * 10 ** places) - value * 10 ** places) < 1e-6,
+  });
+  ajv.addSchema({ $id: 'openapi', components: doc.components });
+});
+afterAll(() => app.close());
+
+/** A schema of the document, its local references pointed at the document's components. */
+function validator(schema: Json): ValidateFunction {
+  const text = JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/');
+  let validate = compiled.get(text);
+  if (!validate) {
+    validate = ajv.compile(JSON.parse(text));
+    compiled.set(text, validate);
+  }
+  return validate;
+}
+
+const resolve = (schema: Json): Json => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').pop()]) : schema);
+const operationOf = (c: Case): Json => doc.paths[c.template][c.method.toLowerCase()];
+
+/** Query and header values are text: a number-shaped value is read as a number where the schema wants one. */
+function fromText(value: string, schema: Json): unknown {
+  const types = [resolve(schema).type].flat();
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value;
+}
+
+/** What the document says of a request: the problems it finds (none: valid). */
+function documentProblems(c: Case): string[] {
+  const operation = operationOf(c);
+  const problems: string[] = [];
+  const check = (where: string, schema: Json, value: unknown) => {
+    const validate = validator(schema);
+    if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+  };
+  const pathValues = c.template.match(/\{(\w+)\}/g)?.map((name) => name.slice(1, -1)) ?? [];
+  const pattern = new RegExp(`^${c.template.replace(/\{\w+\}/g, '([^/]+)')}$`);
+  const match = pattern.exec(c.path.split('?')[0]);
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'path') {
+      const raw = match?.[pathValues.indexOf(parameter.name) + 1];
+      let value: string | undefined;
+      try {
+        value = raw === undefined ? undefined : decodeURIComponent(raw);
+      } catch {
+        problems.push(`path ${parameter.name}: not percent-encoded UTF-8`);
+        continue;
+      }
+      check(`path ${parameter.name}`, parameter.schema, value);
+    } else if (parameter.in === 'query') {
+      const values = (c.query ?? []).filter(([name]) => name === parameter.name).map(([, value]) => value);
+      if (values.length === 0) {
+        if (parameter.required) problems.push(`query ${parameter.name}: required`);
+      } else if (values.length > 1) {
+        problems.push(`query ${parameter.name}: given ${values.length} times`);
+      } else {
+        check(`query ${parameter.name}`, parameter.schema, fromText(values[0], parameter.schema));
+      }
+    } else if (parameter.in === 'header') {
+      const value = Object.entries(c.headers ?? {}).find(([name]) => name.toLowerCase() === parameter.name.toLowerCase())?.[1];
+      if (value !== undefined) check(`header ${parameter.name}`, parameter.schema, value);
+    }
+  }
+  if (operation.requestBody) {
+    if (c.body === undefined) problems.push('body: required');
+    else check('body', operation.requestBody.content['application/json'].schema, c.body);
+  }
+  return problems;
+}
+
+/** What the document says of an answer: the problems it finds (none: it is a declared answer). */
+function responseProblems(c: Case, status: number, body: unknown, headers: Record<string, unknown>): string[] {
+  const declared = operationOf(c).responses[String(status)];
+  if (!declared) return [`status ${status} is not declared for ${c.method} ${c.template}`];
+  const problems: string[] = [];
+  const schema = declared.content?.['application/json']?.schema;
+  if (schema) {
+    const validate = validator(schema);
+    if (!validate(body)) problems.push(`body of ${status}: ${ajv.errorsText(validate.errors)}`);
+  } else if (body !== undefined) {
+    problems.push(`${status} declares no body, got one`);
+  }
+  for (const name of Object.keys(declared.headers ?? {})) {
+    if (name === 'X-Request-Id' && headers['x-request-id'] === undefined) problems.push('no X-Request-Id');
+  }
+  return problems;
+}
+
+// ---- The requests, made from the document ---------------------------------------------------------
+
+/** Values to try for a property or parameter: boundaries, one past them, wrong types, null, NUL, outside enum and pattern. */
+function variantsOf(schemaRef: Json, sample: Sample): Array<{ label: string; value: Value }> {
+  const schema = resolve(schemaRef);
+  const types: string[] = schema.enum ? ['string'] : [schema.type].flat();
+  const out: Array<{ label: string; value: Value }> = sample.valid.map((value, index) => ({ label: `valid sample ${index}`, value }));
+  out.push({ label: 'absent', value: ABSENT }, { label: 'null', value: null });
+  if (schema.enum) {
+    // A few of a long enum (the currencies): the first ones and the last.
+    const values: unknown[] = schema.enum.length > 8 ? [...schema.enum.slice(0, 4), schema.enum.at(-1)] : schema.enum;
+    for (const value of values) out.push({ label: `enum ${String(value)}`, value });
+    out.push({ label: 'not in the enum', value: 'NOT_A_VALUE' }, { label: 'enum in lower case', value: String(schema.enum[0]).toLowerCase() });
+  }
+  if (types.includes('string')) {
+    out.push({ label: 'a number for a string', value: 12345 }, { label: 'an object for a string', value: { text: 'x' } });
+    if (sample.fill && schema.maxLength !== undefined) {
+      out.push({ label: `maxLength ${schema.maxLength}`, value: sample.fill(schema.maxLength) });
+      out.push({ label: `maxLength ${schema.maxLength} in astral characters`, value: sample.fill(schema.maxLength, true) });
+      out.push({ label: `maxLength + 1`, value: sample.fill(schema.maxLength + 1) });
+    }
+    if (typeof sample.valid[0] === 'string') out.push({ label: 'with a NUL character', value: `${sample.valid[0]}\u0000` });
+    for (const [index, value] of (sample.invalid ?? []).entries()) out.push({ label: `off pattern ${index}`, value });
+  }
+  if (types.includes('integer') || types.includes('number')) {
+    out.push({ label: 'a string for a number', value: 'ten' }, { label: 'a boolean for a number', value: true });
+    if (types.includes('integer')) out.push({ label: 'a fraction for an integer', value: 1.5 });
+    if (schema.minimum !== undefined) out.push({ label: 'minimum', value: schema.minimum }, { label: 'minimum - 1', value: schema.minimum - 1 });
+    if (schema.maximum !== undefined) out.push({ label: 'maximum', value: schema.maximum }, { label: 'maximum + 1', value: schema.maximum + 1 });
+    if (schema['x-decimal-places'] !== undefined) out.push({ label: 'one decimal place too many', value: 1.234 }, { label: 'two places', value: 19.99 });
+  }
+  if (types.includes('array')) {
+    out.push({ label: 'an object for an array', value: {} }, { label: 'empty array', value: [] });
+    if (schema.maxItems !== undefined && sample.item) {
+      out.push({ label: `maxItems ${schema.maxItems}`, value: Array.from({ length: schema.maxItems }, sample.item) });
+      out.push({ label: 'maxItems + 1', value: Array.from({ length: schema.maxItems + 1 }, sample.item) });
+    }
+  }
+  return out;
+}
+
+interface Sample {
+  /** Values the server should take (in the request they are sent in). */
+  readonly valid: Value[];
+  /** Values off the field's pattern or format. */
+  readonly invalid?: Value[];
+  /** A valid value of `length` characters (code points; astral ones when asked). */
+  readonly fill?: (length: number, astral?: boolean) => string;
+  readonly item?: () => Value;
+}
+
+const text = (length: number, astral = false) => (astral ? '😀' : 'a').repeat(length);
+const ticketType = () => ({ name: 'General', price: 25.5, currency: 'EUR', quantity: 100 });
+
+/** Samples per field of the event's inputs and the list's parameters (the names the document uses). */
+function samples(start: Date): Record<string, Sample> {
+  const later = new Date(start.getTime() + HOUR);
+  return {
+    title: { valid: ['Launch party', ' x '], invalid: ['   ', ''], fill: text },
+    slug: {
+      valid: [unique('s')],
+      invalid: ['Has Caps', 'double--hyphen', '-leading', 'trailing-', 'spa ce', ''],
+      fill: (length) => `${unique('s')}-${'a'.repeat(length)}`.slice(0, length).replace(/-$/, 'a'),
+    },
+    description: { valid: ['# Markdown\n\n*kept* verbatim', ''], fill: text },
+    startDate: {
+      valid: [iso(later), iso(later).replace('T', 't').replace('Z', 'z'), offsetForm(later)],
+      invalid: ['tomorrow', iso(later).replace('T', ' '), iso(later).slice(0, 10), iso(later).replace('Z', ''), iso(later).replace('Z', '+0100'), '2027-02-30T09:00:00Z'],
+    },
+    endDate: {
+      valid: [iso(new Date(start.getTime() + 9 * HOUR)), offsetForm(new Date(start.getTime() + 9 * HOUR))],
+      invalid: ['next week', iso(start).replace(/:\d\d\.\d+Z$/, 'Z')],
+    },
+    timezone: { valid: ['Europe/Paris', 'UTC', 'America/Argentina/Buenos_Aires'], invalid: ['Europe Paris', '../etc', '+01:00'] },
+    venue: { valid: ['Main hall'], fill: text },
+    venueAddress: { valid: ['1 Main Street, Springfield'], fill: text },
+    coverImage: {
+      valid: ['https://example.com/cover.jpg', 'https://cdn.example.org/a/b.png?w=800#top'],
+      invalid: ['http://example.com/cover.jpg', 'ftp://example.com/x', 'example.com/cover.jpg', 'https://exa mple.com/x', 'https://'],
+      fill: (length) => `https://example.com/${'a'.repeat(Math.max(0, length - 20))}`,
+    },
+    capacity: { valid: [50] },
+    status: { valid: ['PUBLISHED'], invalid: ['COMPLETED'] },
+    ticketTypes: { valid: [[ticketType()]], item: ticketType },
+    name: { valid: ['VIP'], invalid: ['  '], fill: text },
+    price: { valid: [0, 10] },
+    currency: { valid: ['EUR', 'USD', 'JPY'], invalid: ['eur', 'EURO', 'ZZZ'] },
+    quantity: { valid: [0, 10] },
+    page: { valid: [1, 2] },
+    limit: { valid: [1, 50] },
+    search: { valid: ['party', 'ÉTÉ'], fill: text },
+    startsAfter: { valid: [iso(later)], invalid: ['yesterday', '2027-03-01'] },
+    startsBefore: { valid: [iso(new Date(start.getTime() + 365 * DAY))], invalid: ['2027-13-01T00:00:00Z'] },
+    orderBy: { valid: [] },
+  };
+}
+
+function offsetForm(date: Date): string {
+  const shifted = new Date(date.getTime() + HOUR);
+  return `${iso(shifted).slice(0, 19)}+01:00`;
+}
+
+function createBody(start: Date): Record<string, unknown> {
+  return { title: 'Conformance', slug: unique('ev'), startDate: iso(start), endDate: iso(new Date(start.getTime() + 8 * HOUR)) };
+}
+
+async function freshEvent(): Promise<string> {
+  const created = await app.client.rest('POST', '/v1/events', key, createBody(startOf()));
+  if (created.status !== 201) throw new Error(`could not create an event: ${created.text}`);
+  return created.body.slug;
+}
+
+function withValue(body: Record<string, unknown>, field: string, value: Value): Record<string, unknown> {
+  const copy = { ...body };
+  if (value === ABSENT) delete copy[field];
+  else copy[field] = value;
+  return copy;
+}
+
+async function cases(): Promise<Case[]> {
+  const start = startOf();
+  let table = samples(start);
+  const list: Case[] = [];
+  const createSchema = resolve(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema);
+  const updateSchema = resolve(doc.paths['/v1/events/{slug}'].put.requestBody.content['application/json'].schema);
+  const ticketTypeSchema = resolve(resolve(createSchema.properties.ticketTypes).items ?? { $ref: '#/components/schemas/TicketTypeInput' });
+
+  // POST /v1/events: every property of the body, then every property of a ticket type.
+  for (const [field, schema] of Object.entries<Json>(createSchema.properties)) {
+    for (const variant of variantsOf(schema, table[field])) {
+      list.push({ label: `create ${field}: ${variant.label}`, method: 'POST', path: '/v1/events', template: '/v1/events', body: withValue(createBody(start), field, variant.value) });
+    }
+  }
+  for (const [field, schema] of Object.entries<Json>(ticketTypeSchema.properties)) {
+    for (const variant of variantsOf(schema, table[field])) {
+      const body = { ...createBody(start), ticketTypes: [withValue(ticketType(), field, variant.value)] };
+      list.push({ label: `create ticketTypes[0].${field}: ${variant.label}`, method: 'POST', path: '/v1/events', template: '/v1/events', body });
+    }
+  }
+  list.push(
+    { label: 'create: an unknown field is ignored', method: 'POST', path: '/v1/events', template: '/v1/events', body: { ...createBody(start), colour: 'red', status: 'PUBLISHED' } },
+    { label: 'create: an array body', method: 'POST', path: '/v1/events', template: '/v1/events', body: [createBody(start)] },
+    { label: 'create: a string body', method: 'POST', path: '/v1/events', template: '/v1/events', body: 'event' },
+    { label: 'create: an empty object', method: 'POST', path: '/v1/events', template: '/v1/events', body: {} },
+  );
+
+  // PUT /v1/events/{slug}: each on a DRAFT event of its own (new samples: new slugs).
+  table = samples(start);
+  for (const [field, schema] of Object.entries<Json>(updateSchema.properties)) {
+    for (const variant of variantsOf(schema, table[field])) {
+      const slug = await freshEvent();
+      list.push({
+        label: `update ${field}: ${variant.label}`,
+        method: 'PUT',
+        path: `/v1/events/${slug}`,
+        template: '/v1/events/{slug}',
+        body: withValue({}, field, variant.value),
+      });
+    }
+  }
+  const updated = await freshEvent();
+  list.push(
+    { label: 'update: an unknown field is ignored', method: 'PUT', path: `/v1/events/${updated}`, template: '/v1/events/{slug}', body: { nickname: 'x' } },
+    { label: 'update: unknown slug', method: 'PUT', path: `/v1/events/${unique('none')}`, template: '/v1/events/{slug}', body: { title: 'x' }, stateful: true },
+  );
+
+  // GET /v1/events: every query parameter.
+  for (const parameter of doc.paths['/v1/events'].get.parameters) {
+    for (const variant of variantsOf(parameter.schema, table[parameter.name])) {
+      const { value } = variant;
+      // Only text, numbers and booleans can be written in a query string.
+      if (value !== ABSENT && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
+      const query: Array<[string, string]> = value === ABSENT ? [] : [[parameter.name, String(value)]];
+      list.push({ label: `list ${parameter.name}: ${variant.label}`, method: 'GET', path: '/v1/events', template: '/v1/events', query });
+    }
+    list.push({ label: `list ${parameter.name}: given twice`, method: 'GET', path: '/v1/events', template: '/v1/events', query: [[parameter.name, '1'], [parameter.name, '2']] });
+  }
+  list.push({ label: 'list: an unknown parameter is ignored', method: 'GET', path: '/v1/events', template: '/v1/events', query: [['colour', 'red']] });
+
+  // GET and DELETE /v1/events/{slug}.
+  const existing = await freshEvent();
+  const slugs: Array<[string, string, boolean]> = [
+    ['an existing event', existing, false],
+    ['a slug no event has', unique('none'), true],
+    ['upper case (no event can have it)', 'ABC', true],
+    ['101 characters', 'a'.repeat(101), true],
+    ['non-ASCII', encodeURIComponent('été'), true],
+    ['a NUL character', 'abc%00def', false],
+    ['invalid percent-encoded UTF-8', '%ff%fe', false],
+  ];
+  for (const [label, slug, stateful] of slugs) list.push({ label: `get: ${label}`, method: 'GET', path: `/v1/events/${slug}`, template: '/v1/events/{slug}', stateful });
+  list.push({ label: 'delete: an existing event', method: 'DELETE', path: `/v1/events/${await freshEvent()}`, template: '/v1/events/{slug}' });
+  for (const [label, slug, stateful] of slugs.slice(1)) {
+    list.push({ label: `delete: ${label}`, method: 'DELETE', path: `/v1/events/${slug}`, template: '/v1/events/{slug}', stateful });
+  }
+
+  // Idempotency-Key on a write.
+  for (const [label, value] of [
+    ['a UUID', randomUUID()],
+    ['255 characters', 'k'.repeat(255)],
+    ['256 characters', 'k'.repeat(256)],
+    ['a tab', 'a\tb'],
+  ] as const) {
+    list.push({ label: `create with Idempotency-Key ${label}`, method: 'POST', path: '/v1/events', template: '/v1/events', body: createBody(start), headers: { 'idempotency-key': value } });
+  }
+  return list;
+}
+
+// ---- The replay -------------------------------------------------------------------------------------
+
+test('every request the document calls valid is accepted, every one it calls invalid is refused with a declared 4xx, every answer matches its declaration', async () => {
+  const all = await cases();
+  const disagreements: string[] = [];
+  let valid = 0;
+  let invalid = 0;
+  for (const c of all) {
+    const problems = documentProblems(c);
+    const query = c.query && c.query.length > 0 ? `?${new URLSearchParams(c.query).toString()}` : '';
+    const response = await app.client.request(c.method, `${c.path}${query}`, {
+      headers: { authorization: `Bearer ${key}`, ...c.headers },
+      ...(c.body === undefined ? {} : { json: c.body }),
+    });
+    const where = `${c.label} (${c.method} ${c.path.slice(0, 60)}${query.slice(0, 60)}) answered ${response.status} ${response.text.slice(0, 200)}`;
+    if (problems.length === 0) {
+      valid += 1;
+      const accepted = response.status >= 200 && response.status < 300;
+      if (!accepted && !c.stateful) disagreements.push(`valid by the document, refused: ${where}`);
+    } else {
+      invalid += 1;
+      if (response.status < 400 || response.status >= 500) disagreements.push(`invalid by the document (${problems.join('; ')}), not refused: ${where}`);
+    }
+    for (const problem of responseProblems(c, response.status, response.body, response.headers)) disagreements.push(`${problem}: ${where}`);
+  }
+  expect(disagreements).toEqual([]);
+  // Not vacuous: both kinds in numbers, a few hundred requests in all.
+  expect(all.length).toBeGreaterThan(250);
+  expect(valid).toBeGreaterThan(80);
+  expect(invalid).toBeGreaterThan(100);
+});
+
+test('answers decided before the operation runs are declared too: 401, 403, 404, 413, 422, 409', async () => {
+  const start = startOf();
+  const body = createBody(start);
+  const slug = await freshEvent();
+  const idempotencyKey = randomUUID();
+  const huge = JSON.stringify({ ...body, description: 'x'.repeat(1024 * 1024) });
+  const answers: Array<[Case, Record<string, string>, string | undefined]> = [
+    [{ label: 'no key', method: 'GET', path: '/v1/events', template: '/v1/events' }, {}, undefined],
+    [{ label: 'unknown key', method: 'GET', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: 'Bearer nk_test_0000000000000000000000000000000' }, undefined],
+    [{ label: 'read-only key writes', method: 'DELETE', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: `Bearer ${readOnlyKey}` }, undefined],
+    [{ label: 'body over 1 MiB', method: 'POST', path: '/v1/events', template: '/v1/events' }, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, huge],
+    [{ label: 'not JSON', method: 'PUT', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, 'title=x'],
+  ];
+  for (const [c, headers, raw] of answers) {
+    const response = await app.client.request(c.method, c.path, { headers, ...(raw === undefined ? {} : { raw }) });
+    expect({ label: c.label, status: response.status, problems: responseProblems(c, response.status, response.body, response.headers) }).toEqual({
+      label: c.label,
+      status: expect.any(Number),
+      problems: [],
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+  }
+  // The same Idempotency-Key with another body: 422; a published event's slug changed: 409.
+  const create: Case = { label: 'keyed', method: 'POST', path: '/v1/events', template: '/v1/events' };
+  await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, json: body });
+  const reused = await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, json: createBody(start) });
+  expect(reused.status).toBe(422);
+  expect(responseProblems(create, reused.status, reused.body, reused.headers)).toEqual([]);
+  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  const update: Case = { label: 'published', method: 'PUT', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' };
+  const refused = await app.client.rest('PUT', `/v1/events/${slug}`, key, { slug: unique('moved') });
+  expect(refused.status).toBe(409);
+  expect(responseProblems(update, refused.status, refused.body, refused.headers)).toEqual([]);
+});
