@@ -113,8 +113,6 @@ interface Frame {
   readonly introspection: boolean;
   /** The next selection to visit (the walk is depth first: it reaches a limit as soon as it can). */
   next: number;
-  /** Fragments spread here already: GraphQL answers a fragment spread twice in one selection set once. */
-  spread?: Set<string>;
 }
 
 /** A frame that closes an expanded fragment (cycles are not expanded twice: validation refuses them). */
@@ -275,18 +273,18 @@ function walk(
     if (isSkipped(selection.directives, values, defaults)) continue;
     if (selection.kind === Kind.INLINE_FRAGMENT) {
       const parent = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : frame.parent;
-      stack.push({ ...frame, selections: selection.selectionSet.selections, parent: parent ?? undefined, next: 0, spread: undefined });
+      stack.push({ ...frame, selections: selection.selectionSet.selections, parent: parent ?? undefined, next: 0 });
       continue;
     }
     if (selection.kind === Kind.FRAGMENT_SPREAD) {
       const name = selection.name.value;
       const fragment = fragmentNamed(name);
-      // Unknown or cyclic: validation refuses it. Spread here before: answered once.
-      if (!fragment || expanding.has(name) || frame.spread?.has(name)) continue;
-      (frame.spread ??= new Set()).add(name);
+      // Unknown or cyclic: validation refuses it. A fragment spread twice in one selection set is
+      // answered once by GraphQL but counted twice here: fan-outs of fragments are refused, not walked.
+      if (!fragment || expanding.has(name)) continue;
       expanding.add(name);
       stack.push({ leave: name });
-      stack.push({ ...frame, selections: fragment.selectionSet.selections, parent: schema.getType(fragment.typeCondition.name.value) ?? undefined, next: 0, spread: undefined });
+      stack.push({ ...frame, selections: fragment.selectionSet.selections, parent: schema.getType(fragment.typeCondition.name.value) ?? undefined, next: 0 });
       continue;
     }
     const name = selection.name.value;
