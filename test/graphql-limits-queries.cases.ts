@@ -1,3 +1,6 @@
+import { getIntrospectionQuery, Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { MAX_EXPANDED_SELECTIONS, measureOperation } from '../src/doors/graphql/query-limits';
+import { buildAppSchema } from '../src/schema/graphql-schema';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
@@ -144,6 +147,145 @@ describe('production', () => {
       const response = await app.client.graphql(key, '{ __schema { queryType { name } } }');
       expect(response.status).toBe(200);
       expect(response.body.data.__schema.queryType.name).toBe('Query');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+// Issue 21 item 8: introspection is bounded like every other operation (depth, cost: the answer it
+// would make), before it runs; the explorers' own introspection query still runs.
+describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
+  let app: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    app = await startTestApp({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' });
+    ({ key } = await createTenant(app.orm));
+  });
+  afterAll(() => app.close());
+
+  test.each([
+    ['GraphiQL and codegen (getIntrospectionQuery())', getIntrospectionQuery()],
+    [
+      'every option (Apollo Sandbox asks for as much)',
+      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }),
+    ],
+  ])('the standard full introspection query runs: %s', async (_name, query) => {
+    const response = await app.client.graphql(key, query);
+    expect(response.status).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data.__schema.types.map((type: { name: string }) => type.name)).toEqual(expect.arrayContaining(['Query', 'Event', '__Schema']));
+  });
+
+  test('1,380 aliases of __schema through one fragment are refused (400 QUERY_TOO_COMPLEX), with a short answer', async () => {
+    const aliases = Array.from({ length: 1380 }, (_, index) => `s${index}: __schema { ...S }`).join(' ');
+    const query = `query { ${aliases} } fragment S on __Schema { types { name kind fields { name type { name kind ofType { name kind } } } } }`;
+    const response = await app.client.graphql(key, query);
+    expect(response.status).toBe(400);
+    expect(response.body.data).toBeUndefined();
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'cost' } });
+    expect(response.text.length).toBeLessThan(1000);
+  });
+
+  test('two copies of the schema are allowed, many are not', async () => {
+    const fragment = 'fragment S on __Schema { types { name kind fields { name args { name } type { name kind ofType { name kind } } } } }';
+    const copies = (count: number) => `query { ${Array.from({ length: count }, (_, index) => `s${index}: __schema { ...S }`).join(' ')} } ${fragment}`;
+    expect((await app.client.graphql(key, copies(2))).status).toBe(200);
+    const many = await app.client.graphql(key, copies(40));
+    expect(many.status).toBe(400);
+    expect(many.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+
+  test('introspection counts for depth (GRAPHQL_MAX_DEPTH; ofType chains aside)', async () => {
+    const nested = '__type(name: "Query") { fields { type { fields { type { fields { type { fields { type { fields { type { name } } } } } } } } } } }';
+    const response = await app.client.graphql(key, `{ ${nested} }`);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'depth', maximum: 10 } });
+  });
+
+  test('__typename and a small __type question are cheap', async () => {
+    const response = await app.client.graphql(key, '{ __typename __type(name: "Event") { name fields { name } } events { total } }');
+    expect(response.status).toBe(200);
+    expect(response.body.data.__type.name).toBe('Event');
+  });
+});
+
+// Issue 21 item 9: refusing is cheap because the limits are one walk that stops at the first limit
+// crossed, before validation and before Apollo (behaviour, not time: what the walk visited).
+describe('the limits walk stops at the limit', () => {
+  const schema = buildAppSchema();
+  const limits = { maxDepth: 10, maxCost: 5000 };
+  const operationOf = (document: ReturnType<typeof parse>) =>
+    document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
+
+  test('650 aliased lists (27 kB): refused after a few dozen of them', () => {
+    const query = `{ ${Array.from({ length: 650 }, (_, index) => `a${index}: events(limit: 100) { events { id } }`).join(' ')} }`;
+    expect(query.length).toBeGreaterThan(25_000);
+    const document = parse(query);
+    const walked = measureOperation(schema, document, operationOf(document), undefined, limits);
+    expect(walked.verdict).toMatchObject({ limit: 'cost', maximum: 5000 });
+    // Each alias costs 1 + 100 × 2, and the walk goes depth first: it stopped inside the 25th of the
+    // 650 aliases (3 selections each), long before the document's 1,950 selections.
+    expect(walked.visited).toBeLessThanOrEqual(25 * 3);
+    expect(walked.cost).toBeGreaterThan(5000);
+    expect(walked.cost).toBeLessThan(5000 + 201);
+  });
+
+  test('fragments that double at each level (2^20 fields in 1.3 kB): the walk stops at its selection cap', () => {
+    const levels = 20;
+    const fragments = Array.from({ length: levels }, (_, level) =>
+      level === levels - 1
+        ? `fragment F${level} on EventList { total }`
+        : `fragment F${level} on EventList { a: events { ...F${level + 1} } b: events { ...F${level + 1} } }`,
+    ).join(' ');
+    const document = parse(`{ events { ...F0 } } ${fragments}`);
+    // Even with no cost limit to speak of, the walk ends: at MAX_EXPANDED_SELECTIONS, refused.
+    const walked = measureOperation(schema, document, operationOf(document), undefined, { maxDepth: 1000, maxCost: Number.MAX_SAFE_INTEGER });
+    expect(walked.verdict).toMatchObject({ limit: 'cost' });
+    expect(walked.verdict?.message).toMatch(/more than 10000 selections/);
+    expect(walked.visited).toBe(MAX_EXPANDED_SELECTIONS + 1);
+  });
+
+  test('a fragment spread three times is counted three times (fan-outs of fragments are refused, never walked to the end)', () => {
+    const document = parse('{ ...F ...F ...F } fragment F on Query { events(limit: 100) { events { id } } }');
+    expect(measureOperation(schema, document, operationOf(document), undefined, limits).cost).toBe(3 * (1 + 100 * 2));
+  });
+
+  test('a cycle of fragments is not followed (validation refuses it)', () => {
+    const document = parse('{ ...A } fragment A on Query { ...B } fragment B on Query { ...A events { total } }');
+    const walked = measureOperation(schema, document, operationOf(document), undefined, limits);
+    expect(walked.verdict).toBeUndefined();
+    expect(walked.visited).toBeLessThan(10);
+  });
+
+  test('@skip and @include are followed, with variables', () => {
+    const document = parse('query ($big: Boolean!) { events(limit: 100) { events { id } } all: events(limit: 100) @include(if: $big) { events { id slug title ticketTypes { id name } } } }');
+    const operation = operationOf(document);
+    expect(measureOperation(schema, document, operation, { big: false }, { maxDepth: 10, maxCost: 250 }).verdict).toBeUndefined();
+    expect(measureOperation(schema, document, operation, { big: true }, { maxDepth: 10, maxCost: 250 }).verdict).toMatchObject({ limit: 'cost' });
+  });
+
+  test('a page size from a variable, or the argument\'s default, counts', () => {
+    const document = parse('query ($n: Int) { events(limit: $n) { events { id slug } } bookings { bookings { id } } }');
+    const operation = operationOf(document);
+    // events: 1 + n × 3; bookings (default 20): 1 + 20 × 2.
+    expect(measureOperation(schema, document, operation, { n: 10 }, limits).cost).toBe(1 + 10 * 3 + 1 + 20 * 2);
+    expect(measureOperation(schema, document, operation, {}, limits).cost).toBe(1 + 20 * 3 + 1 + 20 * 2);
+  });
+
+  test('over HTTP: distinct over-cost documents are refused before Apollo or the database sees them', async () => {
+    const app = await startTestApp();
+    try {
+      const { key } = await createTenant(app.orm);
+      app.sql.reset();
+      for (const tag of ['x', 'y', 'z']) {
+        const query = `{ ${Array.from({ length: 650 }, (_, index) => `${tag}${index}: events(limit: 100) { events { id } }`).join(' ')} }`;
+        const response = await app.client.graphql(key, query);
+        expect(response.status).toBe(400);
+        expect(response.body.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'cost', maximum: 5000 } });
+      }
+      expect(app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
     } finally {
       await app.close();
     }

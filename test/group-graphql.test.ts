@@ -5,6 +5,7 @@ import { caseFile } from './helpers/case-group';
 caseFile('graphql-compiled-parity', () => require('./graphql-compiled-parity.cases'));
 caseFile('graphql-frontend-queries', () => require('./graphql-frontend-queries.cases'));
 caseFile('graphql-http-get', () => require('./graphql-http-get.cases'));
+caseFile('graphql-http-status', () => require('./graphql-http-status.cases'));
 caseFile('graphql-limits-queries', () => require('./graphql-limits-queries.cases'));
 caseFile('schema-access', () => require('./schema-access.cases'));
 caseFile('schema-drift', () => require('./schema-drift.cases'));

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, echo, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../foundation/errors/app-error';
 import { toAppError } from '../foundation/errors/to-app-error';
+import { graphqlMediaType } from '../doors/graphql/graphql-http';
 import { graphqlExtensionsOf } from '../platform/graphql/graphql-errors';
 import { MAX_BODY_BYTES } from '../platform/web/json-body';
 
@@ -69,7 +70,8 @@ export function writeError(res: ServerResponse, door: Door | undefined, error: A
   if (typeof error.details?.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
   if (error.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   const body = JSON.stringify(door === 'graphql' ? { errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] } : errorEnvelope(error));
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // A GraphQL answer is written in the media type the client asked for, as the door's own (issue 21).
+  res.setHeader('Content-Type', door === 'graphql' ? graphqlMediaType(res.req.headers.accept) : 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }

@@ -11,6 +11,7 @@ import { explorerPlugin } from './explorer';
 import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from '../../platform/graphql/graphql-errors';
 import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
 import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
+import { graphqlHttpStatusPlugin } from './graphql-http';
 import { queryLimitsPlugin, type QueryLimits } from './query-limits';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
@@ -115,6 +116,7 @@ export async function startApollo(
       operationChecksPlugin,
       queryLimitsPlugin(options.limits),
       graphqlErrorsPlugin,
+      graphqlHttpStatusPlugin,
       // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
       ApolloServerPluginCacheControlDisabled(),
       explorerPlugin(options.explorer),

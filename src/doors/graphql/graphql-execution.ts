@@ -16,33 +16,49 @@ import type { CompiledOperations } from '../../platform/graphql/compiled-operati
 import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { checkOperation } from './apollo';
-import { isIntrospectionOnly, queryLimitsCheck, type QueryLimits } from './query-limits';
+import { AppError } from '../../foundation/errors/app-error';
+import { acceptedMediaType, APPLICATION_JSON, writeGraphqlRequestError } from './graphql-http';
+import { queryLimitsCheck, type QueryLimits } from './query-limits';
 
-/** What one parse of a document told us, kept by its text: the compiled path's document, or its kind. */
-type Parsed =
-  /**
-   * A query or mutation that validates: the compiled path may run it. A mutation's Idempotency-Key
-   * (D17) is the pipeline's step before this one; a mutation's fields run one after the other.
-   */
-  | {
-      readonly kind: 'query' | 'mutation';
-      readonly document: DocumentNode;
-      readonly operation: OperationDefinitionNode;
-      readonly operationName: string | null;
-      readonly label: string;
-    }
-  /** A mutation that does not validate (Idempotency-Key applies, D17); Apollo answers it. */
-  | { readonly kind: 'invalid mutation' }
-  /** Anything else (a subscription, introspection, a document that does not parse or validate): Apollo's. */
-  | { readonly kind: 'other' };
+/**
+ * What one parse of a document told us, kept by its text and operation name. `document` and `operation`
+ * are there when it parses and the operation can be chosen (its limits are checked per request, before
+ * anything else looks at it); `kind` is decided on the first request that passes the limits (it needs
+ * a validation, which an over-limit document never gets).
+ */
+interface Known {
+  readonly document?: DocumentNode;
+  readonly operation?: OperationDefinitionNode;
+  /** A bound of the text itself crossed (size, tokens, nesting): refused before parsing. */
+  readonly violation?: AppError;
+  kind?: Kind;
+}
+
+/**
+ * - query, mutation: validates, the compiled path may run it. A mutation's Idempotency-Key (D17) is
+ *   the pipeline's step before this one; a mutation's fields run one after the other.
+ * - invalid mutation: a mutation that does not validate (Idempotency-Key applies, D17); Apollo answers it.
+ * - other: anything else (a subscription, introspection, a document that does not validate): Apollo's.
+ */
+type Kind = 'query' | 'mutation' | 'invalid mutation' | 'other';
 
 /** Documents kept, by query text and operation name; the least recently used goes first. */
 const MAX_KNOWN_DOCUMENTS = 500;
-/** The content type of every answer the compiled path writes itself (Apollo's for a JSON request). */
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const JSON_REQUEST = /^application\/json(?:;\s*charset=utf-8)?$/i;
-/** Accept headers for which Apollo answers application/json. */
-const JSON_ACCEPTED = new Set([undefined, '*/*', 'application/json']);
+/** The media type of the common Accept headers (graphql-http.ts: as Apollo chooses), found once each. */
+const MEDIA_TYPES = new Map<string | undefined, string | undefined>([
+  [undefined, APPLICATION_JSON],
+  ['*/*', APPLICATION_JSON],
+  ['application/json', APPLICATION_JSON],
+]);
+const MAX_MEDIA_TYPES = 64;
+
+function mediaTypeOf(accept: string | undefined): string | undefined {
+  if (MEDIA_TYPES.has(accept)) return MEDIA_TYPES.get(accept);
+  const mediaType = acceptedMediaType(accept);
+  if (MEDIA_TYPES.size < MAX_MEDIA_TYPES) MEDIA_TYPES.set(accept, mediaType);
+  return mediaType;
+}
 
 /** The context an operation runs with: the compiled path may hand Apollo a result it already has. */
 export type ExecutionContext = RequestContext & { executed: ExecutionResult | undefined };
@@ -90,12 +106,13 @@ export async function answerByApollo(
   res: ServerResponse,
   body: unknown,
   context: () => Promise<RequestContext>,
+  /** The URL Apollo reads the GET parameters from, when it is not the request's own. */
+  url: string = req.url as string,
 ): Promise<void> {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const url = req.url as string;
   const queryAt = url.indexOf('?');
   const response = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: { method: (req.method as string).toUpperCase(), headers, search: queryAt === -1 ? '' : url.slice(queryAt), body: body ?? {} },
@@ -112,42 +129,99 @@ export async function answerByApollo(
   res.end();
 }
 
+/** The request's GraphQL parameters: a POST's JSON body, or a GET's query string (its variables parsed). */
+function parametersOf(req: IncomingMessage, body: unknown): GraphqlParameters | undefined {
+  if (req.method === 'POST') return isRecord(body) ? body : undefined;
+  const url = req.url as string;
+  const queryAt = url.indexOf('?');
+  if (queryAt === -1) return undefined;
+  const search = new URLSearchParams(url.slice(queryAt + 1));
+  const variables = search.get('variables');
+  let parsed: unknown;
+  if (variables !== null && variables !== '') {
+    try {
+      parsed = JSON.parse(variables);
+    } catch {
+      parsed = undefined; // Apollo reports it
+    }
+  }
+  return { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: parsed };
+}
+
 /**
- * The GraphQL door's execution (issue 8, then issues 24 and 19): a JSON POST whose query or mutation
- * was seen before runs on the compiled path, without Apollo's request pipeline; everything else, and
- * every answer with errors, through Apollo (a result the compiled path has is not executed again). Either
- * way the request has passed the same pipeline steps first (src/http/pipeline.ts).
+ * An empty `operationName` is an absent one (GraphQL over HTTP: "Setting the value of the operationName
+ * parameter to the empty string is equivalent to omitting the operationName parameter"); Apollo would
+ * look for an operation named "" instead. Returns the body or URL Apollo gets, without it.
+ */
+function withoutEmptyOperationName(req: IncomingMessage, body: unknown): { body: unknown; url?: string } {
+  if (req.method === 'POST') {
+    if (!isRecord(body) || body.operationName !== '') return { body };
+    return { body: { ...body, operationName: null } };
+  }
+  const url = req.url as string;
+  const queryAt = url.indexOf('?');
+  if (queryAt === -1) return { body };
+  const search = new URLSearchParams(url.slice(queryAt + 1));
+  if (search.get('operationName') !== '') return { body };
+  search.delete('operationName');
+  return { body, url: `${url.slice(0, queryAt)}?${search.toString()}` };
+}
+
+/**
+ * The GraphQL door's execution (issue 8, then issues 24, 19 and 21): every request's document is parsed
+ * once (kept by its text) and its operation checked against the limits before anything else (no
+ * validation, no cost library: one walk that stops at the first limit crossed); a refusal is written
+ * here. A JSON POST whose query or mutation was seen before runs on the compiled path, without Apollo's
+ * request pipeline; everything else, and every answer with errors, through Apollo (a result the
+ * compiled path has is not executed again). Either way the request has passed the same pipeline steps
+ * first (src/http/pipeline.ts).
  */
 export function graphqlExecution({ schema, apollo, operations, limits }: GraphqlExecutionDeps): GraphqlExecution {
-  const known = new Map<string, Parsed>();
+  const known = new Map<string, Known>();
   const checkLimits = queryLimitsCheck(limits);
   const rules = [...specifiedRules, NoNulCharactersRule];
 
-  function learn(query: string, operationName: string | null): Parsed {
-    if (documentBoundViolation(query)) return { kind: 'other' };
+  function learn(query: string, operationName: string | null): Known {
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
     } catch {
       return { kind: 'other' };
     }
-    const operation = getOperationAST(document, operationName);
-    if (operation?.operation === OperationTypeNode.MUTATION) {
-      if (validate(schema, document, rules).length > 0) return { kind: 'invalid mutation' };
-      return { kind: 'mutation', document, operation, operationName: operation.name?.value ?? null, label: operation.name?.value ?? 'anonymous' };
-    }
-    // Introspection may be off (Apollo then refuses it in validation), and is not limited: Apollo's.
-    if (!operation || operation.operation !== OperationTypeNode.QUERY || query.includes('__schema') || query.includes('__type')) return { kind: 'other' };
-    if (isIntrospectionOnly(operation) || validate(schema, document, rules).length > 0) return { kind: 'other' };
-    return { kind: 'query', document, operation, operationName: operation.name?.value ?? null, label: operation.name?.value ?? 'anonymous' };
+    const operation = getOperationAST(document, operationName) ?? undefined;
+    return operation ? { document, operation } : { document, kind: 'other' };
   }
 
-  function lookup(parameters: GraphqlParameters): Parsed {
-    const { query, operationName } = parameters;
-    if (typeof query !== 'string' || !(operationName === undefined || operationName === null || typeof operationName === 'string')) return { kind: 'other' };
+  /** What the compiled path may do with a document that passed its limits (validated once). */
+  function kindOf(entry: Known, query: string): Kind {
+    if (entry.kind !== undefined) return entry.kind;
+    const { document, operation } = entry as Required<Pick<Known, 'document' | 'operation'>>;
+    if (operation.operation === OperationTypeNode.MUTATION) {
+      entry.kind = validate(schema, document, rules).length > 0 ? 'invalid mutation' : 'mutation';
+    } else if (
+      // Introspection may be off (Apollo then refuses it in validation): Apollo's.
+      operation.operation !== OperationTypeNode.QUERY ||
+      query.includes('__schema') ||
+      query.includes('__type') ||
+      validate(schema, document, rules).length > 0
+    ) {
+      entry.kind = 'other';
+    } else {
+      entry.kind = 'query';
+    }
+    return entry.kind;
+  }
+
+  function lookup(parameters: GraphqlParameters): Known | undefined {
+    const { query } = parameters;
+    const operationName = parameters.operationName === '' ? null : parameters.operationName;
+    if (typeof query !== 'string' || !(operationName === undefined || operationName === null || typeof operationName === 'string')) return undefined;
     const key = operationName ? `${operationName}\u0000${query}` : query;
     let entry = known.get(key);
     if (entry === undefined) {
+      // A text over its bounds is refused as it is, never parsed nor kept.
+      const violation = documentBoundViolation(query);
+      if (violation) return { violation: AppError.queryTooComplex(violation.message, { limit: violation.limit, maximum: violation.maximum }), kind: 'other' };
       entry = learn(query, operationName ?? null);
       if (known.size >= MAX_KNOWN_DOCUMENTS) known.delete(known.keys().next().value as string);
     } else {
@@ -157,41 +231,65 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
     return entry;
   }
 
-  /** The compiled path's conditions: what Apollo would answer as plain JSON for this request. */
-  function compilable(req: IncomingMessage, body: unknown): body is Record<string, unknown> {
+  /** The refusal of a document over its bounds or limits, before it is validated or run; else undefined. */
+  function refusalOf(entry: Known, variables: unknown): AppError | undefined {
+    if (entry.violation) return entry.violation;
+    if (!entry.document || !entry.operation) return undefined;
+    return checkLimits(schema, entry.document, entry.operation, isRecord(variables) ? variables : undefined);
+  }
+
+  /**
+   * The compiled path's conditions: a JSON POST whose answer Apollo would write as one JSON document;
+   * the media type it is written in (undefined: Apollo's).
+   */
+  function compilable(req: IncomingMessage, body: unknown): string | undefined {
     const { headers } = req;
-    if (req.method !== 'POST' || !JSON_REQUEST.test(headers['content-type'] ?? '') || !JSON_ACCEPTED.has(headers.accept)) return false;
-    if (!isRecord(body)) return false;
+    if (req.method !== 'POST' || !JSON_REQUEST.test(headers['content-type'] ?? '') || !isRecord(body)) return undefined;
     const { variables, extensions } = body;
-    return (extensions === undefined || extensions === null) && (variables === undefined || variables === null || isRecord(variables));
+    if (!((extensions === undefined || extensions === null) && (variables === undefined || variables === null || isRecord(variables)))) return undefined;
+    return mediaTypeOf(headers.accept);
   }
 
   return {
     isMutation: (parameters) => {
-      const { kind } = lookup(parameters);
-      return kind === 'mutation' || kind === 'invalid mutation';
+      const entry = lookup(parameters);
+      return entry?.operation?.operation === OperationTypeNode.MUTATION;
     },
     async answer(req, res, body, context) {
-      const entry = compilable(req, body) ? lookup(body) : undefined;
-      if (entry?.kind !== 'query' && entry?.kind !== 'mutation') return answerByApollo(apollo, req, res, body, async () => context);
+      const parameters = parametersOf(req, body);
+      const entry = parameters ? lookup(parameters) : undefined;
+      const refusal = entry && parameters ? refusalOf(entry, parameters.variables) : undefined;
+      if (refusal) {
+        if (context.operation) context.operation.name = entry?.operation?.name?.value ?? 'anonymous';
+        return writeGraphqlRequestError(req, res, refusal);
+      }
+      const toApollo = () => {
+        const normalized = withoutEmptyOperationName(req, body);
+        return answerByApollo(apollo, req, res, normalized.body, async () => context, normalized.url);
+      };
+      const mediaType = entry?.operation ? compilable(req, body) : undefined;
+      const kind = mediaType ? kindOf(entry!, (body as GraphqlParameters).query as string) : undefined;
+      if (kind !== 'query' && kind !== 'mutation') return toApollo();
+      const document = entry!.document!;
+      const operation = entry!.operation!;
+      const label = operation.name?.value ?? 'anonymous';
       // The access log names it as Apollo's operation-name plugin would.
-      if (context.operation) context.operation.name = entry.label;
+      if (context.operation) context.operation.name = label;
       const values = ((body as GraphqlParameters).variables ?? undefined) as Record<string, unknown> | undefined;
       try {
-        // Apollo's didResolveOperation plugins, in their order: permissions and arguments, limits.
-        checkOperation(schema, entry.document, entry.operation, context.auth, values ?? {});
-        checkLimits(schema, entry.document, entry.operation, values);
+        // Apollo's didResolveOperation plugins, in their order: permissions and arguments (the limits were checked first).
+        checkOperation(schema, document, operation, context.auth, values ?? {});
       } catch {
-        return answerByApollo(apollo, req, res, body, async () => context);
+        return toApollo();
       }
-      const result = await operations.execute(entry.document, entry.operationName, context, values);
+      const result = await operations.execute(document, operation.name?.value ?? null, context, values);
       if ((result.errors && result.errors.length > 0) || !('data' in result) || result.extensions !== undefined) {
         context.executed = result;
-        return answerByApollo(apollo, req, res, body, async () => context);
+        return toApollo();
       }
       const text = `${JSON.stringify({ data: result.data })}\n`;
       res.statusCode = 200;
-      res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+      res.setHeader('Content-Type', mediaType as string);
       res.setHeader('Content-Length', Buffer.byteLength(text));
       res.end(text);
     },

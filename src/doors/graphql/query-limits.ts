@@ -1,8 +1,32 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { type DocumentNode, type GraphQLError, type GraphQLSchema, Kind, validate, type OperationDefinitionNode } from 'graphql';
-import depthLimit from 'graphql-depth-limit';
-import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { AppError, type ErrorDetailsByCode } from '../../foundation/errors/app-error';
+import {
+  getIntrospectionQuery,
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  isInputObjectType,
+  isEnumType,
+  isUnionType,
+  Kind,
+  OperationTypeNode,
+  parse,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+  type DirectiveNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type ValueNode,
+} from 'graphql';
+import { AppError } from '../../foundation/errors/app-error';
+import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
 import { MAX_LIMIT } from '../../foundation/validation/arguments';
 import { toGraphQLError } from '../../platform/graphql/graphql-errors';
 import type { RequestContext } from '../../platform/graphql/request-context';
@@ -15,102 +39,360 @@ export interface QueryLimits {
 }
 
 /**
- * A field with a `limit` argument returns up to `limit` items: what is selected under it counts that
- * many times. Every other field costs 1 (simpleEstimator), so aliases and wide selections add up. A
- * limit above the page maximum is refused by the field's own validation (400 naming `limit`), so it
- * is costed as the maximum, not reported as a complexity problem.
+ * Most selections the estimate walks once fragments are expanded (a fragment spread 1,000 times is
+ * walked 1,000 times): as many as a document may hold tokens. Past it, the estimate stops and refuses.
  */
-const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) =>
-  typeof args.limit === 'number' ? 1 + childComplexity * Math.min(Math.max(args.limit, 1), MAX_LIMIT) : undefined;
+export const MAX_EXPANDED_SELECTIONS = MAX_DOCUMENT_TOKENS;
 
-/** Operations that only ask for the schema (Sandbox, codegen) are not limited: they read no data. */
-export function isIntrospectionOnly(operation: OperationDefinitionNode): boolean {
-  return operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && selection.name.value.startsWith('__'));
+/**
+ * How many times the standard full introspection query (graphql-js getIntrospectionQuery with every
+ * option, what GraphiQL, Apollo Sandbox and code generators send) an operation's introspection fields
+ * may ask for: enough for every explorer, far from 1,380 copies of the schema.
+ */
+const INTROSPECTION_ALLOWANCE = 2;
+
+const INTROSPECTION_TYPES = new Set(['__Schema', '__Type', '__Field', '__InputValue', '__EnumValue', '__Directive']);
+
+/**
+ * For each introspection list field, how many items it answers on average in this schema
+ * (`__Schema.types`: every type; `__Type.fields`: the schema's fields over its types…): the estimate of
+ * an introspection answer follows the schema's real size, as a page's estimate follows its `limit`.
+ */
+type IntrospectionSizes = ReadonlyMap<string, number>;
+
+function introspectionSizes(schema: GraphQLSchema): IntrospectionSizes {
+  const types = Object.values(schema.getTypeMap());
+  const directives = schema.getDirectives();
+  let fields = 0;
+  let fieldArgs = 0;
+  let inputFields = 0;
+  let enumValues = 0;
+  let interfaces = 0;
+  let possibleTypes = 0;
+  for (const type of types) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      const own = Object.values(type.getFields());
+      fields += own.length;
+      for (const field of own) fieldArgs += field.args.length;
+      interfaces += type.getInterfaces().length;
+    }
+    if (isInterfaceType(type) || isUnionType(type)) possibleTypes += schema.getPossibleTypes(type).length;
+    if (isInputObjectType(type)) inputFields += Object.keys(type.getFields()).length;
+    if (isEnumType(type)) enumValues += type.getValues().length;
+  }
+  const perType = (total: number) => Math.max(1, Math.ceil(total / Math.max(1, types.length)));
+  return new Map([
+    ['__Schema.types', Math.max(1, types.length)],
+    ['__Schema.directives', Math.max(1, directives.length)],
+    ['__Type.fields', perType(fields)],
+    ['__Type.inputFields', perType(inputFields)],
+    ['__Type.enumValues', perType(enumValues)],
+    ['__Type.interfaces', perType(interfaces)],
+    ['__Type.possibleTypes', perType(possibleTypes)],
+    ['__Field.args', Math.max(1, Math.ceil(fieldArgs / Math.max(1, fields)))],
+    ['__Directive.args', Math.max(1, Math.ceil(directives.reduce((sum, directive) => sum + directive.args.length, 0) / Math.max(1, directives.length)))],
+  ]);
 }
 
-const MAX_KNOWN_COSTS = 32;
-
-function tooComplex(message: string, details: ErrorDetailsByCode['QUERY_TOO_COMPLEX']): GraphQLError {
-  return toGraphQLError(AppError.queryTooComplex(message, details));
+/** Why an operation is refused before it runs: which limit, and what was counted when the walk stopped. */
+export interface LimitVerdict {
+  readonly limit: 'depth' | 'cost';
+  readonly maximum: number;
+  readonly message: string;
+  readonly cost?: number;
 }
+
+interface Frame {
+  readonly selections: readonly SelectionNode[];
+  readonly parent: GraphQLNamedType | undefined;
+  /** How many times each selection here is answered: the product of the pages and lists above it. */
+  readonly multiplier: number;
+  /** Fields above these selections (`ofType` not counted). */
+  readonly depth: number;
+  /** Inside an introspection field (its own budget). */
+  readonly introspection: boolean;
+  /** The next selection to visit (the walk is depth first: it reaches a limit as soon as it can). */
+  next: number;
+}
+
+/** A frame that closes an expanded fragment (cycles are not expanded twice: validation refuses them). */
+interface Leave {
+  readonly leave: string;
+}
+
+function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === '__typename') return TypeNameMetaFieldDef;
+  if (parent !== undefined && parent === schema.getQueryType()) {
+    if (name === '__schema') return SchemaMetaFieldDef;
+    if (name === '__type') return TypeMetaFieldDef;
+  }
+  if (isObjectType(parent) || isInterfaceType(parent)) return parent.getFields()[name];
+  return undefined;
+}
+
+/** An argument's value when it is known before execution (a literal, a variable, a default); else undefined. */
+function valueOf(node: ValueNode, variables: Record<string, unknown>, defaults: ReadonlyMap<string, ValueNode>): unknown {
+  switch (node.kind) {
+    case Kind.INT:
+      return Number.parseInt(node.value, 10);
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.VARIABLE: {
+      const name = node.name.value;
+      if (variables[name] !== undefined) return variables[name];
+      const fallback = defaults.get(name);
+      return fallback === undefined || fallback.kind === Kind.VARIABLE ? undefined : valueOf(fallback, variables, defaults);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** @skip(if: true) or @include(if: false), with literals or the request's variables. */
+function isSkipped(directives: readonly DirectiveNode[] | undefined, variables: Record<string, unknown>, defaults: ReadonlyMap<string, ValueNode>): boolean {
+  if (!directives) return false;
+  for (const directive of directives) {
+    const name = directive.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const condition = directive.arguments?.find((argument) => argument.name.value === 'if');
+    const value = condition ? valueOf(condition.value, variables, defaults) : undefined;
+    if ((name === 'skip' && value === true) || (name === 'include' && value === false)) return true;
+  }
+  return false;
+}
+
+/** The page size a field with a `limit` argument answers (its default when not given), as the cost counts it. */
+function pageSize(
+  field: FieldNode,
+  definition: GraphQLField<unknown, unknown> | undefined,
+  variables: Record<string, unknown>,
+  defaults: ReadonlyMap<string, ValueNode>,
+): number | undefined {
+  const argument = definition?.args.find((candidate) => candidate.name === 'limit');
+  if (!argument) return undefined;
+  const given = field.arguments?.find((candidate) => candidate.name.value === 'limit');
+  // A variable the request does not give leaves the argument's own default (as graphql-js coerces it).
+  const value = (given ? valueOf(given.value, variables, defaults) : undefined) ?? argument.defaultValue;
+  // A limit above the page maximum is refused by the field's own validation (400 naming `limit`): it is
+  // costed as the maximum, not reported as a complexity problem.
+  return typeof value === 'number' && Number.isFinite(value) ? Math.min(Math.max(value, 1), MAX_LIMIT) : undefined;
+}
+
+/**
+ * The limits of one operation, in one walk of its selections (fragments expanded, `@skip`/`@include`
+ * followed), before validation and before anything runs. Every selected field costs 1 each time it is
+ * answered: what is selected under a field with a `limit` argument is answered `limit` times, under an
+ * introspection list as many times as the schema holds such items on average. Depth counts the fields
+ * above a field (`ofType`, a type's single wrapped type, does not count). The walk stops at the first
+ * limit crossed: at most `maxCost + 1` data fields, `introspectionBudget + 1` introspection fields and
+ * MAX_EXPANDED_SELECTIONS selections are visited, whatever the document. Introspection fields are
+ * bounded by their own budget (twice the standard introspection query's estimate on this schema), data
+ * fields by GRAPHQL_MAX_COST.
+ */
+export function operationLimitVerdict(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+  limits: QueryLimits,
+): LimitVerdict | undefined {
+  return walk(schema, document, operation, variables, limits, introspectionLimits(schema)).verdict;
+}
+
+export interface Walked {
+  readonly verdict?: LimitVerdict;
+  readonly cost: number;
+  readonly introspectionCost: number;
+  /** Selections visited (fragments expanded). */
+  readonly visited: number;
+}
+
+/** The walk of operationLimitVerdict with what it counted (how far it went: tests show where it stops). */
+export function measureOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+  limits: QueryLimits,
+): Walked {
+  return walk(schema, document, operation, variables, limits, introspectionLimits(schema));
+}
+
+function walk(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+  limits: QueryLimits,
+  introspection: { readonly sizes: IntrospectionSizes; readonly budget: number },
+): Walked {
+  const values = variables ?? {};
+  const defaults = new Map<string, ValueNode>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    if (definition.defaultValue) defaults.set(definition.variable.name.value, definition.defaultValue);
+  }
+  let fragments: Map<string, FragmentDefinitionNode> | undefined;
+  const fragmentNamed = (name: string): FragmentDefinitionNode | undefined => {
+    if (!fragments) {
+      fragments = new Map();
+      for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    }
+    return fragments.get(name);
+  };
+  const root =
+    operation.operation === OperationTypeNode.MUTATION
+      ? schema.getMutationType()
+      : operation.operation === OperationTypeNode.SUBSCRIPTION
+        ? schema.getSubscriptionType()
+        : schema.getQueryType();
+  const stack: Array<Frame | Leave> = [
+    { selections: operation.selectionSet.selections, parent: root ?? undefined, multiplier: 1, depth: 0, introspection: false, next: 0 },
+  ];
+  const expanding = new Set<string>();
+  let cost = 0;
+  let introspectionCost = 0;
+  let visited = 0;
+  const stop = (verdict: LimitVerdict): Walked => ({ cost, introspectionCost, visited, verdict });
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if ('leave' in frame) {
+      stack.pop();
+      expanding.delete(frame.leave);
+      continue;
+    }
+    if (frame.next >= frame.selections.length) {
+      stack.pop();
+      continue;
+    }
+    const selection = frame.selections[frame.next];
+    frame.next += 1;
+    visited += 1;
+    if (visited > MAX_EXPANDED_SELECTIONS) {
+      return stop({ limit: 'cost', maximum: limits.maxCost, message: `The query expands to more than ${MAX_EXPANDED_SELECTIONS} selections once its fragments are spread: too large to estimate its cost (GRAPHQL_MAX_COST ${limits.maxCost}); ask for fewer items or fields`, });
+    }
+    if (isSkipped(selection.directives, values, defaults)) continue;
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const parent = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : frame.parent;
+      stack.push({ ...frame, selections: selection.selectionSet.selections, parent: parent ?? undefined, next: 0 });
+      continue;
+    }
+    if (selection.kind === Kind.FRAGMENT_SPREAD) {
+      const name = selection.name.value;
+      const fragment = fragmentNamed(name);
+      // Unknown or cyclic: validation refuses it. A fragment spread twice in one selection set is
+      // answered once by GraphQL but counted twice here: fan-outs of fragments are refused, not walked.
+      if (!fragment || expanding.has(name)) continue;
+      expanding.add(name);
+      stack.push({ leave: name });
+      stack.push({ ...frame, selections: fragment.selectionSet.selections, parent: schema.getType(fragment.typeCondition.name.value) ?? undefined, next: 0 });
+      continue;
+    }
+    const name = selection.name.value;
+    const definition = fieldDefinition(schema, frame.parent, name);
+    const introspective = frame.introspection || name === '__schema' || name === '__type';
+    const depth = name === 'ofType' && frame.introspection ? frame.depth - 1 : frame.depth;
+    if (depth > limits.maxDepth) {
+      return stop({ limit: 'depth', maximum: limits.maxDepth, message: `The query is nested more than ${limits.maxDepth} levels deep (GRAPHQL_MAX_DEPTH); ask for less at once`, });
+    }
+    if (introspective) {
+      introspectionCost += frame.multiplier;
+      if (introspectionCost > introspection.budget) {
+        return stop({ limit: 'cost', maximum: introspection.budget, cost: introspectionCost, message: `The query's introspection costs more than the maximum of ${introspection.budget} (twice the standard introspection query); ask for the schema once`, });
+      }
+    } else {
+      cost += frame.multiplier;
+      if (cost > limits.maxCost) {
+        return stop({ limit: 'cost', maximum: limits.maxCost, cost, message: `The query costs more than the maximum of ${limits.maxCost} (GRAPHQL_MAX_COST): at least ${cost} counted before the estimate stopped; ask for fewer items or fields`, });
+      }
+    }
+    if (!selection.selectionSet) continue;
+    const parentName = frame.parent?.name;
+    const listed = parentName !== undefined && INTROSPECTION_TYPES.has(parentName) ? introspection.sizes.get(`${parentName}.${name}`) : undefined;
+    const page = listed ?? pageSize(selection, definition, values, defaults) ?? 1;
+    const type = definition ? getNamedType(definition.type) : undefined;
+    stack.push({
+      selections: selection.selectionSet.selections,
+      parent: type,
+      multiplier: frame.multiplier * page,
+      depth: depth + 1,
+      introspection: introspective,
+      next: 0,
+    });
+  }
+  return { cost, introspectionCost, visited };
+}
+
+/** What the standard full introspection query costs on this schema, by the estimate above. */
+function standardIntrospectionCost(schema: GraphQLSchema, sizes: IntrospectionSizes): number {
+  const document = parse(
+    getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }),
+  );
+  const operation = document.definitions.find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
+  const unbounded = { maxDepth: Number.MAX_SAFE_INTEGER, maxCost: Number.MAX_SAFE_INTEGER };
+  return walk(schema, document, operation, {}, unbounded, { sizes, budget: Number.MAX_SAFE_INTEGER }).introspectionCost;
+}
+
+/** The introspection sizes and budget of a schema, found once. */
+const introspectionOf = new WeakMap<GraphQLSchema, { readonly sizes: IntrospectionSizes; readonly budget: number }>();
+
+function introspectionLimits(schema: GraphQLSchema): { readonly sizes: IntrospectionSizes; readonly budget: number } {
+  let known = introspectionOf.get(schema);
+  if (!known) {
+    const sizes = introspectionSizes(schema);
+    known = { sizes, budget: INTROSPECTION_ALLOWANCE * standardIntrospectionCost(schema, sizes) };
+    introspectionOf.set(schema, known);
+  }
+  return known;
+}
+
+/** The introspection budget of a schema (for documentation and tests). */
+export function introspectionBudget(schema: GraphQLSchema): number {
+  return introspectionLimits(schema).budget;
+}
+
+const MAX_KNOWN_VERDICTS = 32;
 
 export type QueryLimitsCheck = (
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown> | undefined,
-) => void;
+) => AppError | undefined;
 
 /**
- * Refuses, before anything runs, queries nested deeper than `maxDepth` or estimated costlier than
- * `maxCost`: throws a GraphQLError (400, extensions.code QUERY_TOO_COMPLEX, the limit in
- * extensions.details). Operations that only ask for the schema pass.
+ * The limits of an operation (operationLimitVerdict) as the AppError that refuses it (400
+ * QUERY_TOO_COMPLEX, the limit in details), or undefined when it may run. A repeated document is the
+ * same parsed object (the door's and Apollo's caches hand it back): its verdict for the same variables
+ * is kept (a few variable sets per operation).
  */
 export function queryLimitsCheck(limits: QueryLimits): QueryLimitsCheck {
-  // Apollo (and the compiled path) hand back the same parsed document for every repeat of a query: its
-  // depth is known after the first time, and its cost for the same variables too (a few variable sets
-  // kept per operation).
-  const tooDeep = new WeakMap<OperationDefinitionNode, boolean>();
-  const costs = new WeakMap<OperationDefinitionNode, Map<string, number>>();
+  const verdicts = new WeakMap<OperationDefinitionNode, Map<string, AppError | null>>();
   return (schema, document, operation, variables) => {
-    if (isIntrospectionOnly(operation)) return;
-    const operationName = operation.name?.value;
-    let deep = tooDeep.get(operation);
-    if (deep === undefined) {
-      // Only the operation being run counts, not the others of the same document.
-      const single = { ...document, definitions: document.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION || d === operation) };
-      deep = validate(schema, single, [depthLimit(limits.maxDepth)]).length > 0;
-      tooDeep.set(operation, deep);
+    const known = verdicts.get(operation) ?? new Map<string, AppError | null>();
+    verdicts.set(operation, known);
+    const variablesKey = variables === undefined ? '' : JSON.stringify(variables);
+    let refusal = known.get(variablesKey);
+    if (refusal === undefined) {
+      const verdict = walk(schema, document, operation, variables, limits, introspectionLimits(schema)).verdict;
+      refusal = verdict
+        ? AppError.queryTooComplex(verdict.message, { limit: verdict.limit, maximum: verdict.maximum, ...(verdict.cost === undefined ? {} : { cost: verdict.cost }) })
+        : null;
+      if (known.size >= MAX_KNOWN_VERDICTS) known.delete(known.keys().next().value as string);
+      known.set(variablesKey, refusal);
     }
-    if (deep) {
-      throw tooComplex(`The query is nested more than ${limits.maxDepth} levels deep (GRAPHQL_MAX_DEPTH); ask for less at once`, {
-        limit: 'depth',
-        maximum: limits.maxDepth,
-      });
-    }
-    const known = costs.get(operation) ?? new Map<string, number>();
-    costs.set(operation, known);
-    const variablesKey = JSON.stringify(variables ?? {});
-    let cost = known.get(variablesKey);
-    if (cost === undefined) {
-      try {
-        cost = getComplexity({
-          schema,
-          query: document,
-          operationName,
-          variables: variables ?? {},
-          estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
-        });
-      } catch {
-        // Invalid variables were refused before (operation checks); anything else means the
-        // estimate could not be made (e.g. more nodes than it will walk): a check that cannot
-        // decide refuses.
-        throw tooComplex(`The query is too large to estimate its cost (GRAPHQL_MAX_COST ${limits.maxCost}); ask for fewer items or fields`, {
-          limit: 'cost',
-          maximum: limits.maxCost,
-        });
-      }
-      if (known.size >= MAX_KNOWN_COSTS) known.delete(known.keys().next().value as string);
-      known.set(variablesKey, cost);
-    }
-    if (cost > limits.maxCost) {
-      throw tooComplex(`The query costs ${cost}, more than the maximum of ${limits.maxCost} (GRAPHQL_MAX_COST); ask for fewer items or fields`, {
-        limit: 'cost',
-        maximum: limits.maxCost,
-        cost,
-      });
-    }
+    return refusal ?? undefined;
   };
 }
 
-/** Apollo's side of queryLimitsCheck. */
+/** Apollo's side of queryLimitsCheck (the door checks first; this is the same check, kept). */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
   const check = queryLimitsCheck(limits);
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, document, schema, request }) {
-          if (operation) check(schema, document, operation, request.variables);
+          const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
+          if (refusal) throw toGraphQLError(refusal) satisfies GraphQLError;
         },
       };
     },
