@@ -1,7 +1,7 @@
 import type { HttpResponse } from './helpers/https-client';
 import { bookingInput, createPublishedEvent, expectConsistent, storedCounts, ticket } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
-import { startServiceOn, type ServiceInstance } from './helpers/second-instance';
+import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // D20 holds through GraphQL: a HELD booking takes its seats until expiresAt; confirmBooking makes it
@@ -24,7 +24,7 @@ let key: string;
 let organizationId: string;
 beforeAll(async () => {
   app = await startTestApp({ HOLD_EXPIRY_INTERVAL_MS: '500' });
-  second = await startServiceOn(app.databaseUrl, { HOLD_EXPIRY_INTERVAL_MS: '500' });
+  second = await startServiceOn(app.databaseUrl, { ...sameSecretAs(app), HOLD_EXPIRY_INTERVAL_MS: '500' });
   ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
 });
 afterAll(async () => {
