@@ -13,6 +13,8 @@ export interface BookingBody {
   status: BookingStatus;
   createdAt: string;
   cancelledAt: string | null;
+  /** When the attendee was checked in at the door (D22); null until then. */
+  checkedInAt: string | null;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface BookingBody {
 export function presentBooking(
   booking: Pick<BookingEntity, 'id' | 'quantity' | 'attendeeEmail' | 'attendeeName' | 'status' | 'createdAt' | 'cancelledAt'> & {
     ticketType: { id: string } | null;
+    /** Absent for a booking just made (never checked in). */
+    checkedInAt?: Date | null;
   },
   event: Pick<EventEntity, 'id' | 'slug'>,
 ): BookingBody {
@@ -36,5 +40,6 @@ export function presentBooking(
     status: booking.status,
     createdAt: booking.createdAt.toISOString(),
     cancelledAt: booking.cancelledAt?.toISOString() ?? null,
+    checkedInAt: booking.checkedInAt?.toISOString() ?? null,
   };
 }

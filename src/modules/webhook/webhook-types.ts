@@ -1,4 +1,4 @@
-/** The message types of D18, in the order the docs list them. */
+/** The message types of D18 (and D22's check-in), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'event.deleted',
   'booking.created',
   'booking.cancelled',
+  'booking.checked_in',
+  'booking.check_in_undone',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
