@@ -80,7 +80,7 @@ export class EventResolver {
   }
 
   @FieldResolver(() => Int, {
-    description: 'CONFIRMED bookings checked in at the door (D22): bookings, not seats (compare with the number of confirmed bookings).',
+    description: "CONFIRMED bookings checked in at the door (D22): bookings, not seats (compare with bookings(status: CONFIRMED)'s total).",
   })
   checkedInCount(@Ctx() context: RequestContext, @Root() event: Pick<EventEntity, 'id'>): Promise<number> {
     return checkedInCountOf(context, event.id);
