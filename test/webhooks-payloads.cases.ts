@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const BOOKING = `query($id: ID!) { booking(id: $id) {
-  id eventId eventSlug ticketType { id } quantity attendeeEmail attendeeName status createdAt cancelledAt
+  id eventId eventSlug ticketType { id } quantity attendeeEmail attendeeName status createdAt cancelledAt checkedInAt
 } }`;
 
 async function tenantWithEndpoint() {
