@@ -13,8 +13,9 @@ import { spawnServer, type ServerProcess } from './helpers/spawned-server';
 // Issue 19: two real server processes (the compiled server, each its own pools and hints) sell out
 // one event at once, a slotted one and one that keeps its count on its row, with bookings of mixed
 // sizes and cancellations: exactly the capacity is sold, every other answer is SOLD_OUT, every count
-// exact. (This test found a booking statement that computed the new count from the row's own column
-// instead of the value its CTE had locked: a concurrent cancellation let it past the capacity.)
+// exact; and both scan one booking at once for its check-in (D22). (This test found a booking
+// statement that computed the new count from the row's own column instead of the value its CTE had
+// locked: a concurrent cancellation let it past the capacity.)
 jest.setTimeout(180_000);
 
 describeOnPostgres('two server processes need a PostgreSQL server')('bookings from two server processes', () => {
@@ -90,5 +91,27 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     expectConsistent(final);
     expect(final.registrationCount).toBe(capacity);
     expect(final.slots.count > 0).toBe(capacity >= 500);
+  });
+
+  // D22: gates on both processes scan the same booking at once; exactly one checks it in.
+  test('30 scans of one booking from both processes: exactly one check-in, 29 ALREADY_CHECKED_IN with its time', async () => {
+    const [one, two] = servers.map((server) => server.client);
+    const created = await one.rest('POST', '/v1/events', key, eventInput({ capacity: 10 }));
+    await two.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+    for (let round = 0; round < 3; round += 1) {
+      const made = await one.graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug) });
+      const id = made.body.data.createBooking.id as string;
+      const scan = 'mutation($id: ID!) { checkInBooking(id: $id) { id checkedInAt } }';
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => [one, two][index % 2].graphql(key, scan, { id })));
+      const won = answers.filter((answer) => answer.body.data?.checkInBooking);
+      expect(won).toHaveLength(1);
+      const checkedInAt = won[0].body.data.checkInBooking.checkedInAt as string;
+      const refused = answers.filter((answer) => !answer.body.data?.checkInBooking).map((answer) => answer.body.errors[0].extensions);
+      expect(refused).toEqual(Array(29).fill({ code: 'ALREADY_CHECKED_IN', details: { checkedInAt } }));
+      const [row] = await orm.em.fork().getConnection().execute('select checked_in_at from bookings where id = ?', [id]);
+      expect(new Date(row.checked_in_at).toISOString()).toBe(checkedInAt);
+    }
+    const counted = await two.graphql(key, 'query($slug: String!) { event(slug: $slug) { checkedInCount } }', { slug: created.body.slug });
+    expect(counted.body.data.event.checkedInCount).toBe(3);
   });
 });

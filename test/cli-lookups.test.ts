@@ -54,6 +54,39 @@ beforeAll(async () => {
   }
 });
 
+describe('org update: the booking windows (D20, D21)', () => {
+  test('--hold-minutes and --waitlist-offer-minutes are stored, printed by org update and org show', async () => {
+    const { id } = await createOrganization(app.orm, { name: 'Windows org' });
+    expect(jsonOf(await admin('org', 'show', id))).toMatchObject({ holdMinutes: 15, waitlistOfferMinutes: 60 });
+    expect(jsonOf(await admin('org', 'update', id, '--hold-minutes', '5', '--waitlist-offer-minutes', '1440'))).toMatchObject({
+      id,
+      holdMinutes: 5,
+      waitlistOfferMinutes: 1440,
+    });
+    expect(jsonOf(await admin('org', 'update', id, '--hold-minutes', '7'))).toMatchObject({ holdMinutes: 7, waitlistOfferMinutes: 1440 });
+    expect(jsonOf(await admin('org', 'show', id))).toMatchObject({ holdMinutes: 7, waitlistOfferMinutes: 1440 });
+    const [row] = await app.orm.em.fork().getConnection().execute('select hold_minutes, waitlist_offer_minutes from organizations where id = ?', [id]);
+    expect(row).toEqual({ hold_minutes: 7, waitlist_offer_minutes: 1440 });
+  });
+
+  test('out of 1 to 1440, or not a whole number: every bad option on stderr, exit 1, nothing changed', async () => {
+    const { id } = await createOrganization(app.orm, { name: 'Windows org 2' });
+    const refused = await admin('org', 'update', id, '--hold-minutes', '0', '--waitlist-offer-minutes', '1441');
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^error: VALIDATION_ERROR/);
+    expect(refused.stderr).toContain('--hold-minutes must be a whole number of at least 1');
+    expect(refused.stderr).toContain('--waitlist-offer-minutes must be at most 1440');
+    expect((await admin('org', 'update', id, '--hold-minutes', '2.5')).stderr).toContain('--hold-minutes');
+    expect(jsonOf(await admin('org', 'show', id))).toMatchObject({ holdMinutes: 15, waitlistOfferMinutes: 60 });
+  });
+
+  test('org update --help names both options', async () => {
+    const help = await admin('org', 'update', '--help');
+    expect(help.stdout).toContain('--hold-minutes N');
+    expect(help.stdout).toContain('--waitlist-offer-minutes N');
+  });
+});
+
 describe('org list / org show', () => {
   test('org list: every organization, newest first, with the total', async () => {
     const list = jsonOf(await admin('org', 'list'));

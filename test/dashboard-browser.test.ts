@@ -154,8 +154,24 @@ test('invite link → set password → sign in → create a key → it lists eve
   await go(page, 'settings', 'Organization settings');
   await page.getByLabel('Default timezone of new events').selectOption('Europe/Paris');
   await page.getByLabel('Allowed IP addresses and CIDR ranges (one a line)').fill('127.0.0.1\n::1');
+  // The booking windows (D20, D21): shown with their defaults, changed, stored, shown again.
+  expect(await page.getByLabel('Hold length in minutes').inputValue()).toBe('15');
+  expect(await page.getByLabel('Waiting-list offer length in minutes').inputValue()).toBe('60');
+  await page.getByLabel('Hold length in minutes').fill('5');
+  await page.getByLabel('Waiting-list offer length in minutes').fill('90');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByRole('status').getByText('Settings saved').waitFor();
+  const [windows] = await app.orm.em.fork().getConnection().execute('select hold_minutes, waitlist_offer_minutes from organizations where id = ?', [organization.id]);
+  expect(windows).toEqual({ hold_minutes: 5, waitlist_offer_minutes: 90 });
+  await page.getByLabel('Hold length in minutes').waitFor();
+  expect(await page.getByLabel('Hold length in minutes').inputValue()).toBe('5');
+  // Out of range: the browser holds the form back (min 1, max 1440) and nothing is sent.
+  await page.getByLabel('Hold length in minutes').fill('1441');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  expect(await page.evaluate<boolean>("document.getElementById('settings-hold').validity.rangeOverflow")).toBe(true);
+  const [unchanged] = await app.orm.em.fork().getConnection().execute('select hold_minutes from organizations where id = ?', [organization.id]);
+  expect(unchanged).toEqual({ hold_minutes: 5 });
+  await page.getByLabel('Hold length in minutes').fill('5');
   await capture(page, 'settings');
 
   // Webhooks: an endpoint on the local receiver, its secret shown once, a test message that arrives and
@@ -249,6 +265,8 @@ test('a MEMBER sees read-only pages without the create button, and the GraphQL m
 
   await go(page, 'settings', 'Organization settings');
   await page.getByText('Only organization admins can change these settings.').waitFor();
+  await page.getByText('15 minutes', { exact: true }).waitFor();
+  await page.getByText('60 minutes', { exact: true }).waitFor();
 
   // The page's own session, sent the page's way: the mutation is refused all the same.
   const answer = await page.evaluate(async () => {

@@ -285,6 +285,30 @@ describe('settings and usage through the session', () => {
     expect(badZone.body.errors[0].extensions.details.errors).toEqual([expect.objectContaining({ field: 'timezone' })]);
   });
 
+  test('the booking windows (D20, D21): read and changed by an admin session, 1 to 1440, every failing field listed; a MEMBER reads them only', async () => {
+    const { organization, session } = await adminSession();
+    const read = await sessionGraphql(app.client, session, '{ organization { holdMinutes waitlistOfferMinutes } }');
+    expect(read.body.data.organization).toEqual({ holdMinutes: 15, waitlistOfferMinutes: 60 });
+    const update = (input: Record<string, unknown>) =>
+      sessionGraphql(app.client, session, 'mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { timezone holdMinutes waitlistOfferMinutes } }', { input });
+    expect((await update({ holdMinutes: 1, waitlistOfferMinutes: 1440 })).body.data.updateOrganizationSettings).toEqual({ timezone: 'UTC', holdMinutes: 1, waitlistOfferMinutes: 1440 });
+    expect((await update({ holdMinutes: 20 })).body.data.updateOrganizationSettings).toEqual({ timezone: 'UTC', holdMinutes: 20, waitlistOfferMinutes: 1440 });
+    const refused = await update({ holdMinutes: 0, waitlistOfferMinutes: 1441, timezone: 'Mars/Olympus' });
+    expect(refused.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    expect(refused.body.errors[0].extensions.details.errors.map((error: { field: string }) => error.field).sort()).toEqual(['holdMinutes', 'timezone', 'waitlistOfferMinutes']);
+    const fractional = await update({ holdMinutes: 2.5 });
+    expect(fractional.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    const [row] = await app.orm.em.fork().getConnection().execute('select hold_minutes, waitlist_offer_minutes from organizations where id = ?', [organization.id]);
+    expect(row).toEqual({ hold_minutes: 20, waitlist_offer_minutes: 1440 });
+
+    const member = await signIn(app.client, (await createMemberWithPassword(app.orm, organization.id, 'member')).email);
+    expect((await sessionGraphql(app.client, member, '{ organization { holdMinutes } }')).body.data.organization).toEqual({ holdMinutes: 20 });
+    const memberUpdate = await sessionGraphql(app.client, member, 'mutation { updateOrganizationSettings(input: {holdMinutes: 5}) { holdMinutes } }');
+    expect(memberUpdate.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    const memberKeyRoute = await sessionGraphql(app.client, member, 'mutation { updateOrganization(input: {holdMinutes: 5}) { holdMinutes } }');
+    expect(memberKeyRoute.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredPermission: 'organization:write' } });
+  });
+
   test('Idempotency-Key on a session mutation (D17): replayed once, scoped to the organization like a key', async () => {
     const { organization, session } = await adminSession();
     const query = 'mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { timezone } }';
@@ -331,5 +355,54 @@ describe('settings and usage through the session', () => {
     expect(usage.rateLimited[13]).toBe(1);
     // The session drew nothing from the keys' exhausted budget, and the key is still limited.
     expect((await app.client.rest('GET', '/v1/events', key)).status).toBe(429);
+  });
+});
+
+describe('updateOrganization for API keys: only the booking windows (D20, D21), with organization:write', () => {
+  const UPDATE = 'mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id holdMinutes waitlistOfferMinutes timezone } }';
+
+  test('a key with organization:write changes them; viewer reads them back; other organizations are untouched', async () => {
+    const organization = await createOrganization(app.orm);
+    const other = await createOrganization(app.orm);
+    const { key } = await createApiKey(app.orm, organization.id, { permissions: ['organization:write'] });
+    const changed = await app.client.graphql(key, UPDATE, { input: { holdMinutes: 3, waitlistOfferMinutes: 30 } });
+    expect(changed.body.data.updateOrganization).toEqual({ id: organization.id, holdMinutes: 3, waitlistOfferMinutes: 30, timezone: 'UTC' });
+    expect((await app.client.graphql(key, UPDATE, { input: { waitlistOfferMinutes: 45 } })).body.data.updateOrganization).toMatchObject({ holdMinutes: 3, waitlistOfferMinutes: 45 });
+    const viewer = await app.client.graphql(key, '{ viewer { organization { id holdMinutes waitlistOfferMinutes } } }');
+    expect(viewer.body.data.viewer.organization).toEqual({ id: organization.id, holdMinutes: 3, waitlistOfferMinutes: 45 });
+    const rows = await app.orm.em.fork().getConnection().execute('select id, hold_minutes, waitlist_offer_minutes from organizations where id in (?, ?) order by id = ?', [organization.id, other.id, organization.id]);
+    expect(rows).toEqual([
+      { id: other.id, hold_minutes: 15, waitlist_offer_minutes: 60 },
+      { id: organization.id, hold_minutes: 3, waitlist_offer_minutes: 45 },
+    ]);
+  });
+
+  test('out of range: 400 VALIDATION_ERROR listing every failing field, nothing changed; access settings are not in its input', async () => {
+    const organization = await createOrganization(app.orm);
+    const { key } = await createApiKey(app.orm, organization.id, { permissions: ['organization:write'] });
+    const refused = await app.client.graphql(key, UPDATE, { input: { holdMinutes: 0, waitlistOfferMinutes: 1441 } });
+    expect(refused.body.data).toBeNull();
+    expect(refused.body.errors[0].extensions).toEqual({
+      code: 'VALIDATION_ERROR',
+      details: {
+        errors: [
+          { field: 'holdMinutes', message: 'holdMinutes must be a whole number of minutes from 1 to 1440' },
+          { field: 'waitlistOfferMinutes', message: 'waitlistOfferMinutes must be a whole number of minutes from 1 to 1440' },
+        ],
+      },
+    });
+    const sneaky = await app.client.graphql(key, 'mutation { updateOrganization(input: {allowedIPs: ["0.0.0.0/0"]}) { id } }');
+    expect(sneaky.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    const [row] = await app.orm.em.fork().getConnection().execute('select hold_minutes, waitlist_offer_minutes, allowed_ips from organizations where id = ?', [organization.id]);
+    expect(row).toEqual({ hold_minutes: 15, waitlist_offer_minutes: 60, allowed_ips: [] });
+  });
+
+  test('without organization:write: 403 FORBIDDEN, even with every other permission', async () => {
+    const organization = await createOrganization(app.orm);
+    const others = ALL_PERMISSIONS.filter((permission) => permission !== 'organization:write');
+    const { key } = await createApiKey(app.orm, organization.id, { permissions: others });
+    const forbidden = await app.client.graphql(key, UPDATE, { input: { holdMinutes: 5 } });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.errors[0].extensions).toEqual({ code: 'FORBIDDEN', details: { requiredPermission: 'organization:write', currentPermissions: others } });
   });
 });

@@ -3,6 +3,7 @@ import { caseFile } from './helpers/case-group';
 
 // Case files that share this jest test file's module load (see test/helpers/case-group.ts).
 caseFile('bookings-batching', () => require('./bookings-batching.cases'));
+caseFile('bookings-check-in', () => require('./bookings-check-in.cases'));
 caseFile('bookings-concurrency', () => require('./bookings-concurrency.cases'));
 caseFile('bookings-holds', () => require('./bookings-holds.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));

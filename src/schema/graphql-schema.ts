@@ -6,6 +6,7 @@ import { AdminApiKeyResolver } from '../modules/dashboard/dashboard-api-key.reso
 import { AdminMemberResolver } from '../modules/dashboard/dashboard-member.resolver';
 import { AdminOrganizationResolver } from '../modules/dashboard/dashboard-organization.resolver';
 import { ViewerResolver } from '../modules/api-key/viewer.resolver';
+import { OrganizationSettingsResolver } from '../modules/api-key/organization-settings.resolver';
 import { BookingResolver } from '../modules/booking/booking.resolver';
 import { EventBookingsResolver } from '../modules/booking/event-bookings.resolver';
 import { EventEntity } from '../modules/event/event.entity';
@@ -28,6 +29,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   AdminMemberResolver,
   AdminOrganizationResolver,
   ViewerResolver,
+  OrganizationSettingsResolver,
   WebhookResolver,
 ];
 

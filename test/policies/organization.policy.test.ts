@@ -2,6 +2,7 @@ import { normalizeAllowlist } from '../../src/modules/organization/ip-allowlist'
 import { OrganizationPlan, RestrictionMode } from '../../src/modules/organization/organization.entity';
 import {
   accessSettingsErrors,
+  bookingWindowErrors,
   MAX_RATE_LIMIT_PER_MINUTE,
   organizationNameErrors,
   parseRestrictionMode,
@@ -112,4 +113,18 @@ describe('allowlist entries (D11)', () => {
     const entries = Array.from({ length: 257 }, (_, index) => `10.0.${Math.floor(index / 256)}.${index % 256}`);
     expect(normalizeAllowlist(entries).errors).toEqual([{ field: 'allowedIPs', message: 'at most 256 entries' }]);
   });
+});
+
+test('holdMinutes and waitlistOfferMinutes are whole minutes from 1 to 1440 (D20, D21); every failing field is listed', () => {
+  expect(bookingWindowErrors({})).toEqual([]);
+  expect(bookingWindowErrors({ holdMinutes: 1, waitlistOfferMinutes: 1440 })).toEqual([]);
+  expect(bookingWindowErrors({ holdMinutes: 15 })).toEqual([]);
+  for (const bad of [0, -1, 1441, 1.5, Number.NaN, '15', null]) {
+    expect(fields(bookingWindowErrors({ holdMinutes: bad }))).toEqual(['holdMinutes']);
+    expect(fields(bookingWindowErrors({ waitlistOfferMinutes: bad }))).toEqual(['waitlistOfferMinutes']);
+  }
+  expect(bookingWindowErrors({ holdMinutes: 0, waitlistOfferMinutes: 2000 })).toEqual([
+    { field: 'holdMinutes', message: 'holdMinutes must be a whole number of minutes from 1 to 1440' },
+    { field: 'waitlistOfferMinutes', message: 'waitlistOfferMinutes must be a whole number of minutes from 1 to 1440' },
+  ]);
 });

@@ -5,6 +5,7 @@ import type * as CreateModule from '../../modules/organization/commands/create-o
 import type * as UpdateModule from '../../modules/organization/commands/update-organization';
 import type * as AllowlistModule from '../../modules/organization/ip-allowlist';
 import type * as EntityModule from '../../modules/organization/organization.entity';
+import { MAX_HOLD_MINUTES } from '../../modules/organization/hold-settings';
 import type * as PolicyModule from '../../modules/organization/organization.policy';
 import type * as RepositoryModule from '../../modules/organization/organization.repository';
 import type * as ViewModule from '../../modules/organization/organization.view';
@@ -15,6 +16,14 @@ import { type Command, parser } from './command';
 const organizations = () => require('../../modules/organization/organization.repository') as typeof RepositoryModule;
 const view = () => (require('../../modules/organization/organization.view') as typeof ViewModule).organizationView;
 const entities = () => require('../../modules/organization/organization.entity') as typeof EntityModule;
+
+/** --hold-minutes / --waitlist-offer-minutes: a whole number of minutes, 1 to 1440 (D20, D21). */
+function windowMinutes(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const minutes = parsePositiveInteger(value, name);
+  if (minutes > MAX_HOLD_MINUTES) throw invalid(name, `--${name} must be at most ${MAX_HOLD_MINUTES} (a day)`);
+  return minutes;
+}
 
 export const ORGANIZATION_COMMANDS: Command[] = [
   {
@@ -40,7 +49,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
     usage: 'org list',
     help: `org list
   Lists every organization, newest first: id, name, timezone, plan, allowed IPs, restriction mode,
-  rate limit, createdAt, updatedAt.`,
+  rate limit, hold and waiting-list offer minutes, createdAt, updatedAt.`,
     parse: parser({}),
     async run(em) {
       const list = await organizations().listOrganizations(em);
@@ -65,14 +74,16 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   {
     name: 'org update',
     usage:
-      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]',
-    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF]
+      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N]',
+    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N]
   Changes an organization; options not given stay as they are. Running servers apply the change
   within a second.
   --rate-limit      requests a minute shared by all its keys; "default" = RATE_LIMIT_PER_MINUTE.
   --allowed-ips     IPv4/IPv6 addresses and CIDR ranges, comma-separated, replacing the list
                     (e.g. "203.0.113.0/24,2001:db8::/32,198.51.100.7"; "" clears it).
   --restriction-mode STRICT refuses requests from outside the list (403 IP_NOT_ALLOWED).
+  --hold-minutes    how long a hold lasts when a booking does not say (1 to 1440, default 15).
+  --waitlist-offer-minutes  how long a waiting-list offer is held (1 to 1440, default 60).
   Allowed IPs and STRICT are for ENTERPRISE organizations only; STRICT needs a non-empty list.`,
     parse: parser(
       {
@@ -81,6 +92,8 @@ export const ORGANIZATION_COMMANDS: Command[] = [
         'rate-limit': { type: 'string' },
         'allowed-ips': { type: 'string' },
         'restriction-mode': { type: 'string' },
+        'hold-minutes': { type: 'string' },
+        'waitlist-offer-minutes': { type: 'string' },
       },
       1,
     ),
@@ -112,6 +125,8 @@ export const ORGANIZATION_COMMANDS: Command[] = [
         },
         restrictionMode: () =>
           options['restriction-mode'] === undefined ? undefined : parseEnum(options['restriction-mode'], 'restriction-mode', RestrictionMode),
+        holdMinutes: () => windowMinutes(options['hold-minutes'], 'hold-minutes'),
+        waitlistOfferMinutes: () => windowMinutes(options['waitlist-offer-minutes'], 'waitlist-offer-minutes'),
       });
       return view()(await updateOrganization(em, organizationId, input));
     },

@@ -190,6 +190,18 @@ export class AppError extends Error {
     return new AppError('BOOKING_NOT_HELD', `Only a HELD booking can be confirmed; this one is ${status}`, { id, status });
   }
 
+  static alreadyCheckedIn(checkedInAt: Date): AppError {
+    return new AppError('ALREADY_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}`, { checkedInAt: checkedInAt.toISOString() });
+  }
+
+  static bookingNotConfirmed(status: string): AppError {
+    return new AppError('BOOKING_NOT_CONFIRMED', `Only a CONFIRMED booking can be checked in; this one is ${status}`, { status });
+  }
+
+  static notCheckedIn(): AppError {
+    return new AppError('NOT_CHECKED_IN', 'This booking is not checked in; there is no check-in to undo');
+  }
+
   static ticketTypeHasSales(id: string, sold: number): AppError {
     return new AppError(
       'TICKET_TYPE_HAS_SALES',

@@ -182,6 +182,21 @@ export const ERROR_TABLE = {
     when: 'Only a HELD booking can be confirmed; this one is CANCELLED (D20).',
     details: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } }, required: ['id', 'status'] },
   }),
+  // Check-in at the door (D22)
+  ALREADY_CHECKED_IN: code<{ checkedInAt: string }>({
+    status: 409,
+    when: 'The booking was checked in before (details.checkedInAt says when); a scan counts once.',
+    details: { type: 'object', properties: { checkedInAt: { type: 'string', format: 'date-time' } }, required: ['checkedInAt'] },
+  }),
+  BOOKING_NOT_CONFIRMED: code<{ status: string }>({
+    status: 409,
+    when: 'Only a CONFIRMED booking can be checked in (or have its check-in undone); details.status is what it is: HELD, CANCELLED or EXPIRED.',
+    details: { type: 'object', properties: { status: { type: 'string', enum: ['HELD', 'CANCELLED', 'EXPIRED'] } }, required: ['status'] },
+  }),
+  NOT_CHECKED_IN: code({
+    status: 409,
+    when: 'undoCheckIn on a CONFIRMED booking that is not checked in: there is nothing to undo.',
+  }),
   TICKET_TYPE_HAS_SALES: code<{ id: string; sold: number }>({
     status: 409,
     when: 'GraphQL only: a ticket type with confirmed sales cannot be removed.',

@@ -8,8 +8,16 @@ import type { OrganizationEntity } from '../organization/organization.entity';
 import { findKeyWithOrganization } from './api-key.repository';
 import { Viewer, type ViewerOrganization } from './viewer.types';
 
-function organizationOf(organization: OrganizationEntity): ViewerOrganization {
-  return { id: organization.id, name: organization.name, timezone: organization.timezone, plan: organization.plan };
+/** The caller's organization as Viewer.organization and Mutation.updateOrganization show it. */
+export function organizationOf(organization: OrganizationEntity): ViewerOrganization {
+  return {
+    id: organization.id,
+    name: organization.name,
+    timezone: organization.timezone,
+    plan: organization.plan,
+    holdMinutes: organization.holdMinutes,
+    waitlistOfferMinutes: organization.waitlistOfferMinutes,
+  };
 }
 
 /**

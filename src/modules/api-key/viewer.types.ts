@@ -1,4 +1,4 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { MemberEntity } from '../member/member.entity';
 
 @ObjectType('ViewerOrganization', { description: "The caller's organization." })
@@ -14,6 +14,21 @@ export class ViewerOrganization {
 
   @Field()
   plan!: string;
+
+  @Field(() => Int, { description: 'Minutes a hold lasts when createBooking gives no holdMinutes (D20); 1 to 1440, default 15.' })
+  holdMinutes!: number;
+
+  @Field(() => Int, { description: 'Minutes a waiting-list offer is held for its entry (D21); 1 to 1440, default 60.' })
+  waitlistOfferMinutes!: number;
+}
+
+@InputType('UpdateOrganizationInput', { description: 'Only the given fields change (the booking windows; access settings are for dashboard admins and the CLI).' })
+export class UpdateOrganizationInput {
+  @Field(() => Int, { nullable: true, description: 'Default length of a hold in minutes, 1 to 1440 (D20).' })
+  holdMinutes?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Length of a waiting-list offer in minutes, 1 to 1440 (D21).' })
+  waitlistOfferMinutes?: number | null;
 }
 
 @ObjectType('RateLimitBudget', { description: "The organization's request budget (D12), after this request." })

@@ -15,6 +15,7 @@ export interface BookingBody {
   cancelledAt: string | null;
   expiresAt: string | null;
   confirmedAt: string | null;
+  /** When the attendee was checked in at the door (D22); null until then. */
   checkedInAt: string | null;
 }
 

@@ -8,6 +8,7 @@ import { BookingEntity, BookingStatus, effectiveBookingStatus } from './booking.
 import { CreateBookingInput } from './booking.inputs';
 import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
+import { checkInBooking, undoCheckIn } from './commands/check-in-booking';
 import { createBooking } from './commands/create-booking';
 import { confirmBooking } from './commands/confirm-booking';
 import { BookingList } from './booking.types';
@@ -56,6 +57,21 @@ export class BookingResolver {
   @RequiresPermission('bookings:write')
   cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
     return cancelBooking(context.em, context.auth.organization.id, id);
+  }
+
+  @Mutation(() => BookingEntity, {
+    description:
+      'Checks a CONFIRMED booking in at the door (D22): records checkedInAt once; ALREADY_CHECKED_IN when scanned again, BOOKING_NOT_CONFIRMED for HELD, CANCELLED or EXPIRED.',
+  })
+  @RequiresPermission('checkin:write')
+  checkInBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
+    return checkInBooking(context.em, context.auth.organization.id, id);
+  }
+
+  @Mutation(() => BookingEntity, { description: "Clears a CONFIRMED booking's check-in (D22); NOT_CHECKED_IN when it has none." })
+  @RequiresPermission('checkin:write')
+  undoCheckIn(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
+    return undoCheckIn(context.em, context.auth.organization.id, id);
   }
 
   @FieldResolver(() => BookingStatus, { description: 'A HELD booking reads EXPIRED from its expiresAt on (D20).' })

@@ -16,6 +16,8 @@ function organizationView(organization: OrganizationEntity): OrganizationView {
     allowedIPs: [...organization.allowedIps],
     restrictionMode: organization.restrictionMode,
     rateLimitPerMinute: organization.rateLimitPerMinute,
+    holdMinutes: organization.holdMinutes,
+    waitlistOfferMinutes: organization.waitlistOfferMinutes,
   };
 }
 
@@ -28,7 +30,9 @@ export class AdminOrganizationResolver {
     return organizationView(await findOrganization(em, auth.organization.id));
   }
 
-  @Mutation(() => OrganizationView, { description: 'Timezone for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).' })
+  @Mutation(() => OrganizationView, {
+    description: 'Timezone and the booking windows (holdMinutes, waitlistOfferMinutes) for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).',
+  })
   @RequiresSession('ADMIN')
   async updateOrganizationSettings(
     @Ctx() { em, auth }: RequestContext,
@@ -38,6 +42,8 @@ export class AdminOrganizationResolver {
       timezone: input.timezone ?? undefined,
       allowedIps: input.allowedIPs ?? undefined,
       restrictionMode: input.restrictionMode ?? undefined,
+      holdMinutes: input.holdMinutes ?? undefined,
+      waitlistOfferMinutes: input.waitlistOfferMinutes ?? undefined,
     });
     return organizationView(organization);
   }

@@ -102,6 +102,12 @@ export class OrganizationView {
 
   @Field(() => Int, { nullable: true, description: 'Requests a minute for all keys; null is the server default.' })
   rateLimitPerMinute!: number | null;
+
+  @Field(() => Int, { description: 'Minutes a hold lasts when createBooking gives no holdMinutes (D20); 1 to 1440.' })
+  holdMinutes!: number;
+
+  @Field(() => Int, { description: 'Minutes a waiting-list offer is held for its entry (D21); 1 to 1440.' })
+  waitlistOfferMinutes!: number;
 }
 
 @InputType('UpdateOrganizationSettingsInput', { description: 'Only the given fields change.' })
@@ -114,6 +120,12 @@ export class UpdateOrganizationSettingsInput {
 
   @Field(() => String, { nullable: true, description: 'STRICT or OFF; STRICT for ENTERPRISE only.' })
   restrictionMode?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Default length of a hold in minutes, 1 to 1440 (D20).' })
+  holdMinutes?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Length of a waiting-list offer in minutes, 1 to 1440 (D21).' })
+  waitlistOfferMinutes?: number | null;
 }
 
 @InputType('InviteMemberInput')

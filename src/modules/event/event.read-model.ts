@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
 import { paginationErrors } from '../../foundation/validation/arguments';
-import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
+import { checkedInCountsOfEvents, findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import { heldOfEvents, heldOfTicketTypes } from '../inventory/inventory.repository';
 
@@ -84,6 +84,24 @@ export function ticketTypesOf(context: RequestContext, eventId: string): Promise
       return eventIds.map((id) => byEvent.get(id) ?? []);
     });
     loaders.set(context, loader);
+  }
+  return loader.load(eventId);
+}
+
+const checkedInLoaders = new WeakMap<RequestContext, DataLoader<string, number>>();
+
+/**
+ * Event.checkedInCount (D22): the checked-in CONFIRMED bookings of the events of one request, counted
+ * in one statement for all of them (a list page that asks for it costs one statement more, not one per event).
+ */
+export function checkedInCountOf(context: RequestContext, eventId: string): Promise<number> {
+  let loader = checkedInLoaders.get(context);
+  if (!loader) {
+    loader = new DataLoader(async (eventIds: readonly string[]) => {
+      const byEvent = await checkedInCountsOfEvents(readsOf(context), eventIds);
+      return eventIds.map((id) => byEvent.get(id) ?? 0);
+    });
+    checkedInLoaders.set(context, loader);
   }
   return loader.load(eventId);
 }

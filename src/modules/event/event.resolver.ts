@@ -4,7 +4,7 @@ import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventEntity } from './event.entity';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
-import { eventBySlug, eventPage, heldCountOf, ticketTypesOf, type EventPage } from './event.read-model';
+import { checkedInCountOf, eventBySlug, eventPage, heldCountOf, ticketTypesOf, type EventPage } from './event.read-model';
 import { EventOrder } from './event-order';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import { CreateEventInput, UpdateEventInput } from './event.inputs';
@@ -84,5 +84,12 @@ export class EventResolver {
     if (event instanceof EventEntity && event.ticketTypes.isInitialized()) return event.ticketTypes.getItems();
     // Batched across the events of one response: a list page costs one statement for all of them.
     return ticketTypesOf(context, event.id);
+  }
+
+  @FieldResolver(() => Int, {
+    description: "CONFIRMED bookings checked in at the door (D22): bookings, not seats (compare with bookings(status: CONFIRMED)'s total).",
+  })
+  checkedInCount(@Ctx() context: RequestContext, @Root() event: Pick<EventEntity, 'id'>): Promise<number> {
+    return checkedInCountOf(context, event.id);
   }
 }

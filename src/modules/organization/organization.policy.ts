@@ -1,9 +1,10 @@
 import type { FieldError } from '../../foundation/errors/app-error';
 import { isIanaTimeZone } from '../../foundation/validation/rules';
 import { OrganizationPlan, RestrictionMode } from './organization.entity';
+import { MAX_HOLD_MINUTES } from './hold-settings';
 
 /*
- * Every rule of an organization's settings (docs/decisions.md D11, D12, D14), as pure functions:
+ * Every rule of an organization's settings (docs/decisions.md D11, D12, D14, D20, D21), as pure functions:
  * no database. The create and update commands call them; the CLI calls the same ones for its options.
  */
 
@@ -61,4 +62,23 @@ export function accessSettingsErrors(settings: { plan: OrganizationPlan; allowed
     errors.push({ field: 'allowedIPs', message: 'STRICT needs at least one allowed address or range' });
   }
   return errors;
+}
+
+/**
+ * D20/D21: how long a hold (`holdMinutes`) and a waiting-list offer (`waitlistOfferMinutes`) last, a
+ * whole number of minutes from 1 to 1440 (a day); absent means unchanged. Each failing field is listed.
+ */
+export function bookingWindowErrors(settings: { holdMinutes?: unknown; waitlistOfferMinutes?: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of ['holdMinutes', 'waitlistOfferMinutes'] as const) {
+    const value = settings[field];
+    if (value !== undefined && !isWindowMinutes(value)) {
+      errors.push({ field, message: `${field} must be a whole number of minutes from 1 to ${MAX_HOLD_MINUTES}` });
+    }
+  }
+  return errors;
+}
+
+export function isWindowMinutes(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_HOLD_MINUTES;
 }

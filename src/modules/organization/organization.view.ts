@@ -10,6 +10,8 @@ export function organizationView(organization: OrganizationEntity) {
     allowedIPs: organization.allowedIps,
     restrictionMode: organization.restrictionMode,
     rateLimitPerMinute: organization.rateLimitPerMinute,
+    holdMinutes: organization.holdMinutes,
+    waitlistOfferMinutes: organization.waitlistOfferMinutes,
     createdAt: organization.createdAt.toISOString(),
     updatedAt: organization.updatedAt.toISOString(),
   };

@@ -1,4 +1,4 @@
-/** The message types of D18, in the order the docs list them. */
+/** The message types of D18 (and D22's check-in), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -10,6 +10,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.held',
   'booking.confirmed',
   'booking.expired',
+  'booking.checked_in',
+  'booking.check_in_undone',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

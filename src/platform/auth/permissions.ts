@@ -1,5 +1,18 @@
-/** Every permission a key can hold (D2). Creating a key with any other name fails. */
-export const PERMISSIONS = ['events:read', 'events:write', 'bookings:read', 'bookings:write', 'members:read', 'webhooks:read', 'webhooks:write'] as const;
+/**
+ * Every permission a key can hold (D2, D18; D22 adds checkin:write, the door's scanners; organization:write
+ * changes the booking windows of D20/D21, see docs/decisions.md). Creating a key with any other name fails.
+ */
+export const PERMISSIONS = [
+  'events:read',
+  'events:write',
+  'bookings:read',
+  'bookings:write',
+  'members:read',
+  'webhooks:read',
+  'webhooks:write',
+  'checkin:write',
+  'organization:write',
+] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 

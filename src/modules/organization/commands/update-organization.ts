@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { canonicalTimeZone } from '../../event/event.queries';
 import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../organization.entity';
 import { normalizeAllowlist } from '../ip-allowlist';
-import { accessSettingsErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
+import { accessSettingsErrors, bookingWindowErrors, parseRestrictionMode, rateLimitErrors, restrictionModeErrors, timezoneErrors } from '../organization.policy';
 import { lockOrganization } from '../organization.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
@@ -15,17 +15,28 @@ export interface UpdateOrganizationInput {
   allowedIps?: readonly string[];
   /** STRICT or OFF (the dashboard sends text; the CLI has parsed it already). */
   restrictionMode?: RestrictionMode | string;
+  /** Minutes a hold lasts by default (D20), 1 to 1440. */
+  holdMinutes?: number;
+  /** Minutes a waiting-list offer is held (D21), 1 to 1440. */
+  waitlistOfferMinutes?: number;
 }
 
 /**
- * `org update` and Mutation.updateOrganizationSettings (D11, D12): every field checked at once, the
+ * `org update`, Mutation.updateOrganizationSettings (D11, D12) and Mutation.updateOrganization (the
+ * booking windows of D20, D21): every field checked at once, the
  * organization locked, the settings checked as a whole (only ENTERPRISE may have an allowlist or
  * STRICT mode), then applied. Running servers drop what they cached within a second (the database
  * trigger on organizations, src/platform/auth/auth-change-listener.ts).
  */
 export async function updateOrganization(em: EntityManager, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
   const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
-  assertValidInput(timezoneErrors(input.timezone), rateLimitErrors(input.rateLimitPerMinute), allowlist?.errors ?? [], restrictionModeErrors(input.restrictionMode));
+  assertValidInput(
+    timezoneErrors(input.timezone),
+    rateLimitErrors(input.rateLimitPerMinute),
+    allowlist?.errors ?? [],
+    restrictionModeErrors(input.restrictionMode),
+    bookingWindowErrors(input),
+  );
 
   return inUnitOfWork(em, async (tx) => {
     const organization = await lockOrganization(tx, organizationId);
@@ -40,6 +51,8 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
     organization.restrictionMode = restrictionMode;
     if (input.timezone !== undefined) organization.timezone = canonicalTimeZone(input.timezone);
     if (input.rateLimitPerMinute !== undefined) organization.rateLimitPerMinute = input.rateLimitPerMinute;
+    if (input.holdMinutes !== undefined) organization.holdMinutes = input.holdMinutes;
+    if (input.waitlistOfferMinutes !== undefined) organization.waitlistOfferMinutes = input.waitlistOfferMinutes;
     await tx.flush();
     return organization;
   });

@@ -38,9 +38,13 @@ export type MemberRole =
 export type UpdateOrganizationSettingsInput = {
   /** ENTERPRISE only; an empty list clears it. */
   allowedIPs: Array<string> | null | undefined;
+  /** Default length of a hold in minutes, 1 to 1440 (D20). */
+  holdMinutes: number | null | undefined;
   /** STRICT or OFF; STRICT for ENTERPRISE only. */
   restrictionMode: string | null | undefined;
   timezone: string | null | undefined;
+  /** Length of a waiting-list offer in minutes, 1 to 1440 (D21). */
+  waitlistOfferMinutes: number | null | undefined;
 };
 
 /** PENDING until an attempt gets a 2xx (SUCCEEDED) or the retry schedule runs out (FAILED). */
@@ -53,12 +57,12 @@ export type ApiKeyFieldsFragment = { id: string, name: string, environment: stri
 
 export type MemberFieldsFragment = { id: string, email: string, name: string, role: MemberRole, createdAt: string };
 
-export type OrganizationFieldsFragment = { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null };
+export type OrganizationFieldsFragment = { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number };
 
 export type OrganizationSettingsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OrganizationSettingsQuery = { organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null } };
+export type OrganizationSettingsQuery = { organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number } };
 
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -126,7 +130,7 @@ export type UpdateOrganizationSettingsMutationVariables = Exact<{
 }>;
 
 
-export type UpdateOrganizationSettingsMutation = { updateOrganizationSettings: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null } };
+export type UpdateOrganizationSettingsMutation = { updateOrganizationSettings: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number } };
 
 export type UsageQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -183,7 +187,7 @@ export type RedeliverWebhookMessageMutationVariables = Exact<{
 
 export type RedeliverWebhookMessageMutation = { redeliverWebhookMessage: { id: string } };
 
-export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
+export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const RevokeApiKeyDocument = "mutation RevokeApiKey($id: ID!) {\n  revokeApiKey(id: $id) {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -193,7 +197,7 @@ export const InviteMemberDocument = "mutation InviteMember($input: InviteMemberI
 export const ReinviteMemberDocument = "mutation ReinviteMember($id: ID!) {\n  reinviteMember(id: $id) {\n    path\n    expiresAt\n    member {\n      ...MemberFields\n    }\n  }\n}\n\nfragment MemberFields on Member {\n  id\n  email\n  name\n  role\n  createdAt\n}";
 export const ChangeMemberRoleDocument = "mutation ChangeMemberRole($id: ID!, $role: MemberRole!) {\n  changeMemberRole(id: $id, role: $role) {\n    ...MemberFields\n  }\n}\n\nfragment MemberFields on Member {\n  id\n  email\n  name\n  role\n  createdAt\n}";
 export const RemoveMemberDocument = "mutation RemoveMember($id: ID!) {\n  removeMember(id: $id) {\n    id\n  }\n}";
-export const UpdateOrganizationSettingsDocument = "mutation UpdateOrganizationSettings($input: UpdateOrganizationSettingsInput!) {\n  updateOrganizationSettings(input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n}";
+export const UpdateOrganizationSettingsDocument = "mutation UpdateOrganizationSettings($input: UpdateOrganizationSettingsInput!) {\n  updateOrganizationSettings(input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n}";
 export const UsageDocument = "query Usage {\n  usage {\n    days\n    rateLimited\n    keys {\n      apiKeyId\n      name\n      prefix\n      requests\n      rateLimited\n    }\n  }\n}";
 export const WebhookEndpointsDocument = "query WebhookEndpoints {\n  webhookEndpoints {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const WebhookMessagesDocument = "query WebhookMessages($endpointId: ID!) {\n  webhookMessages(endpointId: $endpointId, page: 1, limit: 20) {\n    total\n    messages {\n      id\n      type\n      status\n      createdAt\n      nextAttemptAt\n      attempts {\n        attemptNumber\n        attemptedAt\n        statusCode\n        durationMs\n        error\n      }\n    }\n  }\n}";

@@ -16,7 +16,7 @@ import {
 } from '../generated/operations';
 import type { Page, PageContext } from '../page';
 
-const PERMISSION_NAMES = ['events:read', 'events:write', 'bookings:read', 'bookings:write', 'members:read', 'webhooks:read', 'webhooks:write'];
+const PERMISSION_NAMES = ['events:read', 'events:write', 'bookings:read', 'bookings:write', 'members:read', 'webhooks:read', 'webhooks:write', 'checkin:write', 'organization:write'];
 /** A key just created or rotated, shown once at the top of the re-rendered list. */
 let pendingSecret: string | undefined;
 const SECRET_WARNING = 'This is the only time the key is shown. Store it in your secret manager; we keep only its hash.';

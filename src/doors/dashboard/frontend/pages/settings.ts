@@ -14,6 +14,14 @@ function timeZones(): string[] {
   return supported.includes('UTC') ? supported : ['UTC', ...supported];
 }
 
+/** The longest hold or offer an organization may set (a day), as the server checks it (D20, D21). */
+const MAX_MINUTES = 1440;
+const MINUTES_INPUT = { type: 'number', min: 1, max: MAX_MINUTES, step: 1, required: true, inputmode: 'numeric' } as const;
+
+function minutes(value: number): string {
+  return value === 1 ? '1 minute' : `${value} minutes`;
+}
+
 export const settingsPage: Page = {
   path: 'settings',
   title: 'Organization settings',
@@ -44,6 +52,10 @@ export const settingsPage: Page = {
           h('dd', {}, organization.allowedIPs.join(', ') || 'none'),
           h('dt', {}, 'Restriction mode'),
           h('dd', {}, organization.restrictionMode),
+          h('dt', {}, 'Hold length'),
+          h('dd', {}, minutes(organization.holdMinutes)),
+          h('dt', {}, 'Waiting-list offer length'),
+          h('dd', {}, minutes(organization.waitlistOfferMinutes)),
         ),
         h('p', {}, 'Only organization admins can change these settings.'),
       );
@@ -56,6 +68,12 @@ export const settingsPage: Page = {
       h('h2', { id: 'settings-title' }, 'Settings'),
       h('label', { for: 'settings-timezone' }, 'Default timezone of new events'),
       h('select', { id: 'settings-timezone', name: 'timezone' }, ...zones.map((zone) => h('option', { value: zone, selected: zone === organization.timezone }, zone))),
+      h('label', { for: 'settings-hold' }, 'Hold length in minutes'),
+      h('input', { ...MINUTES_INPUT, id: 'settings-hold', name: 'holdMinutes', value: organization.holdMinutes, 'aria-describedby': 'settings-hold-hint' }),
+      h('p', { id: 'settings-hold-hint', class: 'hint' }, `How long a held booking keeps its seats when the booking does not say (1 to ${MAX_MINUTES}).`),
+      h('label', { for: 'settings-offer' }, 'Waiting-list offer length in minutes'),
+      h('input', { ...MINUTES_INPUT, id: 'settings-offer', name: 'waitlistOfferMinutes', value: organization.waitlistOfferMinutes, 'aria-describedby': 'settings-offer-hint' }),
+      h('p', { id: 'settings-offer-hint', class: 'hint' }, `How long seats offered to the waiting list are held for the person offered them (1 to ${MAX_MINUTES}).`),
       enterprise
         ? h(
             'div',
@@ -86,6 +104,9 @@ export const settingsPage: Page = {
                 .filter(Boolean)
             : null,
           restrictionMode: enterprise ? field(data, 'restrictionMode') : null,
+          // A value the server refuses (out of range) comes back as a VALIDATION_ERROR naming the field.
+          holdMinutes: Number(field(data, 'holdMinutes')),
+          waitlistOfferMinutes: Number(field(data, 'waitlistOfferMinutes')),
         },
       };
       request<UpdateOrganizationSettingsMutation, UpdateOrganizationSettingsMutationVariables>(UpdateOrganizationSettingsDocument, variables).then(

@@ -25,7 +25,20 @@ import {
 } from '../generated/operations';
 import type { Page, PageContext } from '../page';
 
-const EVENT_TYPES = ['event.created', 'event.updated', 'event.published', 'event.cancelled', 'event.deleted', 'booking.created', 'booking.cancelled', 'booking.held', 'booking.confirmed', 'booking.expired'];
+const EVENT_TYPES = [
+  'event.created',
+  'event.updated',
+  'event.published',
+  'event.cancelled',
+  'event.deleted',
+  'booking.created',
+  'booking.cancelled',
+  'booking.held',
+  'booking.confirmed',
+  'booking.expired',
+  'booking.checked_in',
+  'booking.check_in_undone',
+];
 const SECRET_WARNING = 'This is the only time the signing secret is shown. Configure your receiver with it now.';
 
 /** A secret just made, and the endpoint whose messages are open, kept across re-renders. */

@@ -1,0 +1,24 @@
+import { AppError } from '../../foundation/errors/app-error';
+import { BookingStatus, effectiveBookingStatus } from './booking.entity';
+
+/*
+ * The rules of check-in at the door (docs/decisions.md D22), as pure functions of a booking as found.
+ * The check-in statement (check-in.repository.ts) applies the same rules as its guard; these work out
+ * which one refused, on the failure path only.
+ */
+
+type Found = { status: BookingStatus; expiresAt: Date | null; checkedInAt: Date | null };
+
+/** Only a CONFIRMED booking is checked in, once: BOOKING_NOT_CONFIRMED (HELD, CANCELLED, EXPIRED), ALREADY_CHECKED_IN. */
+export function assertCheckInAllowed(booking: Found, now: Date): void {
+  const status = effectiveBookingStatus(booking, now);
+  if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status);
+  if (booking.checkedInAt !== null) throw AppError.alreadyCheckedIn(booking.checkedInAt);
+}
+
+/** Only a CONFIRMED booking's check-in is undone, and only when there is one: BOOKING_NOT_CONFIRMED, NOT_CHECKED_IN. */
+export function assertCheckInUndoable(booking: Found, now: Date): void {
+  const status = effectiveBookingStatus(booking, now);
+  if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status);
+  if (booking.checkedInAt === null) throw AppError.notCheckedIn();
+}
