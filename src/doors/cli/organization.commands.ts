@@ -5,7 +5,6 @@ import type * as CreateModule from '../../modules/organization/commands/create-o
 import type * as UpdateModule from '../../modules/organization/commands/update-organization';
 import type * as AllowlistModule from '../../modules/organization/ip-allowlist';
 import type * as EntityModule from '../../modules/organization/organization.entity';
-import { MAX_HOLD_MINUTES } from '../../modules/organization/hold-settings';
 import type * as PolicyModule from '../../modules/organization/organization.policy';
 import type * as RepositoryModule from '../../modules/organization/organization.repository';
 import type * as ViewModule from '../../modules/organization/organization.view';
@@ -21,6 +20,7 @@ const entities = () => require('../../modules/organization/organization.entity')
 function windowMinutes(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const minutes = parsePositiveInteger(value, name);
+  const { MAX_HOLD_MINUTES } = entities();
   if (minutes > MAX_HOLD_MINUTES) throw invalid(name, `--${name} must be at most ${MAX_HOLD_MINUTES} (a day)`);
   return minutes;
 }

@@ -2,6 +2,8 @@ import { Entity, Enum, OptionalProps, PrimaryKey, Property } from '@mikro-orm/co
 import { newId } from '../../foundation/ids';
 import { DEFAULT_HOLD_MINUTES, DEFAULT_WAITLIST_OFFER_MINUTES } from './hold-settings';
 
+export { MAX_HOLD_MINUTES } from './hold-settings';
+
 export enum OrganizationPlan {
   STANDARD = 'STANDARD',
   ENTERPRISE = 'ENTERPRISE',
