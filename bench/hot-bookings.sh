@@ -5,6 +5,8 @@
 #   keyed     every request with an Idempotency-Key of its own (issue 24: as fast as plain)
 #   webhooks  an organization with an endpoint subscribed to booking.created, delivered to a local
 #             receiver that answers 204 (issue 19: at least 0.8x of plain)
+#   hold-confirm  the checkout flow (D20): a hold, then its confirmation; its rate counts requests,
+#             two per confirmed booking (`npm run bench:holds` is MODES=plain,hold-confirm)
 # The compiled server runs on a throw-away database of the local PostgreSQL (BENCH_ADMIN_URL); the
 # organizations and keys are made with the admin CLI. ROUNDS rounds (default 3), the kinds' order
 # rotating; prints each round and every kind's median against plain. MODES picks kinds
@@ -66,24 +68,38 @@ for mode in "${MODES[@]}"; do KEYS[$mode]=$(tenant "$mode"); done
 cat >"$WORK/book.lua" <<'LUA'
 counter = 0
 local keyed = os.getenv("KEYED") == "1"
+-- HOLD=1: the checkout flow (D20): each buyer holds a seat, then confirms it; a request is a hold or
+-- the confirmation of a hold answered earlier (two requests a booking).
+local hold = os.getenv("HOLD") == "1"
 local run = os.getenv("RUN")
-local body = '{"query":"mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status } }","variables":{"input":{"eventSlug":"hot","quantity":1,"attendeeEmail":"a@example.com","attendeeName":"A"}}}'
+local body = '{"query":"mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status } }","variables":{"input":{"eventSlug":"hot","quantity":1,"attendeeEmail":"a@example.com","attendeeName":"A"' .. (hold and ',"hold":true' or '') .. '}}}'
+local held = {}
 request = function()
   counter = counter + 1
   local headers = { ["Content-Type"] = "application/json", ["Authorization"] = wrk.headers["Authorization"] }
   if keyed then headers["Idempotency-Key"] = "bench-" .. run .. "-" .. counter end
+  local id = table.remove(held)
+  if id then
+    return wrk.format("POST", "/graphql", headers, '{"query":"mutation($id: ID!) { confirmBooking(id: $id) { id status } }","variables":{"id":"' .. id .. '"}}')
+  end
   return wrk.format("POST", "/graphql", headers, body)
+end
+if hold then
+  response = function(status, headers, body)
+    local id = body:match('"createBooking":{"id":"([^"]+)"')
+    if id then table.insert(held, id) end
+  end
 end
 LUA
 # The server's CPU time so far (user + system, clock ticks): CPU per booking does not depend on what
 # else the machine runs, where the rate does.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVER/stat"; }
 rate() { # $1 = mode: bookings per second over SECONDS_EACH, after a 3 s warm-up
-  local keyed=0; [ "$1" = keyed ] && keyed=1
-  RUN="$round-$1-warm" KEYED=$keyed wrk -t1 -c"$CONNECTIONS" -d3s -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >/dev/null
+  local keyed=0 hold=0; [ "$1" = keyed ] && keyed=1; [ "$1" = hold-confirm ] && hold=1
+  RUN="$round-$1-warm" KEYED=$keyed HOLD=$hold wrk -t1 -c"$CONNECTIONS" -d3s -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >/dev/null
   local before after
   before=$(cpu_ticks)
-  RUN="$round-$1" KEYED=$keyed wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >"$WORK/wrk.out"
+  RUN="$round-$1" KEYED=$keyed HOLD=$hold wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_EACH}s" --latency -s "$WORK/book.lua" -H "Authorization: Bearer ${KEYS[$1]}" "$URL" >"$WORK/wrk.out"
   after=$(cpu_ticks)
   awk -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '/Non-2xx/ { bad = $NF } / requests in / { n = $1 } /Requests\/sec/ { rate = $2 } /^ +99%/ { p99 = $2 }
     END { if (bad) { print "non-2xx answers: " bad > "/dev/stderr"; exit 1 } printf "%s %s %.0f\n", rate, p99, ticks / hz * 1e6 / n }' "$WORK/wrk.out"
