@@ -98,7 +98,7 @@ export async function createBooking(
         if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
         // Seats of holds past their expiresAt are free from that moment (D20), stored or not: a booking
         // refused while some are still counted gives them back first (the sweep's work), then tries again.
-        if (!expiredDue && change.event && change.slots > 0 === slotted) {
+        if (!expiredDue && change.event && change.event.held > 0 && change.slots > 0 === slotted) {
           expiredDue = true;
           if ((await expireDueHolds(em, organizationId, change.event.id, new Date())) > 0) continue;
         }
