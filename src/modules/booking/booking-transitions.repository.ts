@@ -11,7 +11,8 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
  *
  *   cancel   CONFIRMED, or HELD before its expiresAt → CANCELLED; its seats go back
  *   expire   HELD from its expiresAt on              → EXPIRED;   its seats go back
- *   confirm  HELD before its expiresAt               → CONFIRMED; its seats move from held to confirmed
+ *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed
+ *            still PUBLISHED and not ended
  *
  * The time a transition is judged at (`at`, the request's clock) is bound, so a hold is expired or not
  * by the same clock that stamps it. A booking that the gate refuses is answered as found: the command
@@ -23,6 +24,8 @@ export type Transition = 'cancel' | 'expire' | 'confirm';
 interface TransitionRule {
   /** Which bookings it changes: SQL on the locked booking `b`; `?` is the time it is judged at. */
   readonly gate: string;
+  /** Whether the booking's event must still take bookings (PUBLISHED, not ended at that time). */
+  readonly bookable: boolean;
   readonly to: BookingStatus;
   /** The column stamped with that time. */
   readonly stamp: 'cancelled_at' | 'confirmed_at' | null;
@@ -38,14 +41,23 @@ const RULES: Record<Transition, TransitionRule> = {
     stamp: 'cancelled_at',
     frees: true,
     webhook: 'booking.cancelled',
+    bookable: false,
   },
-  expire: { gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`, to: BookingStatus.EXPIRED, stamp: null, frees: true, webhook: 'booking.expired' },
+  expire: {
+    gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`,
+    to: BookingStatus.EXPIRED,
+    stamp: null,
+    frees: true,
+    webhook: 'booking.expired',
+    bookable: false,
+  },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > ?::timestamptz`,
     to: BookingStatus.CONFIRMED,
     stamp: 'confirmed_at',
     frees: false,
     webhook: 'booking.confirmed',
+    bookable: true,
   },
 };
 
@@ -103,7 +115,7 @@ async function changeOnRow(
        select b.id, b.quantity, b.ticket_type_id, e.slug,
               case when b.status = 'CONFIRMED' then b.quantity else 0 end as confirmed,
               case when b.status = 'HELD' then b.quantity else 0 end as held
-         from b join e on true where ${rule.gate}),
+         from b join e on true where ${rule.gate}${rule.bookable ? ` and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz` : ''}),
      ${
        rule.frees
          ? `ues as (update event_slots x set seats = es.seats + ok.quantity from ok, es where x.event_id = es.event_id and x.slot = 0 and es.seats is not null),
@@ -128,6 +140,7 @@ async function changeOnRow(
     booking.eventId, organizationId,
     booking.id,
     at,
+    ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
     at,
     ...outbox.bindings,
@@ -157,7 +170,10 @@ async function changeInSlot(
      ts as (select u.* from ticket_type_slots u join b on u.ticket_type_id = b.ticket_type_id and u.slot = b.slot for update of u),
      ok as (
        select b.id, b.quantity, b.ticket_type_id, b.slot, b.event_id, case when b.status = 'HELD' then b.quantity else 0 end as held
-         from b where ${rule.gate}),
+         from b join es on true where ${rule.gate}${
+           // A slotted event that stops taking bookings closes its slots under their locks (closeForBookings).
+           rule.bookable ? ` and es.open and exists (select 1 from events v where v.id = b.event_id and v.end_date > ?::timestamptz)` : ''
+         }),
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
@@ -173,6 +189,7 @@ async function changeInSlot(
     booking.eventId, booking.slot,
     booking.id, organizationId,
     at,
+    ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
     ...outbox.bindings,
   ]);
