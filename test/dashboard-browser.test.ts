@@ -233,40 +233,71 @@ test('invite link → set password → sign in → create a key → it lists eve
   expect(errors).toEqual([]);
 });
 
-test('a MEMBER sees read-only pages without the create button, and the GraphQL mutation refuses the session', async () => {
-  const organization = await createOrganization(app.orm, { name: 'Read Only Ltd' });
-  const member = await createMemberWithPassword(app.orm, organization.id, 'member', PASSWORD);
-  const { page, errors } = await newPage();
-  await page.goto(`${app.url}/dashboard/`);
-  await page.getByLabel('Email').fill(member.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-  await page.getByText('Only organization admins can see and manage API keys').waitFor();
-  expect(await page.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
-
-  await go(page, 'members', 'Members');
-  await page.getByRole('cell', { name: member.email }).waitFor();
-  expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
-  expect(await page.getByRole('combobox').count()).toBe(0);
-  await expectAccessible(page, 'members (member)');
-
-  // Webhooks read-only: the endpoint and its messages, no add, send, rotate or delete.
-  const { key: webhookKey } = await createApiKey(app.orm, organization.id, { permissions: ['webhooks:write'] });
-  const endpoint = await app.client.graphql(webhookKey, CREATE_ENDPOINT, { input: { url: `${receiver.url}?member`, description: 'Read only hook' } });
+test('an admin demotes a member in the page; the MEMBER signs in and reads every page (keys and members listed, read only), with a note where they may not act', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Read Only Ltd', plan: OrganizationPlan.ENTERPRISE });
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const member = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const { key: cliKey } = await createApiKey(app.orm, organization.id, { name: 'Box office', permissions: ['events:read', 'webhooks:write'] });
+  const endpoint = await app.client.graphql(cliKey, CREATE_ENDPOINT, { input: { url: `${receiver.url}?member`, description: 'Read only hook' } });
   expect(endpoint.body.errors).toBeUndefined();
-  await go(page, 'webhooks', 'Webhooks');
-  await page.getByRole('button', { name: 'Messages of Read only hook' }).click();
-  await page.getByText('No messages yet.').waitFor();
-  for (const name of ['Add endpoint', 'Send test to Read only hook', 'Rotate secret of Read only hook', 'Delete Read only hook']) {
+
+  // The admin demotes the member through the Members page.
+  const adminView = await newPage();
+  await signInAs(adminView.page, admin.email);
+  await go(adminView.page, 'members', 'Members');
+  await adminView.page.getByRole('combobox', { name: `Role of ${member.name}` }).selectOption('MEMBER');
+  await adminView.page.getByRole('dialog', { name: `Make ${member.name} a member?` }).getByRole('button', { name: 'Make member' }).click();
+  await adminView.page.getByRole('status').getByText(`${member.name} is now a member`).waitFor();
+  expect(adminView.errors).toEqual([]);
+
+  const { page, errors } = await newPage();
+  const graphqlRequests: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('/graphql')) graphqlRequests.push(String(request.postDataJSON()?.query ?? '').split(/[\s({]/)[1] ?? '');
+  });
+  await signInAs(page, member.email);
+  await page.getByText(`${member.name} · member`).waitFor();
+
+  // API keys: the list (asked for: one ApiKeys request), without the create, rotate or revoke controls.
+  await page.getByRole('cell', { name: 'Box office' }).waitFor();
+  await page.getByText('only organization admins create, rotate or revoke them').waitFor();
+  expect(graphqlRequests).toContain('ApiKeys');
+  for (const name of ['Create API key', 'Rotate key Box office', 'Revoke key Box office']) {
     expect({ name, count: await page.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
   }
-  await expectAccessible(page, 'webhooks (member)');
+  expect(await page.getByRole('columnheader', { name: 'Actions' }).count()).toBe(0);
+  await capture(page, 'member-keys');
+
+  // Members: the list with roles as text, no invite, role change or removal.
+  await go(page, 'members', 'Members');
+  await page.getByRole('cell', { name: member.email }).waitFor();
+  await page.getByRole('cell', { name: admin.email }).waitFor();
+  await page.getByText('only organization admins invite members, change roles or remove members').waitFor();
+  expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
+  expect(await page.getByRole('combobox').count()).toBe(0);
+  expect(await page.getByRole('button', { name: `Remove ${admin.name}` }).count()).toBe(0);
+  await capture(page, 'member-members');
+
+  // Webhooks read-only: the endpoint and its messages, no add, send, edit, disable, rotate or delete.
+  await go(page, 'webhooks', 'Webhooks');
+  await page.getByText('only organization admins add, change, test or delete endpoints').waitFor();
+  await page.getByRole('button', { name: 'Messages of Read only hook' }).click();
+  await page.getByText('No messages yet.').waitFor();
+  for (const name of ['Add endpoint', 'Send test to Read only hook', 'Edit Read only hook', 'Disable Read only hook', 'Rotate secret of Read only hook', 'Delete Read only hook']) {
+    expect({ name, count: await page.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
+  }
+  await capture(page, 'member-webhooks');
 
   await go(page, 'settings', 'Organization settings');
   await page.getByText('Only organization admins can change these settings.').waitFor();
   await page.getByText('15 minutes', { exact: true }).waitFor();
   await page.getByText('60 minutes', { exact: true }).waitFor();
+  expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+  await capture(page, 'member-settings');
+
+  await go(page, 'usage', 'Usage');
+  await page.getByRole('img', { name: /Requests a day per key/ }).waitFor();
+  await capture(page, 'member-usage');
 
   // The page's own session, sent the page's way: the mutation is refused all the same.
   const answer = await page.evaluate(async () => {
@@ -282,3 +313,11 @@ test('a MEMBER sees read-only pages without the create button, and the GraphQL m
   expect(answer.data).toBeNull();
   expect(errors).toEqual([]);
 });
+
+async function signInAs(page: Page, email: string): Promise<void> {
+  await page.goto(`${app.url}/dashboard/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+}
