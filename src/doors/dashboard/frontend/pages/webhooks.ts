@@ -1,5 +1,5 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, readOnlyNote, scrollingTable, secretPanel } from '../dom';
 import {
   CreateWebhookEndpointDocument,
   DeleteWebhookEndpointDocument,
@@ -31,6 +31,9 @@ const EVENT_TYPES = [
   'event.published',
   'event.cancelled',
   'event.deleted',
+  'ticket_type.created',
+  'ticket_type.updated',
+  'ticket_type.deleted',
   'booking.created',
   'booking.cancelled',
   'booking.held',
@@ -212,6 +215,7 @@ export const webhooksPage: Page = {
       pendingSecret = undefined;
     }
     if (context.session.permissions.includes('webhooks:write')) main.append(createForm(context));
+    else main.append(readOnlyNote('you see the endpoints and their messages; only organization admins add, change, test or delete endpoints.'));
     const { webhookEndpoints } = await request<WebhookEndpointsQuery, Record<string, never>>(WebhookEndpointsDocument);
     if (webhookEndpoints.length === 0) {
       main.append(h('p', {}, 'No endpoints yet.'));
