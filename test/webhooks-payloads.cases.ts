@@ -96,7 +96,7 @@ function recorder(key: string, organizationId: string) {
       const got = byOrg(organizationId).slice(seen, seen + types.length);
       seen += types.length;
       expect(got.map((message) => message.json.type).sort()).toEqual([...types].sort());
-      return new Map(got.map((message) => [message.json.type as string, message]));
+      return new Map(got.map((message) => [message.json.type, message]));
     },
     async expectDeleted(id: string, slug: string): Promise<void> {
       const message = await next('event.deleted');
