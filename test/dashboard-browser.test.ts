@@ -321,3 +321,79 @@ async function signInAs(page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
 }
+
+test('webhooks page: edit an endpoint (URL, description, types), see its messages arrive without reloading, disable and enable it', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Hooks Inc' });
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const { key } = await createApiKey(app.orm, organization.id, { permissions: ['events:read', 'events:write', 'webhooks:write'] });
+  const created = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?before-edit`, description: 'Edit me', eventTypes: ['event.deleted'] } });
+  expect(created.body.errors).toBeUndefined();
+  const endpointId: string = created.body.data.createWebhookEndpoint.endpoint.id;
+  const stored = async () =>
+    (await app.orm.em.fork().execute(`select url, description, event_types, enabled from webhook_endpoints where id = ?`, [endpointId]))[0] as {
+      url: string; description: string | null; event_types: string[]; enabled: boolean;
+    };
+
+  const { page, errors } = await newPage();
+  await signInAs(page, admin.email);
+  await go(page, 'webhooks', 'Webhooks');
+  // Every message type is offered, the ticket types' among them.
+  for (const type of ['event.created', 'ticket_type.created', 'ticket_type.updated', 'ticket_type.deleted', 'booking.checked_in']) {
+    await page.getByRole('form', { name: 'Add an endpoint' }).getByLabel(type, { exact: true }).waitFor();
+  }
+
+  // Edit: the form starts from the endpoint's values; a refused value shows the API's message and changes nothing.
+  await page.getByRole('button', { name: 'Edit Edit me' }).click();
+  const form = page.getByRole('form', { name: 'Edit Edit me' });
+  await form.waitFor();
+  expect(await form.getByLabel('Endpoint URL (https)').inputValue()).toBe(`${receiver.url}?before-edit`);
+  expect(await form.getByLabel('event.deleted', { exact: true }).isChecked()).toBe(true);
+  await capture(page, 'webhooks-edit');
+  await form.getByLabel('Endpoint description (optional)').fill('x'.repeat(501));
+  await form.getByRole('button', { name: 'Save endpoint' }).click();
+  await page.getByRole('alert').getByText('description must be at most 500 characters').waitFor();
+  expect((await stored()).description).toBe('Edit me');
+
+  await form.getByLabel('Endpoint URL (https)').fill(`${receiver.url}?edited`);
+  await form.getByLabel('Endpoint description (optional)').fill('Edited hook');
+  await form.getByLabel('event.deleted', { exact: true }).uncheck();
+  await form.getByLabel('event.created', { exact: true }).check();
+  await form.getByLabel('ticket_type.created', { exact: true }).check();
+  await form.getByRole('button', { name: 'Save endpoint' }).click();
+  await page.getByRole('status').getByText('Endpoint saved').waitFor();
+  const row = page.getByRole('row').filter({ hasText: `${receiver.url}?edited` });
+  await row.getByText('Edited hook', { exact: true }).waitFor();
+  await row.getByText('event.created, ticket_type.created').waitFor();
+  expect(await page.getByRole('form', { name: /^Edit / }).count()).toBe(0);
+  expect(await stored()).toEqual({ url: `${receiver.url}?edited`, description: 'Edited hook', event_types: ['event.created', 'ticket_type.created'], enabled: true });
+
+  // Live messages: the list open, a change made elsewhere shows up with its attempt, the page not reloaded.
+  await page.getByRole('button', { name: 'Messages of Edited hook' }).click();
+  await page.getByText('No messages yet.').waitFor();
+  await page.evaluate('window.notReloaded = true');
+  const event = await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'Live one' }));
+  expect(event.status).toBe(201);
+  await receiver.waitFor((received) => received.some((message) => message.path.endsWith('?edited') && message.json.data.slug === event.body.slug));
+  await page.getByRole('cell', { name: 'event.created', exact: true }).waitFor({ timeout: 15_000 });
+  await page.getByRole('list', { name: /^Attempts of message msg_/ }).getByText(/#1 .*: 200/).waitFor({ timeout: 15_000 });
+  await page.getByRole('cell', { name: 'SUCCEEDED', exact: true }).waitFor({ timeout: 15_000 });
+  expect(await page.evaluate('window.notReloaded')).toBe(true);
+
+  // Disable: the state says so, nothing is queued for it; enable: sent again.
+  await page.getByRole('button', { name: 'Disable Edited hook' }).click();
+  await page.getByRole('status').getByText('Endpoint disabled').waitFor();
+  await row.getByText('disabled', { exact: true }).waitFor();
+  expect((await stored()).enabled).toBe(false);
+  const countDeliveries = async () => (await app.orm.em.fork().execute(`select count(*)::int as n from webhook_deliveries where endpoint_id = ?`, [endpointId]))[0].n as number;
+  const before = await countDeliveries();
+  expect((await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'While disabled' }))).status).toBe(201);
+  expect(await countDeliveries()).toBe(before);
+  await capture(page, 'webhooks-disabled');
+  await page.getByRole('button', { name: 'Enable Edited hook' }).click();
+  await page.getByRole('status').getByText('Endpoint enabled').waitFor();
+  await row.getByText('enabled', { exact: true }).waitFor();
+  expect((await stored()).enabled).toBe(true);
+  const after = await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'Enabled again' }));
+  await receiver.waitFor((received) => received.some((message) => message.path.endsWith('?edited') && message.json.data.slug === after.body.slug));
+  expect(errors).toEqual([]);
+});
