@@ -1,7 +1,8 @@
 import { addTicketType } from '../src/modules/ticket-type/commands/add-ticket-type';
 import { removeTicketType } from '../src/modules/ticket-type/commands/remove-ticket-type';
 import { updateTicketType } from '../src/modules/ticket-type/commands/update-ticket-type';
-import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, REMOVE_TICKET_TYPE, UPDATE_TICKET_TYPE } from './helpers/bookings';
+import { SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
+import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent, REMOVE_TICKET_TYPE, ticket, UPDATE_TICKET_TYPE } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
@@ -265,6 +266,23 @@ describe('ticket type messages (issue 23)', () => {
       [...rows].sort((a, b) => a.type.localeCompare(b.type)),
     );
     expect(delivered.length).toBeGreaterThanOrEqual(3);
+  });
+
+  test('a slotted event (inventory slots): its ticket types send the same messages, sold counted over the slots', async () => {
+    const { key, organization } = await tenantWithEndpoint();
+    const event = await createPublishedEvent(app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ name: 'GA', quantity: 70 })] });
+    const ga = event.ticketTypes[0].id;
+    expect((await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 3, ticketTypeId: ga }) })).body.errors).toBeUndefined();
+    const added = await app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 10 }) });
+    const lateId = added.body.data.addTicketType.id as string;
+    expect((await app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 60 } })).body.errors).toBeUndefined();
+    expect((await app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId })).body.errors).toBeUndefined();
+    const rows = await messageRows(organization.id);
+    expect(rows.map((row) => [row.type, row.data.id, row.data.quantity, row.data.sold, row.data.eventSlug])).toEqual([
+      ['ticket_type.created', lateId, 10, 0, event.slug],
+      ['ticket_type.updated', ga, 60, 3, event.slug],
+      ['ticket_type.deleted', lateId, 10, 0, event.slug],
+    ]);
   });
 
   test('a ticket type change that rolls back takes its message with it', async () => {
