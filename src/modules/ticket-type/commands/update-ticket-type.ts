@@ -7,6 +7,7 @@ import { quantityErrors } from '../ticket-type.policy';
 import { lockEventOfTicketType, storedTicketType, updateTicketTypeFields } from '../ticket-type.repository';
 import { AppError } from '../../../foundation/errors/app-error';
 import { lockTicketTypePool, reshareRoom } from '../../inventory/inventory.repository';
+import { ticketTypeOutbox } from '../ticket-type.webhooks';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 
 /** Reads of a ticket type whose quantity check failed on the locked row and passed on the read (each a booking cancelled between). */
@@ -15,7 +16,8 @@ const MAX_ATTEMPTS = 5;
 /**
  * Mutation.updateTicketType (D6): the given fields change; quantity never below sold. One statement
  * locks the event, then the ticket type, and applies the change while the quantity stays at least the
- * tickets sold (issue 19); when it changes nothing, the reason is worked out from the stored type.
+ * tickets sold (issue 19), with its ticket_type.updated message (issue 23: none for an input without a
+ * field); when it changes nothing, the reason is worked out from the stored type.
  */
 export async function updateTicketType(
   em: EntityManager,
@@ -27,6 +29,7 @@ export async function updateTicketType(
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
   if (errors.some((error) => error.field === 'id')) assertValidInput(errors);
+  const outbox = ticketTypeOutbox(organizationId, 'ticket_type.updated');
   const quantityRule = (sold: number) => (errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, sold));
   return inUnitOfWork(
     em,
@@ -36,8 +39,7 @@ export async function updateTicketType(
         assertValidInput(errors, quantityRule((await storedTicketType(tx, organizationId, id)).sold));
       }
       for (let attempt = 1; ; attempt += 1) {
-        const updated = await updateTicketTypeFields(tx, organizationId, id, input);
-        // Ticket type changes send no webhook message (D18).
+        const updated = await updateTicketTypeFields(tx, organizationId, id, input, outbox);
         if (updated) return updated;
         const stored = await storedTicketType(tx, organizationId, id);
         if (stored.slots > 0) {
@@ -48,7 +50,7 @@ export async function updateTicketType(
             if (!(await lockEventOfTicketType(locked, organizationId, id))) throw AppError.ticketTypeNotFound(id);
             const pool = await lockTicketTypePool(locked, id);
             assertValidInput(quantityRule(pool.sold));
-            const changed = await updateTicketTypeFields(locked, organizationId, id, input, true);
+            const changed = await updateTicketTypeFields(locked, organizationId, id, input, outbox, true);
             if (changed) await reshareRoom(locked, { ticketType: id }, pool.slots, (input.quantity ?? pool.quantity) - pool.sold);
             return changed;
           });
