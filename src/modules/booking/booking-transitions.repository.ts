@@ -13,6 +13,9 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
  *   expire   HELD from its expiresAt on              → EXPIRED;   its seats go back
  *   confirm  HELD before its expiresAt               → CONFIRMED; its seats move from held to confirmed
  *
+ * A booking that is a waiting-list offer (D21) takes its entry along in the same statement: CONVERTED
+ * when confirmed, EXPIRED when cancelled or expired.
+ *
  * The time a transition is judged at (`at`, the request's clock) is bound, so a hold is expired or not
  * by the same clock that stamps it. A booking that the gate refuses is answered as found: the command
  * works out why (booking.policy.ts), only on that path.
@@ -29,6 +32,8 @@ interface TransitionRule {
   /** Whether the seats go back (else they stay taken, now confirmed). */
   readonly frees: boolean;
   readonly webhook: 'booking.cancelled' | 'booking.expired' | 'booking.confirmed';
+  /** What the waiting-list entry whose offer this booking is becomes (D21), in the same statement. */
+  readonly entry: 'EXPIRED' | 'CONVERTED';
 }
 
 const RULES: Record<Transition, TransitionRule> = {
@@ -38,14 +43,16 @@ const RULES: Record<Transition, TransitionRule> = {
     stamp: 'cancelled_at',
     frees: true,
     webhook: 'booking.cancelled',
+    entry: 'EXPIRED',
   },
-  expire: { gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`, to: BookingStatus.EXPIRED, stamp: null, frees: true, webhook: 'booking.expired' },
+  expire: { gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`, to: BookingStatus.EXPIRED, stamp: null, frees: true, webhook: 'booking.expired', entry: 'EXPIRED' },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > ?::timestamptz`,
     to: BookingStatus.CONFIRMED,
     stamp: 'confirmed_at',
     frees: false,
     webhook: 'booking.confirmed',
+    entry: 'CONVERTED',
   },
 };
 
@@ -75,6 +82,14 @@ export function changeBooking(
 }
 
 const stampOf = (rule: TransitionRule) => (rule.stamp ? `, ${rule.stamp} = ?::timestamptz` : '');
+
+/**
+ * The waiting-list entry offered this booking (D21), if any: CONVERTED by its confirmation, EXPIRED
+ * when it is cancelled or lapses (its seats are then offered on, by the caller's offer pass). A CTE
+ * after `ub`; `?` is the time of the change.
+ */
+const entryOf = (rule: TransitionRule) =>
+  `uw as (update waitlist_entries w set status = '${rule.entry}', updated_at = ?::timestamptz from ok where w.offered_booking_id = ok.id and w.status = 'OFFERED'),`;
 
 /**
  * A booking counted on its event's row (booked while the event was not slotted): locks the event, its
@@ -113,6 +128,7 @@ async function changeOnRow(
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
+     ${entryOf(rule)}
      ue as (
        update events x set registration_count = e.registration_count ${confirmedDelta}, held_count = e.held_count - ok.held, updated_at = ?::timestamptz
          from ok join e on true where x.id = e.id),
@@ -129,6 +145,7 @@ async function changeOnRow(
     booking.id,
     at,
     ...(rule.stamp ? [at] : []),
+    at,
     at,
     ...outbox.bindings,
   ]);
@@ -161,6 +178,7 @@ async function changeInSlot(
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
+     ${entryOf(rule)}
      ues as (update event_slots x set taken = es.taken ${freed}, held = es.held - ok.held from ok join es on true where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = ts.taken ${freed}, held = ts.held - ok.held from ok join ts on true where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
      ${outbox.sql}
@@ -174,6 +192,7 @@ async function changeInSlot(
     booking.id, organizationId,
     at,
     ...(rule.stamp ? [at] : []),
+    at,
     ...outbox.bindings,
   ]);
   return changeOf(em, answer, answer.changed === true);
