@@ -171,6 +171,18 @@ describe('joinWaitlist', () => {
     const writeOnly = (await createApiKey(app.orm, organizationId, { permissions: ['bookings:write'] })).key;
     expect(codeOf(await app.client.graphql(writeOnly, LIST, { eventSlug: event.slug }))).toBe('FORBIDDEN');
   });
+
+  test('with an Idempotency-Key, a retried join answers the first entry again and joins once', async () => {
+    const { event } = await soldOutEvent(1, [1]);
+    const headers = { authorization: `Bearer ${key}`, 'idempotency-key': `waitlist-${event.slug}` };
+    const send = () => app.client.request('POST', '/graphql', { headers, json: { query: JOIN, variables: { input: bookingInput(event.slug) } } });
+    const first = await send();
+    const again = await send();
+    expect(first.body.data.joinWaitlist.status).toBe('WAITING');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await list(event.slug)).total).toBe(1);
+  });
 });
 
 describe('offers', () => {
