@@ -14,6 +14,9 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
  *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed
  *            still PUBLISHED and not ended
  *
+ * A booking that is a waiting-list offer (D21) takes its entry along in the same statement: CONVERTED
+ * when confirmed, EXPIRED when cancelled or expired.
+ *
  * The time a transition is judged at (`at`, the request's clock) is bound, so a hold is expired or not
  * by the same clock that stamps it. A booking that the gate refuses is answered as found: the command
  * works out why (booking.policy.ts), only on that path.
@@ -32,6 +35,8 @@ interface TransitionRule {
   /** Whether the seats go back (else they stay taken, now confirmed). */
   readonly frees: boolean;
   readonly webhook: 'booking.cancelled' | 'booking.expired' | 'booking.confirmed';
+  /** What the waiting-list entry whose offer this booking is becomes (D21), in the same statement. */
+  readonly entry: 'EXPIRED' | 'CONVERTED';
 }
 
 const RULES: Record<Transition, TransitionRule> = {
@@ -42,6 +47,7 @@ const RULES: Record<Transition, TransitionRule> = {
     frees: true,
     webhook: 'booking.cancelled',
     bookable: false,
+    entry: 'EXPIRED',
   },
   expire: {
     gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`,
@@ -50,6 +56,7 @@ const RULES: Record<Transition, TransitionRule> = {
     frees: true,
     webhook: 'booking.expired',
     bookable: false,
+    entry: 'EXPIRED',
   },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > ?::timestamptz`,
@@ -58,6 +65,7 @@ const RULES: Record<Transition, TransitionRule> = {
     frees: false,
     webhook: 'booking.confirmed',
     bookable: true,
+    entry: 'CONVERTED',
   },
 };
 
@@ -87,6 +95,14 @@ export function changeBooking(
 }
 
 const stampOf = (rule: TransitionRule) => (rule.stamp ? `, ${rule.stamp} = ?::timestamptz` : '');
+
+/**
+ * The waiting-list entry offered this booking (D21), if any: CONVERTED by its confirmation, EXPIRED
+ * when it is cancelled or lapses (its seats are then offered on, by the caller's offer pass). A CTE
+ * after `ub`; `?` is the time of the change.
+ */
+const entryOf = (rule: TransitionRule) =>
+  `uw as (update waitlist_entries w set status = '${rule.entry}', updated_at = ?::timestamptz from ok where w.offered_booking_id = ok.id and w.status = 'OFFERED'),`;
 
 /**
  * A booking counted on its event's row (booked while the event was not slotted): locks the event, its
@@ -125,6 +141,7 @@ async function changeOnRow(
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
+     ${entryOf(rule)}
      ue as (
        update events x set registration_count = e.registration_count ${confirmedDelta}, held_count = e.held_count - ok.held, updated_at = ?::timestamptz
          from ok join e on true where x.id = e.id),
@@ -142,6 +159,7 @@ async function changeOnRow(
     at,
     ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    at,
     at,
     ...outbox.bindings,
   ]);
@@ -177,6 +195,7 @@ async function changeInSlot(
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
+     ${entryOf(rule)}
      ues as (update event_slots x set taken = es.taken ${freed}, held = es.held - ok.held from ok join es on true where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = ts.taken ${freed}, held = ts.held - ok.held from ok join ts on true where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
      ${outbox.sql}
@@ -191,6 +210,7 @@ async function changeInSlot(
     at,
     ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    at,
     ...outbox.bindings,
   ]);
   return changeOf(em, answer, answer.changed === true);

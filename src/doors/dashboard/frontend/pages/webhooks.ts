@@ -50,6 +50,7 @@ const EVENT_TYPES = [
   'booking.expired',
   'booking.checked_in',
   'booking.check_in_undone',
+  'waitlist.offered',
 ];
 const SECRET_WARNING = 'This is the only time the signing secret is shown. Configure your receiver with it now.';
 
