@@ -1,6 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import { sendAttendeesCsv } from '../src/doors/rest/attendees-csv';
 import { attendeeBatches } from '../src/modules/booking/attendees.repository';
-import { preparedReads } from '../src/platform/db/prepared-reads';
+import { preparedReads, type PreparedReads } from '../src/platform/db/prepared-reads';
+import type { RequestContext } from '../src/platform/graphql/request-context';
 import { createPublishedEvent, ticket, type CreatedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
@@ -514,5 +518,84 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     const none: unknown[] = [];
     for await (const batch of attendeeBatches(preparedReads(app.orm.em.fork()), stranger, event.id)) none.push(...batch);
     expect(none).toEqual([]);
+  });
+
+  /** A response whose client reads only when told to: its writes wait (write() answers false) until then. */
+  class SlowClient extends Writable {
+    statusCode = 0;
+    readonly headers: Record<string, unknown> = {};
+    readonly req = { method: 'GET' };
+    text = '';
+    private reading = false;
+    private waiting: Array<() => void> = [];
+    constructor() {
+      super({ highWaterMark: 16 * 1024, decodeStrings: false });
+    }
+    setHeader(name: string, value: unknown): this {
+      this.headers[name.toLowerCase()] = value;
+      return this;
+    }
+    override _write(chunk: string, _encoding: BufferEncoding, done: () => void): void {
+      this.text += chunk;
+      if (this.reading) done();
+      else this.waiting.push(done);
+    }
+    read(): void {
+      this.reading = true;
+      for (const done of this.waiting.splice(0)) done();
+    }
+  }
+
+  test('backpressure: no further batch is read while the client does not read; then every row', async () => {
+    const event = await createPublishedEvent(app.client, key, { capacity: 10_000 });
+    await sql(
+      `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
+       select 'bk_bp' || lpad(g::text, 6, '0'), ?, ?, 1, 'bp@example.com', 'Back Pressure', 'CONFIRMED', timestamptz '2026-01-01 00:00:00+00' + g * interval '1 ms'
+       from generate_series(1, 3500) g`,
+      [organizationId, event.id],
+    );
+    const em = app.orm.em.fork();
+    const reads = preparedReads(em);
+    let statements = 0;
+    const counted: PreparedReads = { query: (text, values) => ((statements += 1), reads.query(text, values)) };
+    const context = { em, reads: counted, auth: { organization: { id: organizationId } }, requestId: 'backpressure' } as unknown as RequestContext;
+    const client = new SlowClient();
+    const sent = sendAttendeesCsv(client as unknown as ServerResponse, context, { slug: event.slug });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The first batch (1,000 rows, about 70 kB) is written, the client reads nothing: the door waits.
+    expect(statements).toBe(1);
+    expect(client.writableNeedDrain).toBe(true);
+    client.read();
+    await sent;
+    expect(statements).toBe(4); // 1,000 + 1,000 + 1,000 + 500 rows
+    expect(client.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const lines = client.text.split('\r\n');
+    expect(lines).toHaveLength(3_502);
+    expect(lines[3_500]).toBe('bk_bp003500,Back Pressure,bp@example.com,,1,CONFIRMED,2026-01-01T00:00:03.500Z,');
+  });
+
+  test('a failure once the file has begun cuts the response (destroyed, never ended cleanly) and goes on to the log', async () => {
+    const event = await createPublishedEvent(app.client, key, { capacity: 10_000 });
+    await sql(
+      `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
+       select 'bk_cut' || lpad(g::text, 6, '0'), ?, ?, 1, 'cut@example.com', 'Cut', 'CONFIRMED', now() + g * interval '1 ms' from generate_series(1, 1500) g`,
+      [organizationId, event.id],
+    );
+    const em = app.orm.em.fork();
+    const reads = preparedReads(em);
+    let statements = 0;
+    // The second batch's statement fails as a database gone away would.
+    const failing: PreparedReads = {
+      query: (text, values) => (++statements === 2 ? Promise.reject(new Error('connection terminated')) : reads.query(text, values)),
+    };
+    const context = { em, reads: failing, auth: { organization: { id: organizationId } }, requestId: 'cut' } as unknown as RequestContext;
+    const client = new SlowClient();
+    client.read();
+    let ended = false;
+    client.on('finish', () => (ended = true));
+    await expect(sendAttendeesCsv(client as unknown as ServerResponse, context, { slug: event.slug })).rejects.toThrow('connection terminated');
+    expect(client.destroyed).toBe(true);
+    expect(ended).toBe(false);
+    expect(client.text.split('\r\n')).toHaveLength(1_002); // the header and the first batch, no end
   });
 });
