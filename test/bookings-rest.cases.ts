@@ -228,8 +228,14 @@ describe('validation: 400 VALIDATION_ERROR naming every failing field, as the RE
       { field: 'holdMinutes', message: "holdMinutes must be at most 15 (the organization's holdMinutes)" },
     ]);
     expect(fields(await rest('POST', `/v1/events/${event.slug}/bookings`, [attendee()]))).toEqual(['body']);
+    // Lengths in code points, as PostgreSQL counts them (a variation selector is a character of its own).
+    // (class-validator's MaxLength counted 150 here, and PostgreSQL's varchar(200) refused the row.)
+    expect(fields(await book(event.slug, { attendeeName: 'a\uFE0F'.repeat(150) }))).toEqual(['attendeeName']);
     const [{ count }] = await sql<{ count: string }>('select count(*) from bookings where event_id = ?', [event.id]);
     expect(Number(count)).toBe(0);
+    const longest = await book(event.slug, { attendeeName: '\u{1F600}'.repeat(200) });
+    expect(longest.status).toBe(201);
+    expect(longest.body.attendeeName).toBe('\u{1F600}'.repeat(200));
   });
 
   test('the path: a malformed slug is `slug`, a malformed id `id`; eventSlug in a body is the path`s, never the body`s', async () => {

@@ -143,7 +143,7 @@ export function errorCodesOf(route: CompiledRoute | RestDownload): ErrorCode[] {
   return [...new Set(codes)];
 }
 
-function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
   const { node, field } = rootFieldOf(schema, route);
   const permission = permissionOf(schema, field);
   if (!permission) throw new Error(`Operation ${route.operation}: its root field declares no permission`);
@@ -195,7 +195,8 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
             ...(route.location ? { Location: { ...headerRef('Location') } } : {}),
             ...replayedHeader(route),
           },
-          content: { 'application/json': { schema: converter.output(field.type, node.selectionSet) } },
+          // Never null: a root field that answers null carries its error (404), and REST answers that instead.
+          content: { 'application/json': { schema: converter.output(isNonNullType(field.type) ? field.type : new GraphQLNonNull(field.type), node.selectionSet) } },
         };
 
   return {
@@ -206,7 +207,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     'x-required-permission': permission,
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body ? { requestBody: requestBodyOf(route, converter) } : {}),
+    ...(route.body ? { requestBody: requestBodyOf(route, converter, replaced) } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
   };
 }
@@ -215,7 +216,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
  * The body of a write: the input type of its variable, less the fields the path gives (bodyFromPath,
  * a component of its own named after the operation: CreateBookingBody).
  */
-function requestBodyOf(route: CompiledRoute, converter: SchemaConverter): Json {
+function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
   const input = converter.input(route.variableTypes.get(route.body!)!);
   const fromPath = Object.entries(route.bodyFromPath ?? {});
   let schema = input;
@@ -225,6 +226,7 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter): Json {
     const taken = new Set(fromPath.map(([field]) => field));
     const properties = Object.fromEntries(Object.entries(full.properties).filter(([field]) => !taken.has(field)));
     const required = (full.required ?? []).filter((field) => !taken.has(field));
+    replaced.add(typeName);
     const name = `${route.operation}Body`;
     const { required: _required, ...rest } = full;
     converter.components[name] = {
@@ -299,9 +301,15 @@ export function buildOpenApiDocument(
   }
   const converter = new SchemaConverter(schema, fragments);
   const paths: Record<string, Record<string, Json>> = {};
+  // Input types a route's body replaced by a narrower component (bodyFromPath): dropped unless used elsewhere.
+  const replaced = new Set<string>();
   for (const route of routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(schema, route, converter) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(schema, route, converter, replaced) };
+  }
+  for (const name of replaced) {
+    const others = Object.entries(converter.components).filter(([other]) => other !== name);
+    if (!JSON.stringify([paths, others]).includes(`"#/components/schemas/${name}"`)) delete converter.components[name];
   }
   for (const download of downloads) {
     const path = openApiPath(download.path);
