@@ -9,6 +9,7 @@ caseFile('bookings-holds', () => require('./bookings-holds.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));
 caseFile('bookings-outbox', () => require('./bookings-outbox.cases'));
 caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
+caseFile('bookings-rest', () => require('./bookings-rest.cases'));
 caseFile('bookings-slots', () => require('./bookings-slots.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));
 caseFile('bookings-waitlist', () => require('./bookings-waitlist.cases'));

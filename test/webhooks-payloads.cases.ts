@@ -11,8 +11,8 @@ import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessag
  * A webhook's `data` is the resource as the API shows it (D18), made by the presenters from the rows
  * the change holds, without running a request. For every message a real receiver gets, this compares
  * `data` with what the API answers for the same resource right after that change: the event with
- * GET /v1/events/{slug}, the booking with GraphQL booking(id) (the same fields), a ticket type with its
- * entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (issue 23).
+ * GET /v1/events/{slug}, the booking with GET /v1/bookings/{id} and GraphQL booking(id) (the same
+ * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (issue 23).
  */
 
 let app: TestApp;
@@ -70,9 +70,16 @@ function recorder(key: string, organizationId: string) {
       expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(rest));
       return rest;
     },
-    /** The next message is `type`, and its data is booking(id) now (ticketType { id } as ticketTypeId). */
+    /**
+     * The next message is `type`, and its data is GET /v1/bookings/{id} now, byte for byte (D23: the
+     * REST booking is the payload's shape), and booking(id) (ticketType { id } as ticketTypeId).
+     */
     async expectBooking(type: string, id: string): Promise<void> {
       const message = await next(type);
+      const rest = await app.client.rest('GET', `/v1/bookings/${id}`, key);
+      expect(rest.status).toBe(200);
+      expect(message.json.data).toEqual(rest.body);
+      expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(rest.body));
       const answer = await app.client.graphql(key, BOOKING, { id });
       expect(answer.body.errors).toBeUndefined();
       const { ticketType, ...fields } = answer.body.data.booking;
@@ -308,4 +315,34 @@ describe('ticket type messages (issue 23)', () => {
     await updateTicketType(app.orm.em.fork(), tenant.organization.id, ga, { name: 'Kept' });
     expect((await messageRows(tenant.organization.id)).map((row) => row.type)).toEqual(['ticket_type.updated']);
   });
+});
+
+test('bookings changed through REST (D23): each message equals GET /v1/bookings/{id} of its moment, byte for byte', async () => {
+  const { key, organization } = await tenantWithEndpoint();
+  const messages = recorder(key, organization.id);
+  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 5, currency: 'EUR', quantity: 5 }] }));
+  await messages.expectEvent('event.created', created.body.slug);
+  expect((await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  await messages.expectEvent('event.published', created.body.slug);
+
+  const held = await app.client.rest('POST', `/v1/events/${created.body.slug}/bookings`, key, {
+    ticketTypeId: created.body.ticketTypes[0].id,
+    quantity: 2,
+    attendeeEmail: 'ada@example.com',
+    attendeeName: 'Ada "The Countess", Lovelace',
+    hold: true,
+    holdMinutes: 3,
+  });
+  expect(held.status).toBe(201);
+  const { id } = held.body;
+  await messages.expectBooking('booking.held', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/confirm`, key)).status).toBe(200);
+  await messages.expectBooking('booking.confirmed', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  await messages.expectBooking('booking.checked_in', id);
+  expect((await app.client.rest('DELETE', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  await messages.expectBooking('booking.check_in_undone', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/cancel`, key)).status).toBe(200);
+  await messages.expectBooking('booking.cancelled', id);
+  expect(byOrg(organization.id)).toHaveLength(messages.count);
 });

@@ -88,7 +88,7 @@ export const ERROR_TABLE = {
   BOOKING_NOT_FOUND: code<{ id: string }>({ status: 404, when: "No booking with this id in the key's organization.", details: { type: 'object' } }),
   TICKET_TYPE_NOT_FOUND: code<{ id: string }>({
     status: 404,
-    when: "GraphQL only: no ticket type with this id in the key's organization.",
+    when: "No ticket type with this id in the key's organization (or of this event, for a booking).",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   }),
   WAITLIST_ENTRY_NOT_FOUND: code<{ id: string }>({
@@ -169,12 +169,12 @@ export const ERROR_TABLE = {
   }),
   EVENT_NOT_PUBLISHED: code<{ slug: string; status: string }>({
     status: 409,
-    when: 'GraphQL only: a booking was asked for an event that is not PUBLISHED.',
+    when: 'A booking was asked for an event that is not PUBLISHED.',
     details: { type: 'object', properties: { slug: { type: 'string' }, status: { type: 'string' } }, required: ['slug', 'status'] },
   }),
   BOOKING_ALREADY_CANCELLED: code<{ id: string; cancelledAt: string | null }>({
     status: 409,
-    when: 'GraphQL only: the booking was cancelled before.',
+    when: 'The booking was cancelled before.',
     details: { type: 'object', properties: { id: { type: 'string' }, cancelledAt: { type: ['string', 'null'] } }, required: ['id'] },
   }),
   HOLD_EXPIRED: code<{ id: string; expiresAt: string | null }>({

@@ -1,6 +1,6 @@
-import { IsEmail, IsInt, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsInt, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { IsNotBlank } from '../../foundation/validation/rules';
+import { IsNotBlank, MaxCharacters } from '../../foundation/validation/rules';
 import type { FieldError } from '../../foundation/errors/app-error';
 import { idErrors, slugErrors } from '../../foundation/validation/arguments';
 import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
@@ -31,12 +31,12 @@ export abstract class SeatsRequestInput {
 
   @Field({ description: 'An email address, at most 254 characters.' })
   @IsEmail({}, { message: 'attendeeEmail must be an email address' })
-  @MaxLength(254)
+  @MaxCharacters(254)
   attendeeEmail!: string;
 
   @Field({ description: '1 to 200 characters, not blank.' })
   @IsNotBlank()
-  @MaxLength(200)
+  @MaxCharacters(200)
   attendeeName!: string;
 }
 
