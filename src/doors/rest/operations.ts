@@ -71,4 +71,21 @@ export const REST_OPERATIONS = /* GraphQL */ `
   mutation UndoCheckIn($id: ID!) {
     undoCheckIn(id: $id) { ...Booking }
   }
+
+  # A waiting-list entry as REST shows it (D21, D23).
+  fragment WaitlistEntry on WaitlistEntry {
+    id eventId eventSlug ticketTypeId quantity attendeeEmail attendeeName status position createdAt offeredAt offeredBookingId offerExpiresAt
+  }
+
+  query ListWaitlist($slug: String!, $page: Int, $limit: Int, $status: WaitlistStatus) {
+    waitlist(eventSlug: $slug, page: $page, limit: $limit, status: $status) { entries { ...WaitlistEntry } total page limit }
+  }
+
+  mutation JoinWaitlist($input: JoinWaitlistInput!) {
+    joinWaitlist(input: $input) { ...WaitlistEntry }
+  }
+
+  mutation LeaveWaitlist($id: ID!) {
+    leaveWaitlist(id: $id) { ...WaitlistEntry }
+  }
 `;

@@ -150,6 +150,41 @@ export const REST_ROUTES: readonly RestRoute[] = [
     errors: [...BOOKING_ERRORS, 'NOT_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
     parameterBounds: bookingId,
   },
+
+  // The waiting list (D21, D23): the GraphQL waiting-list operations, one route each.
+  {
+    method: 'GET',
+    path: '/v1/events/:slug/waitlist',
+    operation: 'ListWaitlist',
+    query: ['page', 'limit', 'status'],
+    status: 200,
+    result: 'waitlist',
+    errors: ['EVENT_NOT_FOUND'],
+    parameterBounds: { ...eventSlug, ...pageBounds },
+    tag: 'Waiting list',
+  },
+  {
+    method: 'POST',
+    path: '/v1/events/:slug/waitlist',
+    operation: 'JoinWaitlist',
+    body: 'input',
+    bodyFromPath: { eventSlug: 'slug' },
+    status: 201,
+    result: 'joinWaitlist',
+    errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SEATS_AVAILABLE'],
+    parameterBounds: eventSlug,
+    tag: 'Waiting list',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/waitlist/:id',
+    operation: 'LeaveWaitlist',
+    status: 200,
+    result: 'leaveWaitlist',
+    errors: ['WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_ENTRY_NOT_WAITING'],
+    parameterBounds: { id: idBounds('wl') },
+    tag: 'Waiting list',
+  },
 ];
 
 /**
