@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../foundation/errors/app-error';
 import { argumentBounds } from '../../foundation/validation/arguments';
 import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
+import { MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -31,10 +32,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events',
     operation: 'ListEvents',
-    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy'],
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: { page: argumentBounds('page'), limit: argumentBounds('limit'), search: { maxLength: MAX_SEARCH_LENGTH } },
+    parameterBounds: {
+      page: argumentBounds('page'),
+      limit: argumentBounds('limit'),
+      search: { maxLength: MAX_SEARCH_LENGTH },
+      after: { maxLength: MAX_CURSOR_LENGTH },
+    },
   },
   {
     method: 'POST',
