@@ -50,7 +50,7 @@ export class ListCursors {
     if (!this.keys.some((key) => timingSafeEqual(tag, this.tag(key, organizationId, list, body)))) return undefined;
     try {
       const position: unknown = JSON.parse(body.toString('utf8'));
-      return Array.isArray(position) && position.every((value) => typeof value === 'string') ? (position as string[]) : undefined;
+      return Array.isArray(position) && position.every((value) => typeof value === 'string') ? position : undefined;
     } catch {
       return undefined;
     }
