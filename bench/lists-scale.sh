@@ -7,7 +7,8 @@
 #   - GET /v1/events?limit=20 at CONNECTIONS (32) connections, wrk, ROUNDS rounds alternating small/big
 #   - page 50,000 (limit 20) alone: median of 7 requests, one at a time
 #   - the 1,000th cursor page alone: walks 1,000 pages with nextCursor, then times that page (median of 7)
-# The machine may be shared: the figures are what this run measured, nothing more.
+# The machine may be shared: the figures are what this run measured, nothing more. KEEP_DB=1 keeps the
+# database (its URL printed at the end), e.g. to EXPLAIN the list's statements on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ADMIN_URL=${BENCH_ADMIN_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
@@ -23,7 +24,7 @@ DB_URL=${ADMIN_URL%/*}/$DB
 WORK=$(mktemp -d)
 cleanup() {
   [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true
-  psql "$ADMIN_URL" -qc "drop database if exists $DB with (force)" >/dev/null 2>&1 || true
+  if [ -n "${KEEP_DB:-}" ]; then echo "kept database: $DB_URL" >&2; else psql "$ADMIN_URL" -qc "drop database if exists $DB with (force)" >/dev/null 2>&1 || true; fi
   [ -n "${KEEP_WORK:-}" ] && cat "$WORK/server.log" >&2; rm -rf "$WORK"
 }
 trap cleanup EXIT

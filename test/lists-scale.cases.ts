@@ -1,7 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { DOORS, eventApi, expectValidationError, type Door } from './helpers/event-api';
 import { createTenant, eventInput } from './helpers/factories';
-import { insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
+import { insertBookings, insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
+import { BookingStatus } from '../src/modules/booking/booking.entity';
 import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { EventStatus } from '../src/modules/event/event-status';
@@ -206,5 +207,77 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
     const ids = await walk(door, tenant.key, { status: 'DRAFT', limit: 7, orderBy: 'START_DATE_DESC' });
     expect(ids).toEqual(all.START_DATE_DESC);
     expect((await api.list({ status: 'PUBLISHED' })).data).toMatchObject({ events: [], total: 0, nextCursor: null });
+  });
+});
+
+describe('bookings lists: exact totals, cursor pages (GraphQL: Query.bookings and Event.bookings)', () => {
+  const PAGE = `query($slug: String!, $limit: Int, $page: Int, $status: BookingStatus, $after: String) {
+    bookings(eventSlug: $slug, limit: $limit, page: $page, status: $status, after: $after) { bookings { id status } total nextCursor }
+  }`;
+
+  async function publishedEvent() {
+    const tenant = await createTenant(app.orm);
+    const api = eventApi(app.client, tenant.key, 'rest');
+    const created = await api.create(eventInput({ capacity: 500 }));
+    expect((await api.update(created.data.slug, { status: 'PUBLISHED' })).status).toBe(200);
+    return { tenant, slug: created.data.slug as string, id: created.data.id as string };
+  }
+
+  const book = (key: string, slug: string) =>
+    app.client.graphql(key, 'mutation($i: CreateBookingInput!) { createBooking(input: $i) { id status } }', {
+      i: { eventSlug: slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' },
+    });
+
+  test('totals follow bookings and cancellations, per status', async () => {
+    const { tenant, slug } = await publishedEvent();
+    const made = await Promise.all(Array.from({ length: 9 }, () => book(tenant.key, slug)));
+    const ids = made.map((response) => response.body.data.createBooking.id as string);
+    for (const id of ids.slice(0, 4)) {
+      const cancelled = await app.client.graphql(tenant.key, 'mutation($id: ID!) { cancelBooking(id: $id) { status } }', { id });
+      expect(cancelled.body.errors).toBeUndefined();
+    }
+    const totals = async (status?: string) => (await app.client.graphql(tenant.key, PAGE, { slug, limit: 1, status })).body.data.bookings.total;
+    expect([await totals(), await totals('CONFIRMED'), await totals('CANCELLED')]).toEqual([9, 5, 4]);
+  });
+
+  test('a cursor walk reads every booking once, newest first, while bookings are made between pages', async () => {
+    const { tenant, slug, id } = await publishedEvent();
+    // Created in one statement: ties on created_at, broken by id.
+    await insertBookings(app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 17 }, () => BookingStatus.CONFIRMED));
+    const everything = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 100 })).body.data.bookings;
+    expect(everything.nextCursor).toBeNull();
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let pages = 0; pages < 20; pages += 1) {
+      const page = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after })).body.data.bookings;
+      seen.push(...page.bookings.map((booking: { id: string }) => booking.id));
+      after = page.nextCursor ?? undefined;
+      if (!after) break;
+      await book(tenant.key, slug);
+    }
+    expect(seen).toEqual(everything.bookings.map((booking: { id: string }) => booking.id));
+    // Event.bookings gives the same cursors, usable with Query.bookings.
+    const nested = await app.client.graphql(tenant.key, `query { events { events { slug bookings(limit: 4) { nextCursor } } } }`);
+    const cursor = nested.body.data.events.events[0].bookings.nextCursor;
+    const continued = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after: cursor })).body.data.bookings;
+    expect(continued.bookings).toHaveLength(4);
+  });
+
+  test('a booking cursor of another event, status or organization, or altered, is 400 VALIDATION_ERROR on after', async () => {
+    const { tenant, slug, id } = await publishedEvent();
+    await insertBookings(app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 5 }, () => BookingStatus.CONFIRMED));
+    const cursor = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 2 })).body.data.bookings.nextCursor as string;
+    const other = await eventApi(app.client, tenant.key, 'rest').create(eventInput());
+    const refused = async (key: string, variables: Record<string, unknown>) => {
+      const response = await app.client.graphql(key, PAGE, { limit: 2, ...variables });
+      expect(response.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'after' }] } });
+    };
+    await refused(tenant.key, { slug: other.data.slug, after: cursor });
+    await refused(tenant.key, { slug, status: 'CANCELLED', after: cursor });
+    await refused(tenant.key, { slug, after: `${cursor}A` });
+    const stranger = await createTenant(app.orm);
+    const strangerEvent = await eventApi(app.client, stranger.key, 'rest').create(eventInput({ slug }));
+    expect(strangerEvent.status).toBe(201);
+    await refused(stranger.key, { slug, after: cursor });
   });
 });
