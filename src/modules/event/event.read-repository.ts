@@ -144,9 +144,9 @@ function totalSql(query: EventListQuery, where: string): string {
 /**
  * One page and the total in a single statement, whatever the page size: the total and the page are
  * joined laterally, so a page past the end still returns one row carrying the total. The page seeks
- * its first row on the order's index: after a cursor's position, or after the row a page number
- * skips to (found on the same index, an index-only scan), so a page costs the same at any depth for
- * cursors and reads only index entries for the rows a page number skips. One row more than the page
+ * its first row on the order's index: after a cursor's position, or at the row a page number skips
+ * to (found on the same index, an index-only scan from the nearer end), so a page costs the same at
+ * any depth for cursors and reads only index entries for the rows a page number skips. One row more than the page
  * says whether another page follows (`next`: the position of the page's last row, for its cursor).
  * The SQL text depends only on which filters are present and how the page starts (a few fixed
  * statements), never on their values.
@@ -173,21 +173,30 @@ export async function listEvents(
   const direction = descending ? 'desc' : 'asc';
   const orderBy = `${column} ${direction}, e.id ${direction}`;
   const limit = parameter(query.limit + 1)();
-  let from = 'events e';
+  let anchor: string | undefined;
   let seek = '';
   if ('after' in start) {
     const [sortKey, id] = start.after;
     const at = `'epoch'::timestamptz + ${parameter(sortKey)()}::bigint * interval '1 microsecond'`;
     seek = ` and (${column}, e.id) ${descending ? '<' : '>'} (${at}, ${parameter(id)()}::varchar)`;
   } else if (start.page > 1) {
-    // The first row of the page, found on the index without reading the rows it skips.
+    // The first row of the page, found on the order's index (index-only) without reading the rows it
+    // skips, from whichever end of the list is nearer: the total is known first, so a page in the
+    // second half skips total − 1 − offset entries from the other end (the last page costs as the first).
     const offset = parameter((start.page - 1) * query.limit)();
-    from = `(select ${column} as k, e.id from events e where ${where} order by ${orderBy} offset ${offset} limit 1) s, events e`;
+    const reverse = descending ? 'asc' : 'desc';
+    anchor = `(select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} <= c.total / 2
+          order by ${orderBy} offset ${offset} limit 1) near
+        union all
+        select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} > c.total / 2 and ${offset} < c.total
+          order by ${column} ${reverse}, e.id ${reverse} offset greatest(c.total - 1 - ${offset}, 0) limit 1) far) s`;
     seek = ` and (${column}, e.id) ${descending ? '<=' : '>='} (s.k, s.id)`;
   }
-  const text = `select c.total, p.* from (${totalSql(query, where)}) c
-    left join lateral (select ${EVENT_COLUMNS}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
-      from ${from} where ${where}${seek} order by ${orderBy} limit ${limit}) p on true`;
+  const page = `select ${EVENT_COLUMNS}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
+      from events e where ${where}${seek} order by ${orderBy} limit ${limit}`;
+  // A page number's first row comes first (one row), then the page seeks from it on the index.
+  const pageFrom = anchor ? `select x.* from ${anchor} cross join lateral (${page}) x` : page;
+  const text = `select c.total, p.* from (${totalSql(query, where)}) c left join lateral (${pageFrom}) p on true`;
   const rows = await db.query<EventView & { total: number; sortKey: string }>(text, values);
   // Past the last page, the lateral join leaves one row of nulls next to the total.
   const found = rows.length === 1 && rows[0].id === null ? [] : rows;
