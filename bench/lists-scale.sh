@@ -5,7 +5,7 @@
 # 1,000, each event with one ticket type, loaded with SQL (insert … select generate_series; the
 # event_counts triggers count them in the same statements), then VACUUM ANALYZE. Measures:
 #   - GET /v1/events?limit=20 at CONNECTIONS (32) connections, wrk, ROUNDS rounds alternating small/big
-#   - page 50,000 (limit 20) alone: median of 7 requests, one at a time
+#   - page 50,000 (limit 20) alone: median of 7 requests, one at a time; the middle page (the worst), median of 3
 #   - the 1,000th cursor page alone: walks 1,000 pages with nextCursor, then times that page (median of 7)
 # The machine may be shared: the figures are what this run measured, nothing more. KEEP_DB=1 keeps the
 # database (its URL printed at the end), e.g. to EXPLAIN the list's statements on it.
@@ -108,6 +108,9 @@ const timed = async (path, times = 7) => {
   console.log(`page 1 (limit 20) alone: median ${await timed('/v1/events?limit=20')} ms`);
   const deep = await get('/v1/events?limit=20&page=50000');
   console.log(`page 50,000 (limit 20): ${deep.body.events.length} events; median ${await timed('/v1/events?limit=20&page=50000')} ms`);
+  // The worst page number: the middle of the list (half the index entries skipped, from either end).
+  const middle = Math.floor(deep.body.total / 40);
+  console.log(`page ${middle.toLocaleString('en')} (the middle, limit 20): median ${await timed(`/v1/events?limit=20&page=${middle}`, 3)} ms`);
   let after = null;
   const walkStarted = Date.now();
   for (let page = 1; page < 1000; page += 1) {
