@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../foundation/errors/app-error';
 import { argumentBounds } from '../../foundation/validation/arguments';
 import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
-import { MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -24,7 +24,9 @@ export interface RestRoute {
    */
   readonly errors?: readonly ErrorCode[];
   /** Bounds of query parameters, for the OpenAPI document: the constants the service checks them with. */
-  readonly parameterBounds?: Readonly<Record<string, { readonly minimum?: number; readonly maximum?: number; readonly maxLength?: number }>>;
+  readonly parameterBounds?: Readonly<
+    Record<string, { readonly minimum?: number; readonly maximum?: number; readonly maxLength?: number; readonly pattern?: string }>
+  >;
 }
 
 export const REST_ROUTES: readonly RestRoute[] = [
@@ -39,7 +41,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
       page: argumentBounds('page'),
       limit: argumentBounds('limit'),
       search: { maxLength: MAX_SEARCH_LENGTH },
-      after: { maxLength: MAX_CURSOR_LENGTH },
+      after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN },
     },
   },
   {

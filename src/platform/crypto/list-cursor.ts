@@ -6,6 +6,9 @@ import type { ServerSecrets } from './server-secrets';
 const TAG_BYTES = 16;
 /** Cursors are short: a position is two values. Anything longer is not one of ours. */
 export const MAX_CURSOR_LENGTH = 512;
+/** What a cursor looks like (base64url of a tag and at least an empty position), as the OpenAPI document states it. */
+export const CURSOR_PATTERN = `^[A-Za-z0-9_-]{24,${MAX_CURSOR_LENGTH}}$`;
+const CURSOR_SHAPE = new RegExp(CURSOR_PATTERN);
 
 /**
  * List cursors (D25): opaque base64url strings `tag ‖ position`, where the position is the sort key and
@@ -43,7 +46,7 @@ export class ListCursors {
 
   /** The position a cursor names, or undefined when it is not a cursor of this organization's list. */
   open(organizationId: string, list: string, cursor: string): string[] | undefined {
-    if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+    if (!CURSOR_SHAPE.test(cursor)) return undefined;
     const raw = Buffer.from(cursor, 'base64url');
     if (raw.length <= TAG_BYTES) return undefined;
     const [tag, body] = [raw.subarray(0, TAG_BYTES), raw.subarray(TAG_BYTES)];
