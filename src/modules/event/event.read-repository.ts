@@ -114,7 +114,8 @@ export type EventPageStart = { readonly after: ListPosition } | { readonly page:
 
 /** Events published and past their end read as COMPLETED (D3): counted through events_published_end_date_index. */
 const ENDED_PUBLISHED = `(select count(*) from events e where e.organization_id = $1 and e.status = 'PUBLISHED' and e.end_date <= now())`;
-const KEPT = (columns: string) => `coalesce((select ${columns} from event_counts k where k.organization_id = $1), 0)`;
+// An organization's kept counts are spread over a few rows (the migration's shards): their sum.
+const KEPT = (columns: string) => `coalesce((select sum(${columns}) from event_counts k where k.organization_id = $1), 0)`;
 
 /**
  * The total of a list in constant time where the kept counts answer it (event_counts, D25): no filter,
