@@ -32,35 +32,39 @@ export class Migration20261128010000_list_counts extends Migration {
       "completed" bigint not null default 0,
       constraint "event_counts_pkey" primary key ("organization_id", "shard")
     );`);
-    this.addSql(`create function event_counts_add(rows_by_status jsonb, sign int) returns void language sql as $$
-      insert into event_counts as c (organization_id, shard, draft, published, cancelled, completed)
-      select r.organization_id, r.shard, sign * r.draft, sign * r.published, sign * r.cancelled, sign * r.completed
-      from jsonb_to_recordset(rows_by_status) as r(organization_id varchar, shard smallint, draft bigint, published bigint, cancelled bigint, completed bigint)
-      where exists (select 1 from organizations o where o.id = r.organization_id)
-      order by r.organization_id, r.shard
-      on conflict (organization_id, shard) do update set
-        draft = c.draft + excluded.draft, published = c.published + excluded.published,
-        cancelled = c.cancelled + excluded.cancelled, completed = c.completed + excluded.completed
-    $$;`);
-    const grouped = (table: string) => `coalesce((select jsonb_agg(g) from (
-        select organization_id, ${SHARD('id')} as shard,
-          count(*) filter (where status = 'DRAFT') as draft, count(*) filter (where status = 'PUBLISHED') as published,
-          count(*) filter (where status = 'CANCELLED') as cancelled, count(*) filter (where status = 'COMPLETED') as completed
-        from ${table} group by 1, 2) g), '[]'::jsonb)`;
+    const byStatus = (status: string) => `count(*) filter (where status = '${status}')`;
+    const grouped = (table: string) => `select organization_id, ${SHARD('id')} as shard,
+        ${byStatus('DRAFT')} as draft, ${byStatus('PUBLISHED')} as published, ${byStatus('CANCELLED')} as cancelled, ${byStatus('COMPLETED')} as completed
+      from ${table} group by 1, 2 order by 1, 2`;
+    // Inserted events belong to existing organizations (their foreign key): upsert their rows, in key order.
     this.addSql(`create function event_counts_inserted() returns trigger language plpgsql as $$
-      begin perform event_counts_add(${grouped('inserted_events')}, 1); return null; end $$;`);
+      begin
+        insert into event_counts as c (organization_id, shard, draft, published, cancelled, completed)
+        ${grouped('inserted_events')}
+        on conflict (organization_id, shard) do update set
+          draft = c.draft + excluded.draft, published = c.published + excluded.published,
+          cancelled = c.cancelled + excluded.cancelled, completed = c.completed + excluded.completed;
+        return null;
+      end $$;`);
+    // A deleted organization's rows are gone with it (cascade): the update then finds nothing to change.
     this.addSql(`create function event_counts_deleted() returns trigger language plpgsql as $$
-      begin perform event_counts_add(${grouped('deleted_events')}, -1); return null; end $$;`);
+      begin
+        update event_counts c set draft = c.draft - d.draft, published = c.published - d.published,
+          cancelled = c.cancelled - d.cancelled, completed = c.completed - d.completed
+        from (${grouped('deleted_events')}) d where c.organization_id = d.organization_id and c.shard = d.shard;
+        return null;
+      end $$;`);
+    // One event's status change: its own counter row, -1 in the old status and +1 in the new one.
+    const delta = (row: string, sign: string) =>
+      `draft = c.draft ${sign} (${row}.status = 'DRAFT')::int, published = c.published ${sign} (${row}.status = 'PUBLISHED')::int,
+          cancelled = c.cancelled ${sign} (${row}.status = 'CANCELLED')::int, completed = c.completed ${sign} (${row}.status = 'COMPLETED')::int`;
     this.addSql(`create function event_counts_changed() returns trigger language plpgsql as $$
       begin
-        perform event_counts_add(jsonb_build_array(
-          jsonb_build_object('organization_id', old.organization_id, 'shard', ${SHARD('old.id')},
-            'draft', (old.status = 'DRAFT')::int, 'published', (old.status = 'PUBLISHED')::int,
-            'cancelled', (old.status = 'CANCELLED')::int, 'completed', (old.status = 'COMPLETED')::int)), -1);
-        perform event_counts_add(jsonb_build_array(
-          jsonb_build_object('organization_id', new.organization_id, 'shard', ${SHARD('new.id')},
-            'draft', (new.status = 'DRAFT')::int, 'published', (new.status = 'PUBLISHED')::int,
-            'cancelled', (new.status = 'CANCELLED')::int, 'completed', (new.status = 'COMPLETED')::int)), 1);
+        update event_counts c set ${delta('old', '-')} where c.organization_id = old.organization_id and c.shard = ${SHARD('old.id')};
+        insert into event_counts as c (organization_id, shard, draft, published, cancelled, completed)
+          values (new.organization_id, ${SHARD('new.id')}, (new.status = 'DRAFT')::int, (new.status = 'PUBLISHED')::int,
+            (new.status = 'CANCELLED')::int, (new.status = 'COMPLETED')::int)
+          on conflict (organization_id, shard) do update set ${delta('new', '+')};
         return null;
       end $$;`);
     this.addSql(`create trigger event_counts_insert after insert on "events" referencing new table as inserted_events
@@ -90,7 +94,6 @@ export class Migration20261128010000_list_counts extends Migration {
     this.addSql('drop function if exists event_counts_changed();');
     this.addSql('drop function if exists event_counts_deleted();');
     this.addSql('drop function if exists event_counts_inserted();');
-    this.addSql('drop function if exists event_counts_add(jsonb, int);');
     this.addSql('drop table if exists "event_counts";');
   }
 }
