@@ -15,6 +15,7 @@ const LONGEST_FIRST = [
   'members-cli-and-query.test.ts',
   'webhooks-processes.test.ts',
   'retention.test.ts',
+  'bookings-attendees-csv.test.ts',
   'group-errors.test.ts',
   'group-operations.test.ts',
   'keys-lifecycle.test.ts',

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   server.stdout.resume();
 
   try {
-    const { key } = benchTenant(url, 'GraphQL refusal bench');
+    const { key } = benchTenant(url, 'GraphQL refusal bench', dataDir);
     const ca = readFileSync(path.join(dataDir, 'tls', 'localhost.crt'));
     const senders = new https.Agent({ ca, keepAlive: true, maxSockets: CLIENTS });
     const prober = new https.Agent({ ca, keepAlive: true, maxSockets: 1 });

@@ -171,6 +171,23 @@ test('cancelBooking cancels a hold before expiresAt and frees its seats; confirm
   expectConsistent(await storedCounts(app.orm, event.id));
 });
 
+test.each([
+  ['on its row', 10],
+  ['slotted', 500],
+])('a hold on an event %s cancelled since cannot be confirmed (EVENT_NOT_PUBLISHED), stays HELD and can be cancelled', async (_kind, capacity) => {
+  const event = await createPublishedEvent(app.client, key, { capacity });
+  const held = (await hold(event.slug, { quantity: 2 })).body.data.createBooking;
+  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'CANCELLED' })).status).toBe(200);
+  const refused = await app.client.graphql(key, CONFIRM, { id: held.id });
+  expect(codeOf(refused)).toBe('EVENT_NOT_PUBLISHED');
+  expect(refused.body.errors[0].extensions.details).toEqual({ slug: event.slug, status: 'CANCELLED' });
+  expect(await storedStatus(held.id)).toBe('HELD');
+  expect((await app.client.graphql(key, CANCEL, { id: held.id })).body.data.cancelBooking.status).toBe('CANCELLED');
+  const stored = await storedCounts(app.orm, event.id);
+  expectConsistent(stored);
+  expect(stored).toMatchObject({ registrationCount: 0, held: 0 });
+});
+
 test('another organization cannot confirm a hold: BOOKING_NOT_FOUND, like a missing one', async () => {
   const event = await createPublishedEvent(app.client, key, { capacity: 2 });
   const held = (await hold(event.slug)).body.data.createBooking;

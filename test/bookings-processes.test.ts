@@ -31,7 +31,13 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     const secret = randomBytes(32).toString('base64');
     for (let index = 0; index < 2; index += 1) {
       const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-processes-'));
-      const spawned = await spawnServer({ DATABASE_URL: database.url, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000', SECRET_KEY: secret });
+      const spawned = await spawnServer({
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+        RATE_LIMIT_PER_MINUTE: '100000',
+        SECRET_KEY: secret,
+        HOLD_EXPIRY_INTERVAL_MS: '300',
+      });
       servers.push({ process: spawned, client: new HttpsClient(spawned.url, spawned.ca), dataDir });
     }
   }, 120_000);
@@ -113,5 +119,61 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     }
     const counted = await two.graphql(key, 'query($slug: String!) { event(slug: $slug) { checkedInCount } }', { slug: created.body.slug });
     expect(counted.body.data.event.checkedInCount).toBe(3);
+  });
+
+  // D20: holds, confirmations, cancellations and expiries (both processes sweep) racing on one event.
+  test.each([
+    ['a slotted event (600 seats)', 600],
+    ['an event on its row (300 seats)', 300],
+  ])('%s: holds from both processes never oversell; confirms, cancels and expiries keep every count exact', async (_kind, capacity) => {
+    const [one, two] = servers.map((server) => server.client);
+    const clients = [one, two];
+    const created = await one.rest('POST', '/v1/events', key, eventInput({ capacity, ticketTypes: [ticket({ quantity: capacity - 50 })] }));
+    expect((await two.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+    const ticketTypeId = created.body.ticketTypes[0].id as string;
+    const HOLD = 'mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status } }';
+    const seats = capacity / 30;
+    const held = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        clients[index % 2].graphql(key, HOLD, { input: bookingInput(created.body.slug, { hold: true, quantity: seats, ticketTypeId: index % 3 ? ticketTypeId : null }) }),
+      ),
+    );
+    const ids = held.filter((response) => response.body.data?.createBooking?.status === 'HELD').map((response) => response.body.data.createBooking.id as string);
+    expect(ids).toHaveLength(30);
+    expect(held.filter((response) => response.body.errors?.[0]?.extensions?.code === 'SOLD_OUT')).toHaveLength(10);
+
+    const confirm = 'mutation($id: ID!) { confirmBooking(id: $id) { id status } }';
+    const cancel = 'mutation($id: ID!) { cancelBooking(id: $id) { id status } }';
+    const lapse = (id: string) => orm.em.fork().getConnection().execute(`update bookings set expires_at = now() - interval '1 second' where id = ?`, [id]);
+    await Promise.all([
+      // Each of these confirmed from both processes at once: one confirms, the other answers it confirmed.
+      ...ids.slice(0, 10).flatMap((id) => clients.map((client) => client.graphql(key, confirm, { id }))),
+      ...ids.slice(10, 16).map((id, index) => clients[index % 2].graphql(key, cancel, { id })),
+      ...ids.slice(16, 24).map(lapse),
+      // New bookings race for what the cancellations free.
+      ...Array.from({ length: 12 }, (_, index) => clients[index % 2].graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug, { quantity: seats }) })),
+    ]);
+    const statusOf = async () =>
+      (await orm.em.fork().getConnection().execute<Array<{ id: string; status: string }>>('select id, status from bookings where id in (?)', [ids])).reduce(
+        (map, row) => map.set(row.id, row.status),
+        new Map<string, string>(),
+      );
+    let statuses = await statusOf();
+    for (let waited = 0; waited < 10_000 && ids.slice(16, 24).some((id) => statuses.get(id) !== 'EXPIRED'); waited += 200) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      statuses = await statusOf();
+    }
+    expect(ids.map((id) => statuses.get(id))).toEqual([...Array(10).fill('CONFIRMED'), ...Array(6).fill('CANCELLED'), ...Array(8).fill('EXPIRED'), ...Array(6).fill('HELD')]);
+    const counts = await storedCounts(orm, created.body.id);
+    expectConsistent(counts);
+    expect(counts.held).toBe(6 * seats);
+    expect(counts.registrationCount + counts.held).toBeLessThanOrEqual(capacity);
+    // What is free is booked exactly, and no more.
+    const left = capacity - counts.registrationCount - counts.held;
+    const rest = await Promise.all(Array.from({ length: left + 4 }, (_, index) => clients[index % 2].graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug) })));
+    expect(rest.filter((response) => response.body.data?.createBooking?.status === 'CONFIRMED')).toHaveLength(left);
+    const final = await storedCounts(orm, created.body.id);
+    expectConsistent(final);
+    expect(final.registrationCount + final.held).toBe(capacity);
   });
 });

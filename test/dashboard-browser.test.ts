@@ -3,6 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { addMember } from '../src/modules/member/commands/add-member';
 import { OrganizationPlan } from '../src/modules/organization/organization.entity';
+import { WEBHOOK_EVENT_TYPES } from '../src/modules/webhook/webhook-types';
 import { runCliInProcess, within } from './helpers/admin-cli';
 import { createMemberWithPassword } from './helpers/dashboard';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
@@ -233,40 +234,71 @@ test('invite link → set password → sign in → create a key → it lists eve
   expect(errors).toEqual([]);
 });
 
-test('a MEMBER sees read-only pages without the create button, and the GraphQL mutation refuses the session', async () => {
-  const organization = await createOrganization(app.orm, { name: 'Read Only Ltd' });
-  const member = await createMemberWithPassword(app.orm, organization.id, 'member', PASSWORD);
-  const { page, errors } = await newPage();
-  await page.goto(`${app.url}/dashboard/`);
-  await page.getByLabel('Email').fill(member.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-  await page.getByText('Only organization admins can see and manage API keys').waitFor();
-  expect(await page.getByRole('button', { name: 'Create API key' }).count()).toBe(0);
-
-  await go(page, 'members', 'Members');
-  await page.getByRole('cell', { name: member.email }).waitFor();
-  expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
-  expect(await page.getByRole('combobox').count()).toBe(0);
-  await expectAccessible(page, 'members (member)');
-
-  // Webhooks read-only: the endpoint and its messages, no add, send, rotate or delete.
-  const { key: webhookKey } = await createApiKey(app.orm, organization.id, { permissions: ['webhooks:write'] });
-  const endpoint = await app.client.graphql(webhookKey, CREATE_ENDPOINT, { input: { url: `${receiver.url}?member`, description: 'Read only hook' } });
+test('an admin demotes a member in the page; the MEMBER signs in and reads every page (keys and members listed, read only), with a note where they may not act', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Read Only Ltd', plan: OrganizationPlan.ENTERPRISE });
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const member = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const { key: cliKey } = await createApiKey(app.orm, organization.id, { name: 'Box office', permissions: ['events:read', 'webhooks:write'] });
+  const endpoint = await app.client.graphql(cliKey, CREATE_ENDPOINT, { input: { url: `${receiver.url}?member`, description: 'Read only hook' } });
   expect(endpoint.body.errors).toBeUndefined();
-  await go(page, 'webhooks', 'Webhooks');
-  await page.getByRole('button', { name: 'Messages of Read only hook' }).click();
-  await page.getByText('No messages yet.').waitFor();
-  for (const name of ['Add endpoint', 'Send test to Read only hook', 'Rotate secret of Read only hook', 'Delete Read only hook']) {
+
+  // The admin demotes the member through the Members page.
+  const adminView = await newPage();
+  await signInAs(adminView.page, admin.email);
+  await go(adminView.page, 'members', 'Members');
+  await adminView.page.getByRole('combobox', { name: `Role of ${member.name}` }).selectOption('MEMBER');
+  await adminView.page.getByRole('dialog', { name: `Make ${member.name} a member?` }).getByRole('button', { name: 'Make member' }).click();
+  await adminView.page.getByRole('status').getByText(`${member.name} is now a member`).waitFor();
+  expect(adminView.errors).toEqual([]);
+
+  const { page, errors } = await newPage();
+  const graphqlRequests: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().endsWith('/graphql')) graphqlRequests.push(String(request.postDataJSON()?.query ?? '').split(/[\s({]/)[1] ?? '');
+  });
+  await signInAs(page, member.email);
+  await page.getByText(`${member.name} · member`).waitFor();
+
+  // API keys: the list (asked for: one ApiKeys request), without the create, rotate or revoke controls.
+  await page.getByRole('cell', { name: 'Box office' }).waitFor();
+  await page.getByText('only organization admins create, rotate or revoke them').waitFor();
+  expect(graphqlRequests).toContain('ApiKeys');
+  for (const name of ['Create API key', 'Rotate key Box office', 'Revoke key Box office']) {
     expect({ name, count: await page.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
   }
-  await expectAccessible(page, 'webhooks (member)');
+  expect(await page.getByRole('columnheader', { name: 'Actions' }).count()).toBe(0);
+  await capture(page, 'member-keys');
+
+  // Members: the list with roles as text, no invite, role change or removal.
+  await go(page, 'members', 'Members');
+  await page.getByRole('cell', { name: member.email }).waitFor();
+  await page.getByRole('cell', { name: admin.email }).waitFor();
+  await page.getByText('only organization admins invite members, change roles or remove members').waitFor();
+  expect(await page.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
+  expect(await page.getByRole('combobox').count()).toBe(0);
+  expect(await page.getByRole('button', { name: `Remove ${admin.name}` }).count()).toBe(0);
+  await capture(page, 'member-members');
+
+  // Webhooks read-only: the endpoint and its messages, no add, send, edit, disable, rotate or delete.
+  await go(page, 'webhooks', 'Webhooks');
+  await page.getByText('only organization admins add, change, test or delete endpoints').waitFor();
+  await page.getByRole('button', { name: 'Messages of Read only hook' }).click();
+  await page.getByText('No messages yet.').waitFor();
+  for (const name of ['Add endpoint', 'Send test to Read only hook', 'Edit Read only hook', 'Disable Read only hook', 'Rotate secret of Read only hook', 'Delete Read only hook']) {
+    expect({ name, count: await page.getByRole('button', { name }).count() }).toEqual({ name, count: 0 });
+  }
+  await capture(page, 'member-webhooks');
 
   await go(page, 'settings', 'Organization settings');
   await page.getByText('Only organization admins can change these settings.').waitFor();
   await page.getByText('15 minutes', { exact: true }).waitFor();
   await page.getByText('60 minutes', { exact: true }).waitFor();
+  expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+  await capture(page, 'member-settings');
+
+  await go(page, 'usage', 'Usage');
+  await page.getByRole('img', { name: /Requests a day per key/ }).waitFor();
+  await capture(page, 'member-usage');
 
   // The page's own session, sent the page's way: the mutation is refused all the same.
   const answer = await page.evaluate(async () => {
@@ -280,5 +312,90 @@ test('a MEMBER sees read-only pages without the create button, and the GraphQL m
   });
   expect(answer.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
   expect(answer.data).toBeNull();
+  expect(errors).toEqual([]);
+});
+
+async function signInAs(page: Page, email: string): Promise<void> {
+  await page.goto(`${app.url}/dashboard/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+}
+
+test('webhooks page: edit an endpoint (URL, description, types), see its messages arrive without reloading, disable and enable it', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Hooks Inc' });
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const { key } = await createApiKey(app.orm, organization.id, { permissions: ['events:read', 'events:write', 'webhooks:write'] });
+  const created = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?before-edit`, description: 'Edit me', eventTypes: ['event.deleted'] } });
+  expect(created.body.errors).toBeUndefined();
+  const endpointId: string = created.body.data.createWebhookEndpoint.endpoint.id;
+  const stored = async () =>
+    (await app.orm.em.fork().execute(`select url, description, event_types, enabled from webhook_endpoints where id = ?`, [endpointId]))[0] as {
+      url: string; description: string | null; event_types: string[]; enabled: boolean;
+    };
+
+  const { page, errors } = await newPage();
+  await signInAs(page, admin.email);
+  await go(page, 'webhooks', 'Webhooks');
+  // Every message type the API knows is offered, the ticket types' among them.
+  expect(WEBHOOK_EVENT_TYPES).toEqual(expect.arrayContaining(['ticket_type.created', 'ticket_type.updated', 'ticket_type.deleted']));
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    await page.getByRole('form', { name: 'Add an endpoint' }).getByLabel(type, { exact: true }).waitFor();
+  }
+
+  // Edit: the form starts from the endpoint's values; a refused value shows the API's message and changes nothing.
+  await page.getByRole('button', { name: 'Edit Edit me' }).click();
+  const form = page.getByRole('form', { name: 'Edit Edit me' });
+  await form.waitFor();
+  expect(await form.getByLabel('Endpoint URL (https)').inputValue()).toBe(`${receiver.url}?before-edit`);
+  expect(await form.getByLabel('event.deleted', { exact: true }).isChecked()).toBe(true);
+  await capture(page, 'webhooks-edit');
+  await form.getByLabel('Endpoint description (optional)').fill('x'.repeat(501));
+  await form.getByRole('button', { name: 'Save endpoint' }).click();
+  await page.getByRole('alert').getByText('description must be at most 500 characters').waitFor();
+  expect((await stored()).description).toBe('Edit me');
+
+  await form.getByLabel('Endpoint URL (https)').fill(`${receiver.url}?edited`);
+  await form.getByLabel('Endpoint description (optional)').fill('Edited hook');
+  await form.getByLabel('event.deleted', { exact: true }).uncheck();
+  await form.getByLabel('event.created', { exact: true }).check();
+  await form.getByLabel('ticket_type.created', { exact: true }).check();
+  await form.getByRole('button', { name: 'Save endpoint' }).click();
+  await page.getByRole('status').getByText('Endpoint saved').waitFor();
+  const row = page.getByRole('row').filter({ hasText: `${receiver.url}?edited` });
+  await row.getByText('Edited hook', { exact: true }).waitFor();
+  await row.getByText('event.created, ticket_type.created').waitFor();
+  expect(await page.getByRole('form', { name: /^Edit / }).count()).toBe(0);
+  expect(await stored()).toEqual({ url: `${receiver.url}?edited`, description: 'Edited hook', event_types: ['event.created', 'ticket_type.created'], enabled: true });
+
+  // Live messages: the list open, a change made elsewhere shows up with its attempt, the page not reloaded.
+  await page.getByRole('button', { name: 'Messages of Edited hook' }).click();
+  await page.getByText('No messages yet.').waitFor();
+  await page.evaluate('window.notReloaded = true');
+  const event = await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'Live one' }));
+  expect(event.status).toBe(201);
+  await receiver.waitFor((received) => received.some((message) => message.path.endsWith('?edited') && message.json.data.slug === event.body.slug));
+  await page.getByRole('cell', { name: 'event.created', exact: true }).waitFor({ timeout: 15_000 });
+  await page.getByRole('list', { name: /^Attempts of message msg_/ }).getByText(/#1 .*: 200/).waitFor({ timeout: 15_000 });
+  await page.getByRole('cell', { name: 'SUCCEEDED', exact: true }).waitFor({ timeout: 15_000 });
+  expect(await page.evaluate('window.notReloaded')).toBe(true);
+
+  // Disable: the state says so, nothing is queued for it; enable: sent again.
+  await page.getByRole('button', { name: 'Disable Edited hook' }).click();
+  await page.getByRole('status').getByText('Endpoint disabled').waitFor();
+  await row.getByText('disabled', { exact: true }).waitFor();
+  expect((await stored()).enabled).toBe(false);
+  const countDeliveries = async () => (await app.orm.em.fork().execute(`select count(*)::int as n from webhook_deliveries where endpoint_id = ?`, [endpointId]))[0].n as number;
+  const before = await countDeliveries();
+  expect((await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'While disabled' }))).status).toBe(201);
+  expect(await countDeliveries()).toBe(before);
+  await capture(page, 'webhooks-disabled');
+  await page.getByRole('button', { name: 'Enable Edited hook' }).click();
+  await page.getByRole('status').getByText('Endpoint enabled').waitFor();
+  await row.getByText('enabled', { exact: true }).waitFor();
+  expect((await stored()).enabled).toBe(true);
+  const after = await app.client.rest('POST', '/v1/events', key, eventInput({ title: 'Enabled again' }));
+  await receiver.waitFor((received) => received.some((message) => message.path.endsWith('?edited') && message.json.data.slug === after.body.slug));
   expect(errors).toEqual([]);
 });

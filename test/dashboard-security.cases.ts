@@ -183,6 +183,15 @@ describe('admin-only fields', () => {
     });
     expect(permissionsOfRole('MEMBER')).toEqual(expect.arrayContaining(['events:read', 'bookings:read', 'members:read']));
     expect(permissionsOfRole('MEMBER').every((permission) => permission.endsWith(':read'))).toBe(true);
+    // Issue 23: a MEMBER reads the organization's keys (never a secret, never another organization's), read only.
+    const cliKey = await createApiKey(app.orm, organization.id, { permissions: ['events:read'] });
+    const foreignKey = await createApiKey(app.orm, (await createOrganization(app.orm)).id);
+    const keys = await sessionGraphql(app.client, session, '{ apiKeys { id prefix status } }');
+    expect(keys.body.errors).toBeUndefined();
+    expect(keys.body.data.apiKeys).toEqual([{ id: cliKey.id, prefix: expect.any(String), status: 'ACTIVE' }]);
+    expect(keys.body.data.apiKeys.map((key: { id: string }) => key.id)).not.toContain(foreignKey.id);
+    const revoke = await sessionGraphql(app.client, session, 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: cliKey.id });
+    expect(revoke.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
     const create = await sessionGraphql(app.client, session, CREATE_KEY, { input: { name: 'nope', permissions: ['events:read'] } });
     expect(create.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { requiredSession: 'ADMIN' } });
     const write = await sessionGraphql(app.client, session, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', { input: eventInput() });
@@ -238,8 +247,10 @@ describe('key inheritance (D19)', () => {
     expect((await app.client.rest('GET', '/v1/events', key)).status).toBe(200);
     const listed = await sessionGraphql(app.client, otherSession, '{ apiKeys { id effectivePermissions permissions } }');
     expect(listed.body.data.apiKeys.find((one: { id: string }) => one.id === apiKey.id)).toEqual({ id: apiKey.id, effectivePermissions: ['events:read'], permissions: ['events:read', 'events:write'] });
-    // The demoted admin's own session lost the admin fields at once.
-    expect((await sessionGraphql(app.client, session, '{ apiKeys { id } }')).body.errors[0].extensions.code).toBe('FORBIDDEN');
+    // The demoted admin's own session lost the admin fields at once; it still reads the keys (issue 23).
+    const sneaky = await sessionGraphql(app.client, session, 'mutation { createApiKey(input: {name: "sneaky", permissions: ["events:read"]}) { key } }');
+    expect(sneaky.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect((await sessionGraphql(app.client, session, '{ apiKeys { id } }')).body.data.apiKeys.map((one: { id: string }) => one.id)).toContain(apiKey.id);
 
     await sessionGraphql(app.client, otherSession, 'mutation($id: ID!) { removeMember(id: $id) { id } }', { id: admin.id });
     expect(await within(1_000, async () => (await app.client.rest('GET', '/v1/events', key)).status === 401, 10)).toBeDefined();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { REST_ROUTES } from '../src/doors/rest/routes';
+import { REST_DOWNLOADS, REST_ROUTES } from '../src/doors/rest/routes';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -39,7 +39,7 @@ test('GET /docs renders every /v1 route from /v1/openapi.json, from this server 
   const response = await page.goto(`${app.url}/docs`);
   expect(response?.status()).toBe(200);
   await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
-  await page.locator('.opblock').nth(REST_ROUTES.length - 1).waitFor({ timeout: 20_000 });
+  await page.locator('.opblock').nth(REST_ROUTES.length + REST_DOWNLOADS.length - 1).waitFor({ timeout: 20_000 });
 
   const listed = await page.locator('.opblock-summary').evaluateAll((blocks) =>
     blocks.map((block) => {
@@ -48,7 +48,7 @@ test('GET /docs renders every /v1 route from /v1/openapi.json, from this server 
       return `${method} ${path?.replace(/\u200b/g, '').trim()}`;
     }),
   );
-  const expected = REST_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+  const expected = [...REST_ROUTES, ...REST_DOWNLOADS].map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
   expect(listed.sort()).toEqual(expected.sort());
   await expect(page.locator('.title').first().textContent()).resolves.toContain('Event Service API');
   if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: true });

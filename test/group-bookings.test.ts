@@ -9,8 +9,10 @@ caseFile('bookings-holds', () => require('./bookings-holds.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));
 caseFile('bookings-outbox', () => require('./bookings-outbox.cases'));
 caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
+caseFile('bookings-rest', () => require('./bookings-rest.cases'));
 caseFile('bookings-slots', () => require('./bookings-slots.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));
+caseFile('bookings-waitlist', () => require('./bookings-waitlist.cases'));
 caseFile('ticket-types-mutations', () => require('./ticket-types-mutations.cases'));
 
 // jest.setTimeout in a case file applies to the whole group: the longest any of them asks for.

@@ -8,6 +8,7 @@ caseFile('webhooks-destinations', () => require('./webhooks-destinations.cases')
 caseFile('webhooks-retries', () => require('./webhooks-retries.cases'));
 caseFile('webhooks-settings', () => require('./webhooks-settings.cases'));
 caseFile('webhooks-tenancy', () => require('./webhooks-tenancy.cases'));
+caseFile('webhooks-endpoints', () => require('./webhooks-endpoints.cases'));
 
 // jest.setTimeout in a case file applies to the whole group: the longest any of them asks for.
 jest.setTimeout(120_000);

@@ -13,6 +13,7 @@ import { startTestApp, type TestApp } from './helpers/test-app';
  * every answer has a status the route declares and a body that matches that status's schema.
  * The requests are made from the document itself: every property and parameter gets its boundary
  * values, one past them, wrong types, null, a NUL character, values outside its enum or pattern.
+ * The booking routes (D23) and attendees.csv are replayed the same way.
  */
 
 type Json = any;
@@ -51,6 +52,9 @@ beforeAll(async () => {
   const tenant = await createTenant(app.orm);
   key = tenant.key;
   readOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:read'] })).key;
+  // The most a hold may last by the document (holdMinutes ≤ 1440) is what this organization allows.
+  const settings = await app.client.graphql(key, 'mutation { updateOrganization(input: { holdMinutes: 1440 }) { id } }');
+  if (settings.body.errors) throw new Error(JSON.stringify(settings.body.errors));
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   // The document's own extension: a number with at most this many decimal places (see rule-schemas.ts).
@@ -132,6 +136,9 @@ function responseProblems(c: Case, status: number, body: unknown, headers: Recor
   const declared = operationOf(c).responses[String(status)];
   if (!declared) return [`status ${status} is not declared for ${c.method} ${c.template}`];
   const problems: string[] = [];
+  const mediaTypes = Object.keys(declared.content ?? {});
+  const contentType = typeof headers['content-type'] === 'string' ? headers['content-type'] : '';
+  if (mediaTypes.length > 0 && !mediaTypes.some((type) => contentType.startsWith(type))) problems.push(`${status} is ${contentType}, declared ${mediaTypes.join(', ')}`);
   const schema = declared.content?.['application/json']?.schema;
   if (schema) {
     const validate = validator(schema);
@@ -241,6 +248,12 @@ function samples(start: Date): Record<string, Sample> {
     orderBy: { valid: [] },
     // Only a cursor the service made opens (D25): one of this organization's list, and strings off the pattern.
     after: { valid: [listCursor], invalid: ['not a cursor', 'c'.repeat(10)] },
+    // Bookings (D23): the event's own ticket type, filled in by cases().
+    ticketTypeId: { valid: [] },
+    attendeeEmail: { valid: ['ada@example.com', 'grace.hopper+tickets@example.org'], invalid: ['not-an-email', 'ada@', '@example.com'] },
+    attendeeName: { valid: ['Ada Lovelace', ' Grace '], invalid: ['   ', ''], fill: text },
+    hold: { valid: [true, false] },
+    holdMinutes: { valid: [5] },
   };
 }
 
@@ -260,6 +273,25 @@ async function freshEvent(): Promise<string> {
   const created = await app.client.rest('POST', '/v1/events', key, createBody(startOf()));
   if (created.status !== 201) throw new Error(`could not create an event: ${created.text}`);
   return created.body.slug;
+}
+
+async function publishedEvent(): Promise<{ slug: string; ticketTypeId: string }> {
+  const body = { ...createBody(startOf()), ticketTypes: [{ ...ticketType(), quantity: 1_000_000 }] };
+  const created = await app.client.rest('POST', '/v1/events', key, body);
+  if (created.status !== 201) throw new Error(`could not create an event: ${created.text}`);
+  const published = await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+  if (published.status !== 200) throw new Error(`could not publish an event: ${published.text}`);
+  return { slug: created.body.slug, ticketTypeId: created.body.ticketTypes[0].id };
+}
+
+const attendeeBody = (): Record<string, unknown> => ({ quantity: 1, attendeeEmail: 'ada@example.com', attendeeName: 'Ada Lovelace' });
+
+/** A booking of `slug` in the state a route acts on: CONFIRMED, HELD, or CONFIRMED and checked in. */
+async function bookingOf(slug: string, state: 'confirmed' | 'held' | 'checked-in'): Promise<string> {
+  const made = await app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { ...attendeeBody(), hold: state === 'held' });
+  if (made.status !== 201) throw new Error(`could not book: ${made.text}`);
+  if (state === 'checked-in' && (await app.client.rest('POST', `/v1/bookings/${made.body.id}/check-in`, key)).status !== 200) throw new Error('could not check in');
+  return made.body.id;
 }
 
 function withValue(body: Record<string, unknown>, field: string, value: Value): Record<string, unknown> {
@@ -349,6 +381,74 @@ async function cases(): Promise<Case[]> {
     list.push({ label: `delete: ${label}`, method: 'DELETE', path: `/v1/events/${slug}`, template: '/v1/events/{slug}', stateful });
   }
 
+  // D23 bookings. POST /v1/events/{slug}/bookings: every property of the body (holdMinutes with a
+  // hold, which it needs), on a published event without a capacity (the organization's holdMinutes is
+  // 1440, the most the document allows).
+  const booked = await publishedEvent();
+  table = samples(start);
+  table.ticketTypeId = { valid: [booked.ticketTypeId] };
+  const bookingPath = `/v1/events/${booked.slug}/bookings`;
+  const bookingTemplate = '/v1/events/{slug}/bookings';
+  const bookingSchema = resolve(doc.paths[bookingTemplate].post.requestBody.content['application/json'].schema);
+  for (const [field, schema] of Object.entries<Json>(bookingSchema.properties)) {
+    const base = field === 'holdMinutes' ? { ...attendeeBody(), hold: true } : attendeeBody();
+    for (const variant of variantsOf(schema, table[field])) {
+      list.push({ label: `book ${field}: ${variant.label}`, method: 'POST', path: bookingPath, template: bookingTemplate, body: withValue(base, field, variant.value) });
+    }
+  }
+  list.push(
+    { label: 'book: an unknown field is ignored', method: 'POST', path: bookingPath, template: bookingTemplate, body: { ...attendeeBody(), colour: 'red' } },
+    { label: 'book: eventSlug in the body is ignored', method: 'POST', path: bookingPath, template: bookingTemplate, body: { ...attendeeBody(), eventSlug: 'Not A Slug' } },
+    { label: 'book: an array body', method: 'POST', path: bookingPath, template: bookingTemplate, body: [attendeeBody()] },
+    { label: 'book: an empty object', method: 'POST', path: bookingPath, template: bookingTemplate, body: {} },
+    { label: 'book: a ticket type no event has', method: 'POST', path: bookingPath, template: bookingTemplate, body: { ...attendeeBody(), ticketTypeId: 'tt_none' }, stateful: true },
+  );
+
+  // GET /v1/events/{slug}/bookings: every query parameter.
+  for (const parameter of doc.paths[bookingTemplate].get.parameters.filter((candidate: Json) => candidate.in === 'query')) {
+    for (const variant of variantsOf(parameter.schema, table[parameter.name])) {
+      const { value } = variant;
+      if (value !== ABSENT && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
+      const query: Array<[string, string]> = value === ABSENT ? [] : [[parameter.name, String(value)]];
+      list.push({ label: `bookings ${parameter.name}: ${variant.label}`, method: 'GET', path: bookingPath, template: bookingTemplate, query });
+    }
+  }
+
+  // The event's slug in every route that takes it: the bookings list and create, attendees.csv.
+  for (const [label, slug, stateful] of slugs) {
+    list.push({ label: `bookings of ${label}`, method: 'GET', path: `/v1/events/${slug === existing ? booked.slug : slug}/bookings`, template: bookingTemplate, stateful });
+    list.push({ label: `book ${label}`, method: 'POST', path: `/v1/events/${slug === existing ? booked.slug : slug}/bookings`, template: bookingTemplate, body: attendeeBody(), stateful });
+    list.push({
+      label: `attendees.csv of ${label}`,
+      method: 'GET',
+      path: `/v1/events/${slug === existing ? booked.slug : slug}/attendees.csv`,
+      template: '/v1/events/{slug}/attendees.csv',
+      stateful,
+    });
+  }
+
+  // The booking routes, each on a booking in the state it acts on, and on ids no booking has or can have.
+  const byId: Array<['GET' | 'POST' | 'DELETE', string, 'confirmed' | 'held' | 'checked-in']> = [
+    ['GET', '', 'confirmed'],
+    ['POST', '/confirm', 'held'],
+    ['POST', '/cancel', 'confirmed'],
+    ['POST', '/check-in', 'confirmed'],
+    ['DELETE', '/check-in', 'checked-in'],
+  ];
+  const ids: Array<[string, string, boolean]> = [
+    ['an id no booking has', 'bk_none', true],
+    ['a malformed id', 'nope', false],
+    ['an id of another kind', 'evt_abc', false],
+    ['an id 40 characters long', `bk_${'a'.repeat(37)}`, false],
+    ['a NUL character', 'bk_a%00b', false],
+    ['invalid percent-encoded UTF-8', '%ff%fe', false],
+  ];
+  for (const [method, action, state] of byId) {
+    const template = `/v1/bookings/{id}${action}`;
+    list.push({ label: `${method} ${template}: a booking ${state}`, method, path: `/v1/bookings/${await bookingOf(booked.slug, state)}${action}`, template });
+    for (const [label, id, stateful] of ids) list.push({ label: `${method} ${template}: ${label}`, method, path: `/v1/bookings/${id}${action}`, template, stateful });
+  }
+
   // Idempotency-Key on a write.
   for (const [label, value] of [
     ['a UUID', randomUUID()],
@@ -388,12 +488,13 @@ test('every request the document calls valid is accepted, every one it calls inv
   }
   expect(disagreements).toEqual([]);
   // Not vacuous: both kinds in numbers, a few hundred requests in all.
-  expect(all.length).toBeGreaterThan(250);
+  expect(all.length).toBeGreaterThan(400);
+  expect(all.filter((c) => c.template.includes('booking') || c.template.endsWith('.csv')).length).toBeGreaterThan(120);
   expect(valid).toBeGreaterThan(80);
   expect(invalid).toBeGreaterThan(100);
 });
 
-test('answers decided before the operation runs are declared too: 401, 403, 404, 413, 422, 409', async () => {
+test('answers decided before the operation runs, or by stored state, are declared too: 401, 403, 404, 413, 422, 409', async () => {
   const start = startOf();
   const body = createBody(start);
   const slug = await freshEvent();
@@ -426,4 +527,41 @@ test('answers decided before the operation runs are declared too: 401, 403, 404,
   const refused = await app.client.rest('PUT', `/v1/events/${slug}`, key, { slug: unique('moved') });
   expect(refused.status).toBe(409);
   expect(responseProblems(update, refused.status, refused.body, refused.headers)).toEqual([]);
+
+  // D23: a key without bookings:* (403), a booking's state rules (409), a sold-out event (409).
+  const booked = await publishedEvent();
+  const forbidden: Array<[Case, unknown]> = [
+    [{ label: 'read-only key books', method: 'POST', path: `/v1/events/${booked.slug}/bookings`, template: '/v1/events/{slug}/bookings' }, attendeeBody()],
+    [{ label: 'read-only key lists', method: 'GET', path: `/v1/events/${booked.slug}/bookings`, template: '/v1/events/{slug}/bookings' }, undefined],
+    [{ label: 'read-only key exports', method: 'GET', path: `/v1/events/${booked.slug}/attendees.csv`, template: '/v1/events/{slug}/attendees.csv' }, undefined],
+  ];
+  for (const [c, json] of forbidden) {
+    const response = await app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${readOnlyKey}` }, ...(json === undefined ? {} : { json }) });
+    expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, 403, []]);
+  }
+  const id = await bookingOf(booked.slug, 'confirmed');
+  const states: Array<[Case, number]> = [
+    [{ label: 'cancel', method: 'POST', path: `/v1/bookings/${id}/cancel`, template: '/v1/bookings/{id}/cancel' }, 200],
+    [{ label: 'cancel twice', method: 'POST', path: `/v1/bookings/${id}/cancel`, template: '/v1/bookings/{id}/cancel' }, 409],
+    [{ label: 'confirm a cancelled booking', method: 'POST', path: `/v1/bookings/${id}/confirm`, template: '/v1/bookings/{id}/confirm' }, 409],
+    [{ label: 'check in a cancelled booking', method: 'POST', path: `/v1/bookings/${id}/check-in`, template: '/v1/bookings/{id}/check-in' }, 409],
+    [{ label: 'undo no check-in', method: 'DELETE', path: `/v1/bookings/${id}/check-in`, template: '/v1/bookings/{id}/check-in' }, 409],
+  ];
+  for (const [c, status] of states) {
+    const response = await app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${key}` } });
+    expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, status, []]);
+  }
+  const small = await app.client.rest('POST', '/v1/events', key, { ...createBody(start), capacity: 1 });
+  await app.client.rest('PUT', `/v1/events/${small.body.slug}`, key, { status: 'PUBLISHED' });
+  const soldOut: Case = { label: 'sold out', method: 'POST', path: `/v1/events/${small.body.slug}/bookings`, template: '/v1/events/{slug}/bookings' };
+  const answer = await app.client.rest('POST', soldOut.path, key, { ...attendeeBody(), quantity: 2 });
+  expect([answer.status, answer.body.error.code, responseProblems(soldOut, answer.status, answer.body, answer.headers)]).toEqual([409, 'SOLD_OUT', []]);
+  const draft = await freshEvent();
+  const notPublished: Case = { label: 'draft', method: 'POST', path: `/v1/events/${draft}/bookings`, template: '/v1/events/{slug}/bookings' };
+  const unpublished = await app.client.rest('POST', notPublished.path, key, attendeeBody());
+  expect([unpublished.status, unpublished.body.error.code, responseProblems(notPublished, unpublished.status, unpublished.body, unpublished.headers)]).toEqual([
+    409,
+    'EVENT_NOT_PUBLISHED',
+    [],
+  ]);
 });

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 import { buildAppSchema } from '../src/schema/graphql-schema';
 import { buildOpenApiDocument } from '../src/doors/rest/openapi/openapi-document';
 import { compileRoutes } from '../src/doors/rest/rest-executor';
-import { REST_ROUTES } from '../src/doors/rest/routes';
+import { REST_DOWNLOADS, REST_ROUTES } from '../src/doors/rest/routes';
 
 let app: TestApp;
 let doc: any;
@@ -31,8 +31,21 @@ test('is served without a key as OpenAPI 3.1 with the bearer scheme', async () =
 
 test('describes exactly the routes of the route table', () => {
   const documented = Object.entries(doc.paths).flatMap(([path, methods]: [string, any]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-  const routed = REST_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+  const routed = [...REST_ROUTES, ...REST_DOWNLOADS].map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
   expect(documented.sort()).toEqual(routed.sort());
+  // D23: every booking route and the attendee export.
+  expect(documented).toEqual(
+    expect.arrayContaining([
+      'GET /v1/events/{slug}/bookings',
+      'POST /v1/events/{slug}/bookings',
+      'GET /v1/bookings/{id}',
+      'POST /v1/bookings/{id}/confirm',
+      'POST /v1/bookings/{id}/cancel',
+      'POST /v1/bookings/{id}/check-in',
+      'DELETE /v1/bookings/{id}/check-in',
+      'GET /v1/events/{slug}/attendees.csv',
+    ]),
+  );
   // Derived, not kept by hand: a different table gives a different document.
   const schema = buildAppSchema();
   const withoutDelete = buildOpenApiDocument(schema, compileRoutes(schema, REST_ROUTES.filter((r) => r.method !== 'DELETE')), '0') as any;
@@ -79,7 +92,12 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$' } }),
     expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
-    expect.objectContaining({ name: 'after', in: 'query', required: false, schema: { type: 'string', maxLength: 512, pattern: '^[A-Za-z0-9_-]{24,512}$' } }),
+    expect.objectContaining({
+      name: 'after',
+      in: 'query',
+      required: false,
+      schema: expect.objectContaining({ type: 'string', maxLength: 512, allOf: expect.arrayContaining([{ pattern: '^[A-Za-z0-9_-]{24,512}$' }]) }),
+    }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
   const idempotencyKey = expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false });
@@ -131,7 +149,8 @@ test('every error response carries the envelope of its codes with their details'
     expect(responses['429'].headers['Retry-After']).toBeDefined();
     expect(codesOf(schemaOf('500'))).toEqual(['INTERNAL_ERROR']);
     expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
-    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(['EVENT_NOT_FOUND']);
+    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(route.operation === 'CreateBooking' ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND']);
+    if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(['BOOKING_NOT_FOUND']);
     if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
     if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
   }
@@ -182,4 +201,74 @@ test('the documented response shapes are what the server sends', async () => {
   const invalid = await app.client.rest('GET', '/v1/events?limit=1000', key);
   expect(invalid.status).toBe(400);
   expect(Object.keys(invalid.body.error.details.errors[0]).sort()).toEqual(['field', 'message']);
+});
+
+test('D23 bookings: statuses, Location, parameters as the service checks them, the body without eventSlug, the booking as its webhook payload', () => {
+  const bookingRef = { $ref: '#/components/schemas/Booking' };
+  const create = operation('POST', '/v1/events/{slug}/bookings');
+  expect(create.responses['201'].headers.Location).toEqual({ $ref: '#/components/headers/Location' });
+  expect(create.responses['201'].content['application/json'].schema).toEqual(bookingRef);
+  expect(create['x-required-permission']).toBe('bookings:write');
+  expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateBookingBody' });
+  const body = doc.components.schemas.CreateBookingBody;
+  expect(Object.keys(body.properties)).toEqual(['ticketTypeId', 'quantity', 'attendeeEmail', 'attendeeName', 'hold', 'holdMinutes']);
+  expect(body.required).toEqual(['quantity', 'attendeeEmail', 'attendeeName']);
+  expect(body.properties.holdMinutes).toMatchObject({ minimum: 1, maximum: 1440 });
+  expect(doc.components.schemas.CreateBookingInput).toBeUndefined();
+  const slug = { name: 'slug', in: 'path', required: true, schema: expect.objectContaining({ maxLength: 100, allOf: expect.arrayContaining([{ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }]) }) };
+  expect(create.parameters[0]).toMatchObject(slug);
+
+  const list = operation('GET', '/v1/events/{slug}/bookings');
+  expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['slug', 'page', 'limit', 'status']);
+  expect(list.parameters[3].schema).toEqual({ $ref: '#/components/schemas/BookingStatus' });
+  expect(doc.components.schemas.BookingStatus.enum).toEqual(['HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED']);
+  const page = list.responses['200'].content['application/json'].schema;
+  expect(Object.keys(page.properties)).toEqual(['bookings', 'total', 'page', 'limit']);
+  expect(page.properties.bookings.items).toEqual(bookingRef);
+  expect(list['x-required-permission']).toBe('bookings:read');
+
+  // The REST booking: the webhook payload's fields, in its order (booking.presenter.ts).
+  expect(doc.components.schemas.Booking.required).toEqual([
+    'id', 'eventId', 'eventSlug', 'ticketTypeId', 'quantity', 'attendeeEmail', 'attendeeName', 'status', 'createdAt', 'cancelledAt', 'expiresAt', 'confirmedAt', 'checkedInAt',
+  ]);
+
+  const id = { name: 'id', in: 'path', required: true, schema: expect.objectContaining({ allOf: expect.arrayContaining([{ pattern: '^bk_[A-Za-z0-9]{1,36}$' }]) }) };
+  const conflicts: Record<string, string[]> = {
+    'POST /v1/bookings/{id}/confirm': ['HOLD_EXPIRED', 'BOOKING_NOT_HELD', 'IDEMPOTENCY_KEY_IN_USE'],
+    'POST /v1/bookings/{id}/cancel': ['BOOKING_ALREADY_CANCELLED', 'HOLD_EXPIRED', 'IDEMPOTENCY_KEY_IN_USE'],
+    'POST /v1/bookings/{id}/check-in': ['ALREADY_CHECKED_IN', 'BOOKING_NOT_CONFIRMED', 'IDEMPOTENCY_KEY_IN_USE'],
+    'DELETE /v1/bookings/{id}/check-in': ['NOT_CHECKED_IN', 'BOOKING_NOT_CONFIRMED', 'IDEMPOTENCY_KEY_IN_USE'],
+    'POST /v1/events/{slug}/bookings': ['EVENT_NOT_PUBLISHED', 'SOLD_OUT', 'IDEMPOTENCY_KEY_IN_USE'],
+  };
+  for (const [route, codes] of Object.entries(conflicts)) {
+    const [method, path] = route.split(' ');
+    expect([route, codesOf(operation(method, path).responses['409'].content['application/json'].schema)]).toEqual([route, codes]);
+  }
+  for (const [method, path, permission] of [
+    ['GET', '/v1/bookings/{id}', 'bookings:read'],
+    ['POST', '/v1/bookings/{id}/confirm', 'bookings:write'],
+    ['POST', '/v1/bookings/{id}/cancel', 'bookings:write'],
+    ['POST', '/v1/bookings/{id}/check-in', 'checkin:write'],
+    ['DELETE', '/v1/bookings/{id}/check-in', 'checkin:write'],
+  ]) {
+    const documented = operation(method, path);
+    expect([path, documented['x-required-permission']]).toEqual([path, permission]);
+    expect(documented.parameters[0]).toMatchObject(id);
+    expect(documented.responses['200'].content['application/json'].schema).toEqual(bookingRef);
+    expect(documented.requestBody).toBeUndefined();
+    if (method !== 'GET') expect(documented.parameters[1]).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+  }
+  expect(operation('DELETE', '/v1/bookings/{id}/check-in').responses['204']).toBeUndefined();
+});
+
+test('attendees.csv: text/csv with Content-Disposition, bookings:read, the refusals it answers before its first byte', () => {
+  const csv = operation('GET', '/v1/events/{slug}/attendees.csv');
+  expect(csv['x-required-permission']).toBe('bookings:read');
+  expect(Object.keys(csv.responses['200'].content)).toEqual(['text/csv']);
+  expect(csv.responses['200'].headers['Content-Disposition']).toEqual({ $ref: '#/components/headers/Content-Disposition' });
+  expect(csv.parameters).toEqual([expect.objectContaining({ name: 'slug', in: 'path', required: true, schema: expect.objectContaining({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' }) })]);
+  expect(codesOf(csv.responses['404'].content['application/json'].schema)).toEqual(['EVENT_NOT_FOUND']);
+  expect(codesOf(csv.responses['403'].content['application/json'].schema)).toContain('FORBIDDEN');
+  expect(codesOf(csv.responses['400'].content['application/json'].schema)).toEqual(['VALIDATION_ERROR']);
+  expect(csv.description).toContain('id,attendeeName,attendeeEmail,ticketType,quantity,status,createdAt,checkedInAt');
 });

@@ -6,6 +6,7 @@ import { permissionOf } from '../src/platform/graphql/requires-permission';
 import { sessionRoleOf } from '../src/platform/graphql/requires-session';
 import { buildAppSchema } from '../src/schema/graphql-schema';
 import { compileRoutes } from '../src/doors/rest/rest-executor';
+import { REST_DOWNLOADS } from '../src/doors/rest/routes';
 
 // Who can reach what, as a committed file: any change to a field's permission or to the operation behind
 // a REST route shows up as a diff of test/snapshots/access-control.json in review.
@@ -30,6 +31,8 @@ function currentAccess() {
   for (const route of compileRoutes(schema)) {
     restRoutes[`${route.method} ${route.path}`] = { operation: route.operation, permissions: [...route.permissions] };
   }
+  // Routes the REST door streams itself (attendees.csv): the permission they declare.
+  for (const download of REST_DOWNLOADS) restRoutes[`${download.method} ${download.path}`] = { operation: download.name, permissions: [download.permission] };
   return {
     graphqlFields: Object.fromEntries(Object.entries(graphqlFields).sort(([a], [b]) => a.localeCompare(b))),
     restRoutes,

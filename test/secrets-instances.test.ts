@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -365,5 +365,55 @@ describe('the embedded database: the CLI through the running server (D24)', () =
     expectOneLineRefusal(refused, 'error', /refusing to run the command$/);
     const ran = await runCli(['org', 'create', '--name', 'Allowed'], { DATA_DIR: dataDir });
     expect([ran.code, ran.stderr]).toEqual([0, '']);
+  });
+});
+
+describeOnPostgres('a server process on PostgreSQL')('the CLI on the same machine, from another DATA_DIR (D24)', () => {
+  let database: TestDatabase;
+  let serverDir: string;
+  let server: SpawnedServer | undefined;
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'event-service-cli-dir-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    serverDir = tempDir();
+    // The development default: no SECRET_KEY, the server's key file in its DATA_DIR.
+    server = await spawnEmbedded({ DATABASE_URL: database.url, DATA_DIR: serverDir });
+  }, 120_000);
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) server.child.kill('SIGTERM');
+    await server?.exit;
+    await database?.drop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  // SECRET_KEY '' stands for unset (runCli would otherwise give the CLI the server's secret).
+  test('without SECRET_KEY it uses the key file the first server recorded, even beside a key file of its own', async () => {
+    const empty = tempDir();
+    const ran = await runCli(['org', 'create', '--name', 'From elsewhere'], { DATABASE_URL: database.url, DATA_DIR: empty, SECRET_KEY: '' });
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    const stale = tempDir();
+    writeFileSync(path.join(stale, 'secret.key'), `${newSecret()}\n`, { mode: 0o600 });
+    const beside = await runCli(['org', 'create', '--name', 'Beside another key file'], { DATABASE_URL: database.url, DATA_DIR: stale, SECRET_KEY: '' });
+    expect([beside.code, beside.stderr]).toEqual([0, '']);
+  });
+
+  test('an explicit other SECRET_KEY is still refused; a recorded key file readable by others is not used', async () => {
+    expectOneLineRefusal(
+      await runCli(['org', 'create', '--name', 'Refused'], { DATABASE_URL: database.url, DATA_DIR: tempDir(), SECRET_KEY: newSecret() }),
+      'error',
+      /refusing to run the command$/,
+    );
+    chmodSync(path.join(serverDir, 'secret.key'), 0o644);
+    try {
+      expectOneLineRefusal(await runCli(['org', 'create', '--name', 'Refused'], { DATABASE_URL: database.url, DATA_DIR: tempDir(), SECRET_KEY: '' }), 'error', /refusing to run the command$/);
+    } finally {
+      chmodSync(path.join(serverDir, 'secret.key'), 0o600);
+    }
   });
 });

@@ -1,4 +1,8 @@
-import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, REMOVE_TICKET_TYPE, UPDATE_TICKET_TYPE } from './helpers/bookings';
+import { addTicketType } from '../src/modules/ticket-type/commands/add-ticket-type';
+import { removeTicketType } from '../src/modules/ticket-type/commands/remove-ticket-type';
+import { updateTicketType } from '../src/modules/ticket-type/commands/update-ticket-type';
+import { SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
+import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent, REMOVE_TICKET_TYPE, ticket, UPDATE_TICKET_TYPE } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
@@ -7,7 +11,8 @@ import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessag
  * A webhook's `data` is the resource as the API shows it (D18), made by the presenters from the rows
  * the change holds, without running a request. For every message a real receiver gets, this compares
  * `data` with what the API answers for the same resource right after that change: the event with
- * GET /v1/events/{slug}, the booking with GraphQL booking(id) (the same fields).
+ * GET /v1/events/{slug}, the booking with GET /v1/bookings/{id} and GraphQL booking(id) (the same
+ * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (issue 23).
  */
 
 let app: TestApp;
@@ -65,13 +70,41 @@ function recorder(key: string, organizationId: string) {
       expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(rest));
       return rest;
     },
-    /** The next message is `type`, and its data is booking(id) now (ticketType { id } as ticketTypeId). */
+    /**
+     * The next message is `type`, and its data is GET /v1/bookings/{id} now, byte for byte (D23: the
+     * REST booking is the payload's shape), and booking(id) (ticketType { id } as ticketTypeId).
+     */
     async expectBooking(type: string, id: string): Promise<void> {
       const message = await next(type);
+      const rest = await app.client.rest('GET', `/v1/bookings/${id}`, key);
+      expect(rest.status).toBe(200);
+      expect(message.json.data).toEqual(rest.body);
+      expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(rest.body));
       const answer = await app.client.graphql(key, BOOKING, { id });
       expect(answer.body.errors).toBeUndefined();
       const { ticketType, ...fields } = answer.body.data.booking;
       expect(message.json.data).toEqual({ ...fields, ticketTypeId: ticketType?.id ?? null });
+    },
+    /**
+     * The next message is `type` (ticket_type.*), its data the ticket type `id` as the event's GET shows
+     * it now (`as` for a deleted one: as it was), with its event's id and slug, in that key order.
+     */
+    async expectTicketType(type: string, slug: string, id: string, as?: Record<string, unknown>): Promise<void> {
+      const message = await next(type);
+      const event = await restEvent(slug);
+      const shown = as ?? event.ticketTypes.find((ticketType: { id: string }) => ticketType.id === id);
+      expect(shown).toBeDefined();
+      const expected = { ...shown, eventId: event.id, eventSlug: slug };
+      expect(message.json.data).toEqual(expected);
+      expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(expected));
+    },
+    /** The next messages are `types` in any order (one request's changes): returns them by type. */
+    async expectSet(types: string[]): Promise<Map<string, ReceivedMessage>> {
+      await receiver.waitFor(() => byOrg(organizationId).length >= seen + types.length);
+      const got = byOrg(organizationId).slice(seen, seen + types.length);
+      seen += types.length;
+      expect(got.map((message) => message.json.type).sort()).toEqual([...types].sort());
+      return new Map(got.map((message) => [message.json.type, message]));
     },
     async expectDeleted(id: string, slug: string): Promise<void> {
       const message = await next('event.deleted');
@@ -122,9 +155,11 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   })).status).toBe(200);
   await messages.expectEvent('event.updated', slug);
 
-  // Ticket type changes send nothing; the next event message shows them.
+  // Ticket type changes send their own messages (issue 23); the next event message shows them too.
   const added = (await gql(ADD_TICKET_TYPE, { eventSlug: slug, input: { name: 'Late', price: 20, currency: 'EUR', quantity: 3 } })).addTicketType;
+  await messages.expectTicketType('ticket_type.created', slug, added.id);
   await gql(UPDATE_TICKET_TYPE, { id: createdEvent.ticketTypes[1].id, input: { price: 89.5 } });
+  await messages.expectTicketType('ticket_type.updated', slug, createdEvent.ticketTypes[1].id);
   expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
   const published = await messages.expectEvent('event.published', slug);
   expect(published.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['GA', 'VIP', 'Free', 'Late']);
@@ -141,6 +176,8 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   await messages.expectBooking('booking.cancelled', booking.id);
 
   // One GraphQL document: a ticket type removed and the event updated in the same request.
+  const beforeRemoval = await app.client.rest('GET', `/v1/events/${slug}`, key);
+  const removedAsItWas = beforeRemoval.body.ticketTypes.find((ticketType: { id: string }) => ticketType.id === added.id);
   await gql(
     `mutation($id: ID!, $slug: String!) {
       removeTicketType(id: $id) { id }
@@ -148,10 +185,15 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
     }`,
     { id: added.id, slug },
   );
-  const afterRemoval = await messages.expectEvent('event.updated', slug);
-  expect(afterRemoval.ticketTypes.map((ticketType: { id: string }) => ticketType.id)).not.toContain(added.id);
-  // A removal alone sends nothing: the next message is the cancellation.
+  const both = await messages.expectSet(['ticket_type.deleted', 'event.updated']);
+  expect(both.get('ticket_type.deleted')!.json.data).toEqual({ ...removedAsItWas, eventId: id, eventSlug: slug });
+  const afterRemoval = await app.client.rest('GET', `/v1/events/${slug}`, key);
+  expect(both.get('event.updated')!.json.data).toEqual(afterRemoval.body);
+  expect(afterRemoval.body.ticketTypes.map((ticketType: { id: string }) => ticketType.id)).not.toContain(added.id);
+  // A removal alone: its ticket_type.deleted message only.
+  const free = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body.ticketTypes.find((ticketType: { id: string }) => ticketType.id === createdEvent.ticketTypes[2].id);
   await gql(REMOVE_TICKET_TYPE, { id: createdEvent.ticketTypes[2].id });
+  await messages.expectTicketType('ticket_type.deleted', slug, free.id, free);
 
   expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'CANCELLED' })).status).toBe(200);
   await messages.expectEvent('event.cancelled', slug);
@@ -176,4 +218,131 @@ test('GraphQL createEvent: the created message equals GET, ticket types in the o
   expect(created.body.errors).toBeUndefined();
   const rest = await messages.expectEvent('event.created', created.body.data.createEvent.slug);
   expect(rest.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['C', 'A', 'B']);
+});
+
+describe('ticket type messages (issue 23)', () => {
+  const messageRows = async (organizationId: string) =>
+    (await app.orm.em.fork().execute<Array<{ type: string; body: string }>>(
+      `select type, body from webhook_messages where organization_id = ? and type like 'ticket_type.%' order by created_at, id`,
+      [organizationId],
+    )).map((row) => ({ type: row.type, data: JSON.parse(row.body).data }));
+
+  test('each ticket type mutation writes exactly one message (none when it is refused or changes nothing), delivered to a real receiver', async () => {
+    const tenant = await createTenant(app.orm);
+    // Only the ticket type messages: the event's own stay out of this endpoint.
+    const filtered = await app.client.graphql(tenant.key, CREATE_ENDPOINT, {
+      input: { url: `${receiver.url}?org=${tenant.organization.id}`, eventTypes: ['ticket_type.created', 'ticket_type.updated', 'ticket_type.deleted'] },
+    });
+    expect(filtered.body.errors).toBeUndefined();
+    const created = await app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
+    const { slug, id: eventId } = created.body;
+    const gql = async (query: string, variables: Record<string, unknown>) => app.client.graphql(tenant.key, query, variables);
+
+    const added = await gql(ADD_TICKET_TYPE, { eventSlug: slug, input: { name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2 } });
+    expect(added.body.errors).toBeUndefined();
+    const vip = added.body.data.addTicketType;
+    expect(await messageRows(tenant.organization.id)).toEqual([
+      { type: 'ticket_type.created', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, eventId, eventSlug: slug } },
+    ]);
+
+    // Refused or empty changes write nothing: an unknown event, a quantity below sold, a sold type
+    // removed, an update without a field.
+    const ga = created.body.ticketTypes[0].id;
+    expect((await app.client.rest('PUT', `/v1/events/${slug}`, tenant.key, { status: 'PUBLISHED' })).status).toBe(200);
+    expect((await gql(CREATE_BOOKING, { input: bookingInput(slug, { quantity: 2, ticketTypeId: ga }) })).body.errors).toBeUndefined();
+    expect((await gql(ADD_TICKET_TYPE, { eventSlug: 'no-such-event', input: { name: 'X', price: 1, currency: 'EUR', quantity: 1 } })).body.errors[0].extensions.code).toBe('EVENT_NOT_FOUND');
+    expect((await gql(UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 1 } })).body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
+    expect((await gql(REMOVE_TICKET_TYPE, { id: ga })).body.errors).toBeDefined();
+    expect((await gql(UPDATE_TICKET_TYPE, { id: vip.id, input: {} })).body.errors).toBeUndefined();
+    expect(await messageRows(tenant.organization.id)).toHaveLength(1);
+
+    const updated = await gql(UPDATE_TICKET_TYPE, { id: ga, input: { name: 'General', quantity: 4 } });
+    expect(updated.body.errors).toBeUndefined();
+    const removed = await gql(REMOVE_TICKET_TYPE, { id: vip.id });
+    expect(removed.body.errors).toBeUndefined();
+    const rows = await messageRows(tenant.organization.id);
+    expect(rows).toEqual([
+      rows[0],
+      { type: 'ticket_type.updated', data: { id: ga, name: 'General', price: 10, currency: 'EUR', quantity: 4, sold: 2, eventId, eventSlug: slug } },
+      { type: 'ticket_type.deleted', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, eventId, eventSlug: slug } },
+    ]);
+
+    // The receiver gets each one, signed, with the data stored.
+    const delivered = await receiver.waitFor(() => byOrg(tenant.organization.id).length >= 3);
+    expect(byOrg(tenant.organization.id).map((message) => ({ type: message.json.type, data: message.json.data })).sort((a, b) => a.type.localeCompare(b.type))).toEqual(
+      [...rows].sort((a, b) => a.type.localeCompare(b.type)),
+    );
+    expect(delivered.length).toBeGreaterThanOrEqual(3);
+  });
+
+  test('a slotted event (inventory slots): its ticket types send the same messages, sold counted over the slots', async () => {
+    const { key, organization } = await tenantWithEndpoint();
+    const event = await createPublishedEvent(app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ name: 'GA', quantity: 70 })] });
+    const ga = event.ticketTypes[0].id;
+    expect((await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 3, ticketTypeId: ga }) })).body.errors).toBeUndefined();
+    const added = await app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 10 }) });
+    const lateId = added.body.data.addTicketType.id as string;
+    expect((await app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 60 } })).body.errors).toBeUndefined();
+    expect((await app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId })).body.errors).toBeUndefined();
+    const rows = await messageRows(organization.id);
+    expect(rows.map((row) => [row.type, row.data.id, row.data.quantity, row.data.sold, row.data.eventSlug])).toEqual([
+      ['ticket_type.created', lateId, 10, 0, event.slug],
+      ['ticket_type.updated', ga, 60, 3, event.slug],
+      ['ticket_type.deleted', lateId, 10, 0, event.slug],
+    ]);
+  });
+
+  test('a ticket type change that rolls back takes its message with it', async () => {
+    const tenant = await tenantWithEndpoint();
+    const created = await app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
+    const { slug } = created.body;
+    const ga = created.body.ticketTypes[0].id;
+    const failing = (work: (em: Parameters<typeof addTicketType>[0]) => Promise<unknown>) =>
+      expect(
+        app.orm.em.fork().transactional(async (em) => {
+          await work(em);
+          throw new Error('the change failed after the mutation');
+        }),
+      ).rejects.toThrow('the change failed');
+    await failing((em) => addTicketType(em, tenant.organization.id, slug, { name: 'Gone', price: 1, currency: 'EUR', quantity: 1 }));
+    await failing((em) => updateTicketType(em, tenant.organization.id, ga, { name: 'Gone too' }));
+    await failing((em) => removeTicketType(em, tenant.organization.id, ga));
+    expect(await messageRows(tenant.organization.id)).toEqual([]);
+    const event = (await app.client.rest('GET', `/v1/events/${slug}`, tenant.key)).body;
+    expect(event.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['GA']);
+
+    // The same change committed writes its one message.
+    await updateTicketType(app.orm.em.fork(), tenant.organization.id, ga, { name: 'Kept' });
+    expect((await messageRows(tenant.organization.id)).map((row) => row.type)).toEqual(['ticket_type.updated']);
+  });
+});
+
+test('bookings changed through REST (D23): each message equals GET /v1/bookings/{id} of its moment, byte for byte', async () => {
+  const { key, organization } = await tenantWithEndpoint();
+  const messages = recorder(key, organization.id);
+  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 5, currency: 'EUR', quantity: 5 }] }));
+  await messages.expectEvent('event.created', created.body.slug);
+  expect((await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  await messages.expectEvent('event.published', created.body.slug);
+
+  const held = await app.client.rest('POST', `/v1/events/${created.body.slug}/bookings`, key, {
+    ticketTypeId: created.body.ticketTypes[0].id,
+    quantity: 2,
+    attendeeEmail: 'ada@example.com',
+    attendeeName: 'Ada "The Countess", Lovelace',
+    hold: true,
+    holdMinutes: 3,
+  });
+  expect(held.status).toBe(201);
+  const { id } = held.body;
+  await messages.expectBooking('booking.held', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/confirm`, key)).status).toBe(200);
+  await messages.expectBooking('booking.confirmed', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  await messages.expectBooking('booking.checked_in', id);
+  expect((await app.client.rest('DELETE', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  await messages.expectBooking('booking.check_in_undone', id);
+  expect((await app.client.rest('POST', `/v1/bookings/${id}/cancel`, key)).status).toBe(200);
+  await messages.expectBooking('booking.cancelled', id);
+  expect(byOrg(organization.id)).toHaveLength(messages.count);
 });

@@ -4,7 +4,8 @@ import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../foundation/errors/app-error';
 import { sendJson } from '../platform/web/send-json';
 import { readJsonBody } from '../platform/web/json-body';
-import { runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
+import { runDownload, runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
+import { REST_DOWNLOADS, type RestDownload } from '../doors/rest/routes';
 import { answerByApollo, type GraphqlExecution, type GraphqlParameters } from '../doors/graphql/graphql-execution';
 import { EXPLORER_ASSETS_PATH } from '../doors/graphql/explorer';
 import type { ApolloServer } from '@apollo/server';
@@ -25,6 +26,8 @@ export function isProbe(req: IncomingMessage): boolean {
 export interface EndpointDeps {
   readonly schema: GraphQLSchema;
   readonly routes: readonly CompiledRoute[];
+  /** REST routes that stream a file instead of running an operation (attendees.csv); default REST_DOWNLOADS. */
+  readonly downloads?: readonly RestDownload[];
   readonly graphql: GraphqlExecution;
   readonly apollo: ApolloServer<RequestContext>;
   /** Everything that is neither the REST table nor /graphql (health, metrics, docs, the dashboard, 404). */
@@ -38,13 +41,14 @@ interface PathPattern {
   readonly path: string;
   readonly regex: RegExp;
   readonly names: readonly string[];
-  readonly routes: ReadonlyMap<string, CompiledRoute>;
+  /** The endpoint of each method the path has. */
+  readonly endpoints: ReadonlyMap<string, Endpoint>;
   readonly allow: readonly string[];
 }
 
-function patternsOf(routes: readonly CompiledRoute[]): PathPattern[] {
-  const byPath = new Map<string, CompiledRoute[]>();
-  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+function patternsOf(routes: ReadonlyArray<{ readonly path: string; readonly method: string; readonly endpoint: Endpoint }>): PathPattern[] {
+  const byPath = new Map<string, Array<{ method: string; endpoint: Endpoint }>>();
+  for (const { path, method, endpoint } of routes) byPath.set(path, [...(byPath.get(path) ?? []), { method, endpoint }]);
   return [...byPath].map(([path, entries]) => {
     const names: string[] = [];
     const source = path
@@ -55,12 +59,12 @@ function patternsOf(routes: readonly CompiledRoute[]): PathPattern[] {
         return '([^/]+)';
       })
       .join('/');
-    const methods = entries.map((route) => route.method);
+    const methods = entries.map((entry) => entry.method);
     return {
       path,
       regex: new RegExp(`^${source}/?$`),
       names,
-      routes: new Map(entries.map((route) => [route.method, route])),
+      endpoints: new Map(entries.map((entry) => [entry.method, entry.endpoint])),
       allow: [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'],
     };
   });
@@ -77,7 +81,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endpoint {
   const { schema, graphql, apollo } = deps;
-  const patterns = patternsOf(deps.routes);
 
   function restEndpoint(route: CompiledRoute): Endpoint {
     const write = route.method !== 'GET';
@@ -100,7 +103,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
           x.res.end();
           return;
         }
-        if (route.location) x.res.setHeader('Location', route.location(result as { slug: string }));
+        if (route.location) x.res.setHeader('Location', route.location(result as Record<string, unknown>));
         sendJson(x.res, route.status, result);
       },
     };
@@ -168,7 +171,20 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
     },
   };
 
-  const restEndpoints = new Map(deps.routes.map((route) => [route, restEndpoint(route)]));
+  function downloadEndpoint(download: RestDownload): Endpoint {
+    return {
+      door: 'rest',
+      route: download.path,
+      operation: download.name,
+      caller: 'key',
+      execute: (x) => runDownload(download, x.res, x.params, x.context()),
+    };
+  }
+
+  const patterns = patternsOf([
+    ...deps.routes.map((route) => ({ path: route.path, method: route.method, endpoint: restEndpoint(route) })),
+    ...(deps.downloads ?? REST_DOWNLOADS).map((download) => ({ path: download.path, method: download.method, endpoint: downloadEndpoint(download) })),
+  ]);
   const pathEndpoints = new Map(patterns.map((pattern) => [pattern, new Map<string, Endpoint>()]));
 
   return (x) => {
@@ -187,16 +203,16 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
     for (const pattern of patterns) {
       const match = pattern.regex.exec(pathname);
       if (!match) continue;
-      const route = pattern.routes.get(method === 'HEAD' ? 'GET' : method);
-      if (!route) {
+      const endpoint = pattern.endpoints.get(method === 'HEAD' ? 'GET' : method);
+      if (!endpoint) {
         const byMethod = pathEndpoints.get(pattern)!;
-        let endpoint = byMethod.get(method);
-        if (endpoint === undefined) {
-          endpoint = restPathEndpoint(pattern, method);
+        let other = byMethod.get(method);
+        if (other === undefined) {
+          other = restPathEndpoint(pattern, method);
           // Methods are few and known; anything else gets its endpoint made each time (no unbounded map).
-          if (byMethod.size < 16) byMethod.set(method, endpoint);
+          if (byMethod.size < 16) byMethod.set(method, other);
         }
-        return endpoint;
+        return other;
       }
       if (pattern.names.length > 0) {
         const params: Record<string, string> = {};
@@ -204,7 +220,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
         pattern.names.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
         x.params = params;
       }
-      return restEndpoints.get(route)!;
+      return endpoint;
     }
     return publicEndpoint;
   };

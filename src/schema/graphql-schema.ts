@@ -16,6 +16,7 @@ import { TicketTypeResolver } from '../modules/ticket-type/ticket-type.resolver'
 import { DateTimeISO } from '../platform/graphql/date-time';
 import { anyKeyDirective, enforcePermissions, requiresPermissionDirective } from '../platform/graphql/requires-permission';
 import { requiresSessionDirective } from '../platform/graphql/requires-session';
+import { WaitlistResolver } from '../modules/waitlist/waitlist.resolver';
 import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -31,6 +32,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   ViewerResolver,
   OrganizationSettingsResolver,
   WebhookResolver,
+  WaitlistResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */

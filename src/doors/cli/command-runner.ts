@@ -4,8 +4,8 @@ import type { Config } from '../../foundation/config';
 import { claimDataDir } from '../../platform/db/data-dir-lock';
 import type * as DatabaseModule from '../../schema/database';
 import type * as EmbeddedModule from '../../schema/embedded-postgres';
-import { existingServerSecrets, loadServerSecrets, type ServerSecrets } from '../../platform/crypto/server-secrets';
-import { checkCliSecret, describeSecretSource, presentedFingerprints, recordedSecretFingerprint } from '../../platform/crypto/secret-fingerprint';
+import { existingServerSecrets, keyFileSecrets, loadServerSecrets, type ServerSecrets } from '../../platform/crypto/server-secrets';
+import { checkCliSecret, describeSecretSource, presentedFingerprints, recordedSecret } from '../../platform/crypto/secret-fingerprint';
 import { runThroughServer } from './admin-channel';
 import type { Command, Options } from './command';
 import { OPERATOR } from '../../platform/auth/actor';
@@ -32,8 +32,13 @@ interface Run {
  * to seal something, as the server would make it.
  */
 async function cliSecrets(em: EntityManager, config: Config): Promise<() => ServerSecrets> {
-  const recorded = await recordedSecretFingerprint(em);
-  const existing = existingServerSecrets(config.secret, config.dataDir);
+  const record = await recordedSecret(em);
+  const recorded = record?.fingerprint;
+  let existing = existingServerSecrets(config.secret, config.dataDir);
+  // Without SECRET_KEY, the key file of the first server (same machine, another DATA_DIR) when it is the database's.
+  if (record?.keyFile !== undefined && config.secret.key === undefined && !existing?.accepts(record.fingerprint)) {
+    existing = keyFileSecrets(record.keyFile, record.fingerprint) ?? existing;
+  }
   checkCliSecret(recorded, existing, config.dataDir);
   let secrets = existing;
   return () => (secrets ??= loadServerSecrets(config.secret, config.dataDir));

@@ -22,8 +22,9 @@ export const WEBHOOK_COMMANDS: Command[] = [
     help: `webhook create --org ORG_ID --url URL [--events CSV] [--description TEXT]
   Registers a webhook endpoint (https, public address) for the organization's changes: every type,
   or only those in --events (event.created, event.updated, event.published, event.cancelled,
-  event.deleted, booking.created, booking.cancelled, booking.held, booking.confirmed, booking.expired,
-  booking.checked_in, booking.check_in_undone). Prints its id and the signing secret, shown only this
+  event.deleted, ticket_type.created, ticket_type.updated, ticket_type.deleted, booking.created,
+  booking.cancelled, booking.held, booking.confirmed, booking.expired, booking.checked_in,
+  booking.check_in_undone, waitlist.offered). Prints its id and the signing secret, shown only this
   once. Needs the server's SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
     parse: parser({ org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }),
     async run(em, options, _positionals, context) {

@@ -38,4 +38,37 @@ export const REST_OPERATIONS = /* GraphQL */ `
   mutation DeleteEvent($slug: String!) {
     deleteEvent(slug: $slug) { id slug }
   }
+
+  # A booking as REST shows it: the fields, in the order, of its webhook payload (booking.presenter.ts).
+  fragment Booking on Booking {
+    id eventId eventSlug ticketTypeId quantity attendeeEmail attendeeName status createdAt cancelledAt expiresAt confirmedAt checkedInAt
+  }
+
+  query ListBookings($slug: String!, $page: Int, $limit: Int, $status: BookingStatus) {
+    bookings(eventSlug: $slug, page: $page, limit: $limit, status: $status) { bookings { ...Booking } total page limit }
+  }
+
+  mutation CreateBooking($input: CreateBookingInput!) {
+    createBooking(input: $input) { ...Booking }
+  }
+
+  query GetBooking($id: ID!) {
+    booking(id: $id) { ...Booking }
+  }
+
+  mutation ConfirmBooking($id: ID!) {
+    confirmBooking(id: $id) { ...Booking }
+  }
+
+  mutation CancelBooking($id: ID!) {
+    cancelBooking(id: $id) { ...Booking }
+  }
+
+  mutation CheckInBooking($id: ID!) {
+    checkInBooking(id: $id) { ...Booking }
+  }
+
+  mutation UndoCheckIn($id: ID!) {
+    undoCheckIn(id: $id) { ...Booking }
+  }
 `;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import {
   getNamedType,
   isInputObjectType,
@@ -8,6 +9,7 @@ import {
   typeFromAST,
   validate,
   type DocumentNode,
+  type FieldNode,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -20,7 +22,7 @@ import type { RequestContext } from '../../platform/graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
 import type { Permission } from '../../platform/auth/permissions';
 import { REST_OPERATIONS } from './operations';
-import { REST_ROUTES, type RestRoute } from './routes';
+import { REST_ROUTES, type RestDownload, type RestRoute } from './routes';
 
 export interface CompiledRoute extends RestRoute {
   readonly document: DocumentNode;
@@ -30,6 +32,11 @@ export interface CompiledRoute extends RestRoute {
   readonly permissions: readonly Permission[];
   /** The operation compiled once (graphql-jit), with graphql-js semantics. */
   readonly compiled: CompiledOperations;
+  /**
+   * The fields a VALIDATION_ERROR names, as the REST request spells them: an argument or input field
+   * fed by a path parameter of another name (`eventSlug` → `slug`). Empty for most routes.
+   */
+  readonly restFieldNames: ReadonlyMap<string, string>;
 }
 
 export interface RestRequest {
@@ -60,8 +67,34 @@ export function compileRoutes(
     }
     compiled.precompile(document, route.operation);
     const permissions = operationPermissions(schema, document, operationNode);
-    return { ...route, document, operationNode, variableTypes, permissions, compiled };
+    return { ...route, document, operationNode, variableTypes, permissions, compiled, restFieldNames: restFieldNamesOf(route, operationNode) };
   });
+}
+
+/** The arguments (and body fields) a path parameter of another name feeds, by the name the client knows. */
+function restFieldNamesOf(route: RestRoute, operationNode: OperationDefinitionNode): Map<string, string> {
+  const names = new Map<string, string>();
+  const root = operationNode.selectionSet.selections.find((selection): selection is FieldNode => selection.kind === Kind.FIELD);
+  for (const argument of root?.arguments ?? []) {
+    const { value } = argument;
+    if (value.kind !== Kind.VARIABLE || value.name.value === argument.name.value) continue;
+    if (route.path.split('/').includes(`:${value.name.value}`)) names.set(argument.name.value, value.name.value);
+  }
+  for (const [field, parameter] of Object.entries(route.bodyFromPath ?? {})) if (field !== parameter) names.set(field, parameter);
+  return names;
+}
+
+/** A VALIDATION_ERROR with its fields named as the REST request names them (see restFieldNames). */
+function inRestTerms(error: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (names.size === 0 || !(error instanceof AppError) || error.code !== 'VALIDATION_ERROR') return error;
+  const errors = (error.details as { errors: Array<{ field: string; message: string }> }).errors;
+  return AppError.validation(
+    errors.map(({ field, message }) => {
+      const name = names.get(field);
+      if (name === undefined) return { field, message };
+      return { field: name, message: message.startsWith(`${field} `) ? `${name}${message.slice(field.length)}` : message };
+    }),
+  );
 }
 
 /** Keeps only the fields an input type accepts, at every depth: REST ignores fields it does not take. */
@@ -98,7 +131,9 @@ function variablesOf(route: CompiledRoute, request: RestRequest): Record<string,
         { field: 'body', message: 'the request body must be a JSON object, sent with Content-Type: application/json' },
       ]);
     }
-    variables[route.body] = acceptedFields(body, route.variableTypes.get(route.body) as GraphQLInputType);
+    const accepted = acceptedFields(body, route.variableTypes.get(route.body) as GraphQLInputType) as Record<string, unknown>;
+    for (const [field, parameter] of Object.entries(route.bodyFromPath ?? {})) accepted[field] = request.params[parameter];
+    variables[route.body] = accepted;
   }
   return variables;
 }
@@ -112,7 +147,11 @@ export async function runRoute(
 ): Promise<unknown> {
   assertOperationAllowed(context.auth, route.permissions);
   const variableValues = variablesOf(route, request);
-  assertValidArguments(schema, route.document, route.operationNode, variableValues);
+  try {
+    assertValidArguments(schema, route.document, route.operationNode, variableValues);
+  } catch (error) {
+    throw inRestTerms(error, route.restFieldNames);
+  }
   const result = await route.compiled.execute(route.document, route.operation, context, variableValues);
   if (result.errors && result.errors.length > 0) {
     // A REST operation has one root field, so its first error is the answer.
@@ -122,7 +161,16 @@ export async function runRoute(
       // As it is, so the error handler logs it once, with its stack and the request id, and maps it.
       throw originalErrorOf(error);
     }
-    throw appError;
+    throw inRestTerms(appError, route.restFieldNames);
   }
   return route.result ? result.data?.[route.result] : undefined;
+}
+
+/**
+ * Runs a download route (not a GraphQL operation: attendees.csv): the permission it declares, checked
+ * by the same function as the operations' (FORBIDDEN before anything is read), then its writer.
+ */
+export async function runDownload(download: RestDownload, res: ServerResponse, params: Readonly<Record<string, string>>, context: RequestContext): Promise<void> {
+  assertOperationAllowed(context.auth, [download.permission]);
+  await download.send(res, context, params);
 }

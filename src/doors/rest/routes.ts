@@ -1,7 +1,19 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorCode } from '../../foundation/errors/app-error';
-import { argumentBounds } from '../../foundation/validation/arguments';
+import { argumentBounds, idBounds, slugBounds } from '../../foundation/validation/arguments';
 import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
+import type { Permission } from '../../platform/auth/permissions';
+import type { RequestContext } from '../../platform/graphql/request-context';
+import { sendAttendeesCsv } from './attendees-csv';
 import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
+
+/** The bounds of a parameter, for the OpenAPI document: the constants the service checks it with. */
+export interface ParameterBounds {
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+}
 
 /** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
 export interface RestRoute {
@@ -13,21 +25,37 @@ export interface RestRoute {
   readonly query?: readonly string[];
   /** The variable that receives the JSON body (fields the operation does not accept are dropped). */
   readonly body?: string;
+  /**
+   * Fields of the body's variable taken from the path instead (field → path parameter): the resource
+   * the path names, e.g. `eventSlug` ← `slug` for a booking of /v1/events/{slug}/bookings. The body
+   * cannot set them, and the document's body schema leaves them out.
+   */
+  readonly bodyFromPath?: Readonly<Record<string, string>>;
   readonly status: 200 | 201 | 204;
   /** The root field of the result sent back (none for 204). */
   readonly result?: string;
   /** The Location header of a 201, from the returned object. */
-  readonly location?: (result: { slug: string }) => string;
+  readonly location?: (result: Readonly<Record<string, unknown>>) => string;
   /**
    * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
    * validation, limits and server errors are added to every route from what the route declares).
    */
   readonly errors?: readonly ErrorCode[];
-  /** Bounds of query parameters, for the OpenAPI document: the constants the service checks them with. */
-  readonly parameterBounds?: Readonly<
-    Record<string, { readonly minimum?: number; readonly maximum?: number; readonly maxLength?: number; readonly pattern?: string }>
-  >;
+  /**
+   * Bounds of path and query parameters, for the OpenAPI document: the constants the service checks
+   * them with (a path parameter the operation refuses as malformed, 400, rather than not found, 404).
+   */
+  readonly parameterBounds?: Readonly<Record<string, ParameterBounds>>;
+  /** The document's tag (default: the path's first resource, `/v1/events/…` → Events). */
+  readonly tag?: string;
 }
+
+const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
+/** The booking routes' `{id}`: `bk_…`, else 400 VALIDATION_ERROR (the commands' and booking(id)'s own check). */
+const bookingId = { id: idBounds('bk') };
+/** `{slug}` of the booking routes: Query.bookings and createBooking refuse a malformed eventSlug (400). */
+const eventSlug = { slug: slugBounds() };
+const BOOKING_ERRORS = ['BOOKING_NOT_FOUND'] as const satisfies readonly ErrorCode[];
 
 export const REST_ROUTES: readonly RestRoute[] = [
   {
@@ -37,12 +65,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: {
-      page: argumentBounds('page'),
-      limit: argumentBounds('limit'),
-      search: { maxLength: MAX_SEARCH_LENGTH },
-      after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN },
-    },
+    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } },
   },
   {
     method: 'POST',
@@ -51,7 +74,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     body: 'input',
     status: 201,
     result: 'createEvent',
-    location: (event) => `/v1/events/${encodeURIComponent(event.slug)}`,
+    location: (event) => `/v1/events/${encodeURIComponent(String(event.slug))}`,
   },
   { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event', errors: ['EVENT_NOT_FOUND'] },
   {
@@ -64,4 +87,113 @@ export const REST_ROUTES: readonly RestRoute[] = [
     errors: ['EVENT_NOT_FOUND', 'EVENT_ALREADY_PUBLISHED'],
   },
   { method: 'DELETE', path: '/v1/events/:slug', operation: 'DeleteEvent', status: 204, errors: ['EVENT_NOT_FOUND', 'EVENT_HAS_BOOKINGS'] },
+
+  // Bookings (D23): the GraphQL booking operations, one route each.
+  {
+    method: 'GET',
+    path: '/v1/events/:slug/bookings',
+    operation: 'ListBookings',
+    query: ['page', 'limit', 'status'],
+    status: 200,
+    result: 'bookings',
+    errors: ['EVENT_NOT_FOUND'],
+    parameterBounds: { ...eventSlug, ...pageBounds },
+    tag: 'Bookings',
+  },
+  {
+    method: 'POST',
+    path: '/v1/events/:slug/bookings',
+    operation: 'CreateBooking',
+    body: 'input',
+    bodyFromPath: { eventSlug: 'slug' },
+    status: 201,
+    result: 'createBooking',
+    location: (booking) => `/v1/bookings/${encodeURIComponent(String(booking.id))}`,
+    errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
+    parameterBounds: eventSlug,
+    tag: 'Bookings',
+  },
+  { method: 'GET', path: '/v1/bookings/:id', operation: 'GetBooking', status: 200, result: 'booking', errors: BOOKING_ERRORS, parameterBounds: bookingId },
+  {
+    method: 'POST',
+    path: '/v1/bookings/:id/confirm',
+    operation: 'ConfirmBooking',
+    status: 200,
+    result: 'confirmBooking',
+    errors: [...BOOKING_ERRORS, 'HOLD_EXPIRED', 'BOOKING_NOT_HELD'],
+    parameterBounds: bookingId,
+  },
+  {
+    method: 'POST',
+    path: '/v1/bookings/:id/cancel',
+    operation: 'CancelBooking',
+    status: 200,
+    result: 'cancelBooking',
+    errors: [...BOOKING_ERRORS, 'BOOKING_ALREADY_CANCELLED', 'HOLD_EXPIRED'],
+    parameterBounds: bookingId,
+  },
+  {
+    method: 'POST',
+    path: '/v1/bookings/:id/check-in',
+    operation: 'CheckInBooking',
+    status: 200,
+    result: 'checkInBooking',
+    errors: [...BOOKING_ERRORS, 'ALREADY_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
+    parameterBounds: bookingId,
+  },
+  // Undoing a check-in answers the booking as it is now (200), not 204: a gate sees its state at once.
+  {
+    method: 'DELETE',
+    path: '/v1/bookings/:id/check-in',
+    operation: 'UndoCheckIn',
+    status: 200,
+    result: 'undoCheckIn',
+    errors: [...BOOKING_ERRORS, 'NOT_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
+    parameterBounds: bookingId,
+  },
+];
+
+/**
+ * A REST route that is no GraphQL operation: a file streamed by the REST door itself (a GraphQL
+ * result is one value in memory). It takes the same pipeline steps as a table route (key,
+ * allowlist, rate budget, access log), its permission checked by the same function, and is described
+ * in the OpenAPI document from this declaration.
+ */
+export interface RestDownload {
+  readonly method: 'GET';
+  readonly path: string;
+  /** For the access log and the document's operationId. */
+  readonly name: string;
+  readonly permission: Permission;
+  /** The media type of a 200. */
+  readonly mediaType: string;
+  readonly summary: string;
+  readonly description: string;
+  /** Domain errors it can answer before the first byte (the common ones are added as for every route). */
+  readonly errors: readonly ErrorCode[];
+  /** Path parameters: their descriptions and the constants they are checked with. */
+  readonly parameters: Readonly<Record<string, { readonly description: string } & ParameterBounds>>;
+  readonly tag?: string;
+  /** Writes the answer (or throws before its first byte, for the error envelope). */
+  readonly send: (res: ServerResponse, context: RequestContext, params: Readonly<Record<string, string>>) => Promise<void>;
+}
+
+export const REST_DOWNLOADS: readonly RestDownload[] = [
+  {
+    method: 'GET',
+    path: '/v1/events/:slug/attendees.csv',
+    name: 'AttendeesCsv',
+    permission: 'bookings:read',
+    mediaType: 'text/csv',
+    summary: "The event's attendee list: every CONFIRMED booking, as CSV.",
+    description:
+      'Streamed (RFC 4180, UTF-8, CRLF line ends), oldest booking first. Header row `id,attendeeName,attendeeEmail,ticketType,quantity,status,createdAt,checkedInAt`; ' +
+      "`ticketType` is the ticket type's name (empty without one), `checkedInAt` empty until the check-in. A cell starting with `=`, `+`, `-`, `@`, a tab " +
+      "or a carriage return is prefixed with `'` so that spreadsheets show it as text (no formula runs). Errors come before the first byte, in the JSON envelope; " +
+      'a failure once the file has begun cuts the connection (the file never ends cleanly truncated).',
+    errors: ['EVENT_NOT_FOUND'],
+    parameters: { slug: { description: 'The event.', ...slugBounds() } },
+    tag: 'Bookings',
+    send: sendAttendeesCsv,
+  },
 ];

@@ -85,6 +85,10 @@ export class AppError extends Error {
     return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${echo(id)}"`, { id: echo(id) });
   }
 
+  static waitlistEntryNotFound(id: string): AppError {
+    return new AppError('WAITLIST_ENTRY_NOT_FOUND', `No waiting-list entry with id "${echo(id)}"`, { id: echo(id) });
+  }
+
   static webhookEndpointNotFound(id: string): AppError {
     return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${echo(id)}"`, { id: echo(id) });
   }
@@ -188,6 +192,15 @@ export class AppError extends Error {
 
   static bookingNotHeld(id: string, status: string): AppError {
     return new AppError('BOOKING_NOT_HELD', `Only a HELD booking can be confirmed; this one is ${status}`, { id, status });
+  }
+
+  static seatsAvailable(details: ErrorDetailsByCode['SEATS_AVAILABLE']): AppError {
+    const what = details.available === null ? 'Seats are free' : `${details.available} seat${details.available === 1 ? ' is' : 's are'} free`;
+    return new AppError('SEATS_AVAILABLE', `${what} for ${details.requested} requested: book them instead of joining the waiting list`, details);
+  }
+
+  static waitlistEntryNotWaiting(id: string, status: string): AppError {
+    return new AppError('WAITLIST_ENTRY_NOT_WAITING', `This waiting-list entry is ${status}; only a WAITING or OFFERED entry can leave`, { id, status });
   }
 
   static alreadyCheckedIn(checkedInAt: Date): AppError {

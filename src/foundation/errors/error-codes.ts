@@ -88,7 +88,12 @@ export const ERROR_TABLE = {
   BOOKING_NOT_FOUND: code<{ id: string }>({ status: 404, when: "No booking with this id in the key's organization.", details: { type: 'object' } }),
   TICKET_TYPE_NOT_FOUND: code<{ id: string }>({
     status: 404,
-    when: "GraphQL only: no ticket type with this id in the key's organization.",
+    when: "No ticket type with this id in the key's organization (or of this event, for a booking).",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
+  WAITLIST_ENTRY_NOT_FOUND: code<{ id: string }>({
+    status: 404,
+    when: "No waiting-list entry with this id in the key's organization (another organization's entry answers the same).",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   }),
   WEBHOOK_ENDPOINT_NOT_FOUND: code<{ id: string }>({
@@ -164,12 +169,12 @@ export const ERROR_TABLE = {
   }),
   EVENT_NOT_PUBLISHED: code<{ slug: string; status: string }>({
     status: 409,
-    when: 'GraphQL only: a booking was asked for an event that is not PUBLISHED.',
+    when: 'A booking was asked for an event that is not PUBLISHED.',
     details: { type: 'object', properties: { slug: { type: 'string' }, status: { type: 'string' } }, required: ['slug', 'status'] },
   }),
   BOOKING_ALREADY_CANCELLED: code<{ id: string; cancelledAt: string | null }>({
     status: 409,
-    when: 'GraphQL only: the booking was cancelled before.',
+    when: 'The booking was cancelled before.',
     details: { type: 'object', properties: { id: { type: 'string' }, cancelledAt: { type: ['string', 'null'] } }, required: ['id'] },
   }),
   HOLD_EXPIRED: code<{ id: string; expiresAt: string | null }>({
@@ -181,6 +186,26 @@ export const ERROR_TABLE = {
     status: 409,
     when: 'Only a HELD booking can be confirmed; this one is CANCELLED (D20).',
     details: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' } }, required: ['id', 'status'] },
+  }),
+  // Waiting list (D21)
+  SEATS_AVAILABLE: code<{ available: number | null; requested: number; limitedBy: 'capacity' | 'ticketType' | null; ticketTypeId?: string }>({
+    status: 409,
+    when: 'joinWaitlist on an event (or ticket type) that has the seats free now: book them instead (D21). details.available is what is free.',
+    details: {
+      type: 'object',
+      properties: {
+        available: { type: ['integer', 'null'], description: 'Seats free now; null when nothing limits them.' },
+        requested: { type: 'integer' },
+        limitedBy: { type: ['string', 'null'], enum: ['capacity', 'ticketType', null] },
+        ticketTypeId: { type: 'string' },
+      },
+      required: ['available', 'requested', 'limitedBy'],
+    },
+  }),
+  WAITLIST_ENTRY_NOT_WAITING: code<{ id: string; status: string }>({
+    status: 409,
+    when: 'leaveWaitlist on an entry that is CONVERTED (it has a confirmed booking: cancel that instead) or EXPIRED (its offer lapsed) (D21).',
+    details: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string', enum: ['CONVERTED', 'EXPIRED'] } }, required: ['id', 'status'] },
   }),
   // Check-in at the door (D22)
   ALREADY_CHECKED_IN: code<{ checkedInAt: string }>({

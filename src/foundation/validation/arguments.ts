@@ -34,17 +34,38 @@ export function paginationErrors(page: number, limit: number): FieldError[] {
   return [...argumentRuleErrors('page', page), ...argumentRuleErrors('limit', limit)];
 }
 
+const MAX_SLUG_LENGTH = 100;
+
 /** A slug argument that can never name an event is bad input, not a missing event. */
 export function slugErrors(field: string, value: string): FieldError[] {
-  return SLUG_PATTERN.test(value) && value.length <= 100
+  return SLUG_PATTERN.test(value) && value.length <= MAX_SLUG_LENGTH
     ? []
     : [{ field, message: `${field} must be an event slug: lower-case letters and digits joined by single hyphens` }];
 }
 
-const ID_SHAPE = /^[A-Za-z0-9]{1,36}$/;
+/** What slugErrors checks, as the OpenAPI document states it (a REST path parameter). */
+export function slugBounds(): { pattern: string; maxLength: number } {
+  return { pattern: SLUG_PATTERN.source, maxLength: MAX_SLUG_LENGTH };
+}
+
+const idPatterns = new Map<string, RegExp>();
+
+/** `<prefix>_` and an alphanumeric part of 1 to 36 characters. */
+function idPattern(prefix: string): RegExp {
+  let pattern = idPatterns.get(prefix);
+  if (pattern === undefined) {
+    pattern = new RegExp(`^${prefix}_[A-Za-z0-9]{1,36}$`);
+    idPatterns.set(prefix, pattern);
+  }
+  return pattern;
+}
 
 /** Server-assigned ids are `<prefix>_` and an alphanumeric part; anything else is bad input. */
 export function idErrors(field: string, value: string, prefix: string): FieldError[] {
-  const [head, rest] = [value.slice(0, prefix.length + 1), value.slice(prefix.length + 1)];
-  return head === `${prefix}_` && ID_SHAPE.test(rest) ? [] : [{ field, message: `${field} must be an id starting with ${prefix}_` }];
+  return idPattern(prefix).test(value) ? [] : [{ field, message: `${field} must be an id starting with ${prefix}_` }];
+}
+
+/** What idErrors checks, as the OpenAPI document states it (a REST path parameter). */
+export function idBounds(prefix: string): { pattern: string } {
+  return { pattern: idPattern(prefix).source };
 }

@@ -46,6 +46,9 @@ function fragmentOf(name: string | undefined, constraints: readonly unknown[] = 
       return { pattern: TIME_ZONE_SHAPE.source, examples: ['Europe/Paris', 'UTC'], 'x-rule': 'an IANA time zone name the server knows' };
     case 'isHttpsUrl':
       return { format: 'uri', pattern: HTTPS_URL_PATTERN.source };
+    case 'isEmail':
+      // class-validator's check is stricter in places (lengths of the local part and labels).
+      return { format: 'email' };
     case 'isCurrencyCode':
       return { enum: isoCurrencyCodes() };
     case 'isDecimal':

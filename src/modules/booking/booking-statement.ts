@@ -69,7 +69,15 @@ export interface BookingChange {
    * The event as found (refusals only; null when there is none or the change was made).
    * `registrationCount` counts every seat taken on its row: confirmed and held.
    */
-  readonly event: { id: string; slug: string; status: EventStatus; capacity: number | null; registrationCount: number } | null;
+  readonly event: {
+    id: string;
+    slug: string;
+    status: EventStatus;
+    capacity: number | null;
+    registrationCount: number;
+    /** Of those, the held seats as stored (lapsed holds included until expired): on its row, and in its slots. */
+    held: number;
+  } | null;
   /** The ticket type as found (refusals only); `sold` counts its confirmed and held tickets on its row. */
   readonly ticketType: { id: string; quantity: number; sold: number } | null;
   /**
@@ -163,6 +171,7 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
           status: effectiveStatus(answer['e.status'] as EventStatus, new Date(answer['e.end_date'] as string)),
           capacity: answer['e.capacity'] as number | null,
           registrationCount: (answer['e.registration_count'] as number) + ((answer['e.held_count'] as number | null) ?? 0),
+          held: ((answer['e.held_count'] as number | null) ?? 0) + ((answer['room.held'] as number | null) ?? 0),
         }
       : null,
     ticketType:

@@ -11,7 +11,11 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
  *
  *   cancel   CONFIRMED, or HELD before its expiresAt → CANCELLED; its seats go back
  *   expire   HELD from its expiresAt on              → EXPIRED;   its seats go back
- *   confirm  HELD before its expiresAt               → CONFIRMED; its seats move from held to confirmed
+ *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed
+ *            still PUBLISHED and not ended
+ *
+ * A booking that is a waiting-list offer (D21) takes its entry along in the same statement: CONVERTED
+ * when confirmed, EXPIRED when cancelled or expired.
  *
  * The time a transition is judged at (`at`, the request's clock) is bound, so a hold is expired or not
  * by the same clock that stamps it. A booking that the gate refuses is answered as found: the command
@@ -23,12 +27,16 @@ export type Transition = 'cancel' | 'expire' | 'confirm';
 interface TransitionRule {
   /** Which bookings it changes: SQL on the locked booking `b`; `?` is the time it is judged at. */
   readonly gate: string;
+  /** Whether the booking's event must still take bookings (PUBLISHED, not ended at that time). */
+  readonly bookable: boolean;
   readonly to: BookingStatus;
   /** The column stamped with that time. */
   readonly stamp: 'cancelled_at' | 'confirmed_at' | null;
   /** Whether the seats go back (else they stay taken, now confirmed). */
   readonly frees: boolean;
   readonly webhook: 'booking.cancelled' | 'booking.expired' | 'booking.confirmed';
+  /** What the waiting-list entry whose offer this booking is becomes (D21), in the same statement. */
+  readonly entry: 'EXPIRED' | 'CONVERTED';
 }
 
 const RULES: Record<Transition, TransitionRule> = {
@@ -38,14 +46,26 @@ const RULES: Record<Transition, TransitionRule> = {
     stamp: 'cancelled_at',
     frees: true,
     webhook: 'booking.cancelled',
+    bookable: false,
+    entry: 'EXPIRED',
   },
-  expire: { gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`, to: BookingStatus.EXPIRED, stamp: null, frees: true, webhook: 'booking.expired' },
+  expire: {
+    gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`,
+    to: BookingStatus.EXPIRED,
+    stamp: null,
+    frees: true,
+    webhook: 'booking.expired',
+    bookable: false,
+    entry: 'EXPIRED',
+  },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > ?::timestamptz`,
     to: BookingStatus.CONFIRMED,
     stamp: 'confirmed_at',
     frees: false,
     webhook: 'booking.confirmed',
+    bookable: true,
+    entry: 'CONVERTED',
   },
 };
 
@@ -77,6 +97,14 @@ export function changeBooking(
 const stampOf = (rule: TransitionRule) => (rule.stamp ? `, ${rule.stamp} = ?::timestamptz` : '');
 
 /**
+ * The waiting-list entry offered this booking (D21), if any: CONVERTED by its confirmation, EXPIRED
+ * when it is cancelled or lapses (its seats are then offered on, by the caller's offer pass). A CTE
+ * after `ub`; `?` is the time of the change.
+ */
+const entryOf = (rule: TransitionRule) =>
+  `uw as (update waitlist_entries w set status = '${rule.entry}', updated_at = ?::timestamptz from ok where w.offered_booking_id = ok.id and w.status = 'OFFERED'),`;
+
+/**
  * A booking counted on its event's row (booked while the event was not slotted): locks the event, its
  * slot 0 when it has slots, the booking, its ticket type and that type's slot 0. Seats given back to
  * an event slotted since go to slot 0's share, so that the shares still add up to what is left.
@@ -103,7 +131,7 @@ async function changeOnRow(
        select b.id, b.quantity, b.ticket_type_id, e.slug,
               case when b.status = 'CONFIRMED' then b.quantity else 0 end as confirmed,
               case when b.status = 'HELD' then b.quantity else 0 end as held
-         from b join e on true where ${rule.gate}),
+         from b join e on true where ${rule.gate}${rule.bookable ? ` and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz` : ''}),
      ${
        rule.frees
          ? `ues as (update event_slots x set seats = es.seats + ok.quantity from ok, es where x.event_id = es.event_id and x.slot = 0 and es.seats is not null),
@@ -113,6 +141,7 @@ async function changeOnRow(
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, ok.slug as event_slug),
+     ${entryOf(rule)}
      ue as (
        update events x set registration_count = e.registration_count ${confirmedDelta}, held_count = e.held_count - ok.held, updated_at = ?::timestamptz
          from ok join e on true where x.id = e.id),
@@ -128,7 +157,9 @@ async function changeOnRow(
     booking.eventId, organizationId,
     booking.id,
     at,
+    ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    at,
     at,
     ...outbox.bindings,
   ]);
@@ -157,10 +188,14 @@ async function changeInSlot(
      ts as (select u.* from ticket_type_slots u join b on u.ticket_type_id = b.ticket_type_id and u.slot = b.slot for update of u),
      ok as (
        select b.id, b.quantity, b.ticket_type_id, b.slot, b.event_id, case when b.status = 'HELD' then b.quantity else 0 end as held
-         from b where ${rule.gate}),
+         from b join es on true where ${rule.gate}${
+           // A slotted event that stops taking bookings closes its slots under their locks (closeForBookings).
+           rule.bookable ? ` and es.open and exists (select 1 from events v where v.id = b.event_id and v.end_date > ?::timestamptz)` : ''
+         }),
      ub as (
        update bookings k set status = '${rule.to}'${stampOf(rule)}
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
+     ${entryOf(rule)}
      ues as (update event_slots x set taken = es.taken ${freed}, held = es.held - ok.held from ok join es on true where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = ts.taken ${freed}, held = ts.held - ok.held from ok join ts on true where y.ticket_type_id = ok.ticket_type_id and y.slot = ok.slot),
      ${outbox.sql}
@@ -173,7 +208,9 @@ async function changeInSlot(
     booking.eventId, booking.slot,
     booking.id, organizationId,
     at,
+    ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    at,
     ...outbox.bindings,
   ]);
   return changeOf(em, answer, answer.changed === true);

@@ -1,20 +1,26 @@
-import { IsEmail, IsInt, Max, MaxLength, Min } from 'class-validator';
+import { IsEmail, IsInt, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { IsNotBlank } from '../../foundation/validation/rules';
+import { IsNotBlank, MaxCharacters } from '../../foundation/validation/rules';
 import type { FieldError } from '../../foundation/errors/app-error';
+import { idErrors, slugErrors } from '../../foundation/validation/arguments';
 import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
 
 /** One booking takes at most this many seats: larger groups book several times. */
 export const MAX_BOOKING_QUANTITY = 1_000;
 
-@InputType('CreateBookingInput')
-export class CreateBookingInput {
-  @Field({ description: 'The event to book; it must be PUBLISHED.' })
+/**
+ * What a booking and a waiting-list entry (D21, joinWaitlist) both ask for: which event and ticket
+ * type, how many seats, for whom. One set of rules for both inputs.
+ */
+// A GraphQL input type of its own only for its fields' sake: no field takes it, so the schema has none.
+@InputType('SeatsRequestInput')
+export abstract class SeatsRequestInput {
+  @Field({ description: 'The event; it must be PUBLISHED.' })
   eventSlug!: string;
 
   @Field(() => ID, {
     nullable: true,
-    description: "A ticket type of that event; without one the booking counts only against the event's capacity.",
+    description: "A ticket type of that event; without one the seats count only against the event's capacity.",
   })
   ticketTypeId?: string | null;
 
@@ -25,14 +31,25 @@ export class CreateBookingInput {
 
   @Field({ description: 'An email address, at most 254 characters.' })
   @IsEmail({}, { message: 'attendeeEmail must be an email address' })
-  @MaxLength(254)
+  @MaxCharacters(254)
   attendeeEmail!: string;
 
   @Field({ description: '1 to 200 characters, not blank.' })
   @IsNotBlank()
-  @MaxLength(200)
+  @MaxCharacters(200)
   attendeeName!: string;
+}
 
+/** The rules of a SeatsRequestInput's arguments that are not its class's own: the slug's and the ticket type id's shape. */
+export function seatsRequestErrors(input: SeatsRequestInput): FieldError[] {
+  return [
+    ...slugErrors('eventSlug', input.eventSlug),
+    ...(input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt')),
+  ];
+}
+
+@InputType('CreateBookingInput')
+export class CreateBookingInput extends SeatsRequestInput {
   @Field(() => Boolean, {
     nullable: true,
     description: "true: a HELD booking whose seats are taken until expiresAt, then free unless confirmBooking confirms it (D20). Default false: CONFIRMED at once.",

@@ -89,6 +89,14 @@ export class BookingResolver {
     return booking.event.id;
   }
 
+  @FieldResolver(() => ID, {
+    nullable: true,
+    description: 'The booked ticket type, tt_…; null when booked without one (the same as ticketType { id }, without loading it).',
+  })
+  ticketTypeId(@Root() booking: BookingEntity): string | null {
+    return booking.ticketType?.id ?? null;
+  }
+
   @FieldResolver(() => String)
   async eventSlug(@Root() booking: BookingEntity): Promise<string> {
     return (await booking.event.loadOrFail({ dataloader: true })).slug;

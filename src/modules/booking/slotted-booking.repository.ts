@@ -77,7 +77,8 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
           -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",
-          case when b.id is null then (select sum(u.seats - u.taken)::int from ticket_type_slots u where u.ticket_type_id = tt.id) end as "room.ticketType"
+          case when b.id is null then (select sum(u.seats - u.taken)::int from ticket_type_slots u where u.ticket_type_id = tt.id) end as "room.ticketType",
+          case when b.id is null then (select sum(s.held)::int from event_slots s where s.event_id = e.id) end as "room.held"
      from (select 1) one left join e on true left join tt on true left join b on true`);
   const claim = [quantity, ticketTypeId, quantity, start];
   return runBooking(em, sql, idempotency, answers, [

@@ -9,11 +9,14 @@ import { keysOfOrganization } from '../api-key/api-key.repository';
 import { ApiKeyView, CreateApiKeyInput, CreatedApiKey, RotatedApiKey } from './dashboard.types';
 import { apiKeyViews } from './api-key-views';
 
-/** D19: only a signed-in ADMIN lists, creates, revokes or rotates keys; no API key can. */
+/**
+ * D19: only a signed-in ADMIN creates, revokes or rotates keys; any signed-in member (a MEMBER too,
+ * read only: issue 23) lists them; no API key can do any of it.
+ */
 @Resolver()
 export class AdminApiKeyResolver {
-  @Query(() => [ApiKeyView], { description: "The organization's API keys, newest first (never a secret)." })
-  @RequiresSession('ADMIN')
+  @Query(() => [ApiKeyView], { description: "The organization's API keys, newest first (never a secret); any signed-in member reads them." })
+  @RequiresSession('MEMBER')
   async apiKeys(@Ctx() { em, auth }: RequestContext): Promise<ApiKeyView[]> {
     return apiKeyViews(em, auth.organization.id, await keysOfOrganization(em, auth.organization.id));
   }

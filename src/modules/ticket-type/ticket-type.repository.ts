@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { executePrepared } from '../../platform/db/prepared-reads';
+import { noteOutboxWrite } from '../../platform/outbox/outbox';
+import type { TicketTypeOutbox } from './ticket-type.webhooks';
 import { newId } from '../../foundation/ids';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
@@ -28,6 +30,16 @@ interface TicketTypeRow {
 
 const RETURNING = `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, ${soldSql('t')} as sold, to_json(t.created_at) #>> '{}' as "createdAt"`;
 
+/** The columns of a statement's changed row: RETURNING's, and the event's slug for the webhook message (ticket-type.webhooks.ts). */
+const CHANGED_COLUMNS = 'id, event, name, price, currency, quantity, sold, "createdAt"';
+
+/** The last select of a statement with outbox CTEs tells whether it wrote a message (the unit of work wakes the workers after the commit). */
+const OUTBOX_WRITTEN = 'exists (select 1 from outbox_message) as outbox_written';
+
+function noteOutbox(em: EntityManager, row: { outbox_written?: boolean } | undefined): void {
+  if (row?.outbox_written) noteOutboxWrite(em);
+}
+
 /** The row's values as the entity's (a numeric comes as text, the timestamp as ISO text). */
 const asEntityData = (row: TicketTypeRow) => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
 
@@ -47,7 +59,7 @@ export async function lockEventOfTicketType(em: EntityManager, organizationId: s
 
 /** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `?`). */
 const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
-       select e.id from events e
+       select e.id, e.slug from events e
         where e.id = (select t.event_id from ticket_types t where t.id = ?) and e.organization_id = ?
           for no key update)`;
 
@@ -72,23 +84,29 @@ export async function lockEventAndAddTicketType(
   organizationId: string,
   eventSlug: string,
   fields: { name: string; price: number; currency: string; quantity: number },
+  /** ticket_type.created, written by the insert's statement. */
+  outbox: TicketTypeOutbox,
 ): Promise<TicketTypeEntity | { eventFound: boolean; count: number }> {
   const [event] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ? for no key update', [
     organizationId,
     eventSlug,
   ]);
   if (!event) return { eventFound: false, count: 0 };
-  const [row] = await executePrepared<TicketTypeRow & { count: number }>(em, 
+  const messages = outbox('gate');
+  const [row] = await executePrepared<TicketTypeRow & { count: number; outbox_written: boolean }>(em, 
     `with counted as (select count(*)::int as count from ticket_types where event_id = ?),
      added as (
        insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
        select ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
-       returning *)
-     select c.count, ${RETURNING} from counted c left join added t on true`,
-    [event.id, newId('tt'), event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES],
+       returning *),
+     gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, ?::text as event_slug from added t),
+     ${messages.sql}
+     select c.count, ${RETURNING}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
+    [event.id, newId('tt'), event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES, eventSlug, ...messages.bindings],
   );
+  noteOutbox(em, row);
   if (!row.id) return { eventFound: true, count: row.count };
-  const { count: _count, ...added } = row;
+  const { count: _count, outbox_written: _written, ...added } = row;
   // On a slotted event (src/modules/inventory/), its quantity is split over the event's slots too.
   if (event.slots > 0) await slotNewTicketType(em, event.id, added.id);
   return managed(em, added);
@@ -105,19 +123,30 @@ export async function updateTicketTypeFields(
   organizationId: string,
   id: string,
   fields: { name?: string | null; price?: number | null; currency?: string | null; quantity?: number | null },
+  /** ticket_type.updated, written by the update's statement. */
+  outbox: TicketTypeOutbox,
   /** A slotted ticket type, its slots locked and the quantity checked against them by the caller. */
   slotted = false,
 ): Promise<TicketTypeEntity | null> {
-  const [row] = await executePrepared<TicketTypeRow>(em, 
-    `with ${LOCK_EVENT_OF_TICKET_TYPE}
-     update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
-                               quantity = coalesce(?::int, t.quantity)
-       from locked l
-      where t.id = ? and t.event_id = l.id and t.sold + t.held <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-     returning ${RETURNING}`,
-    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null],
+  // An input without a field changes nothing: it answers the ticket type and sends no message.
+  const changesAField = [fields.name, fields.price, fields.currency, fields.quantity].some((value) => value != null);
+  const messages = outbox(changesAField ? 'changed' : '(select * from changed where false)');
+  const [row] = await executePrepared<TicketTypeRow & { outbox_written: boolean }>(em, 
+    `with ${LOCK_EVENT_OF_TICKET_TYPE},
+     changed as (
+       update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
+                                 quantity = coalesce(?::int, t.quantity)
+         from locked l
+        where t.id = ? and t.event_id = l.id and t.sold + t.held <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+       returning ${RETURNING}, l.slug as event_slug),
+     ${messages.sql}
+     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join changed on true`,
+    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null, ...messages.bindings],
   );
-  return row ? managed(em, row) : null;
+  noteOutbox(em, row);
+  if (!row?.id) return null;
+  const { outbox_written: _written, ...changed } = row;
+  return managed(em, changed);
 }
 
 /**
@@ -129,16 +158,24 @@ export async function removeUnsoldTicketType(
   em: EntityManager,
   organizationId: string,
   id: string,
+  /** ticket_type.deleted, written by the delete's statement. */
+  outbox: TicketTypeOutbox,
   /** A slotted ticket type, its slots locked and found empty by the caller. */
   slotted = false,
 ): Promise<TicketTypeEntity | null> {
-  const [row] = await executePrepared<TicketTypeRow>(em, 
-    `with ${LOCK_EVENT_OF_TICKET_TYPE}
-     delete from ticket_types t using locked l
-      where t.id = ? and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-     returning ${RETURNING}`,
-    [id, organizationId, id],
+  const messages = outbox('removed');
+  const [row] = await executePrepared<TicketTypeRow & { outbox_written: boolean }>(em, 
+    `with ${LOCK_EVENT_OF_TICKET_TYPE},
+     removed as (
+       delete from ticket_types t using locked l
+        where t.id = ? and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+       returning ${RETURNING}, l.slug as event_slug),
+     ${messages.sql}
+     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join removed on true`,
+    [id, organizationId, id, ...messages.bindings],
   );
-  if (!row) return null;
-  return em.create(TicketTypeEntity, asEntityData(row), { managed: false, persist: false });
+  noteOutbox(em, row);
+  if (!row?.id) return null;
+  const { outbox_written: _written, ...removed } = row;
+  return em.create(TicketTypeEntity, asEntityData(removed), { managed: false, persist: false });
 }

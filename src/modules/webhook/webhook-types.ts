@@ -1,10 +1,13 @@
-/** The message types of D18 (and D22's check-in), in the order the docs list them. */
+/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, issue 23's ticket types), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
   'event.published',
   'event.cancelled',
   'event.deleted',
+  'ticket_type.created',
+  'ticket_type.updated',
+  'ticket_type.deleted',
   'booking.created',
   'booking.cancelled',
   'booking.held',
@@ -12,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.expired',
   'booking.checked_in',
   'booking.check_in_undone',
+  'waitlist.offered',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -61,6 +61,20 @@ export class WebhookResolver {
     return updateWebhookEndpoint(context.em, context.auth.organization.id, id, input, runtime(context));
   }
 
+  @Mutation(() => WebhookEndpointEntity, { description: 'Stops sending to the endpoint: no new message is queued for it until it is enabled again.' })
+  @RequiresPermission('webhooks:write')
+  disableWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointEntity> {
+    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, { enabled: false }, runtime(context));
+  }
+
+  @Mutation(() => WebhookEndpointEntity, {
+    description: 'Sends to the endpoint again (as updateWebhookEndpoint with enabled: true): an endpoint the service disabled starts afresh.',
+  })
+  @RequiresPermission('webhooks:write')
+  enableWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointEntity> {
+    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, { enabled: true }, runtime(context));
+  }
+
   @Mutation(() => DeletedWebhookEndpoint, { description: 'Deletes an endpoint with its messages; nothing more is sent to it.' })
   @RequiresPermission('webhooks:write')
   deleteWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<DeletedWebhookEndpoint> {

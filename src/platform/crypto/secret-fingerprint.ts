@@ -10,16 +10,22 @@ export class SecretMismatchError extends Error {}
 
 interface RecordedRow {
   fingerprint: string;
+  key_file: string | null;
 }
 
 /** The fingerprint the database records, if a server has started on it. */
 export async function recordedSecretFingerprint(em: EntityManager): Promise<string | undefined> {
-  return recorded(em);
+  return (await recordedSecret(em))?.fingerprint;
+}
+
+/** The fingerprint the database records and, when the first server's secret came from a key file, that file. */
+export async function recordedSecret(em: EntityManager): Promise<{ fingerprint: string; keyFile: string | undefined } | undefined> {
+  const [row] = await em.getConnection().execute<RecordedRow[]>('select fingerprint, key_file from server_secret where id = 1');
+  return row === undefined ? undefined : { fingerprint: row.fingerprint.trim(), keyFile: row.key_file ?? undefined };
 }
 
 async function recorded(em: EntityManager): Promise<string | undefined> {
-  const [row] = await em.getConnection().execute<RecordedRow[]>('select fingerprint from server_secret where id = 1');
-  return row?.fingerprint.trim();
+  return recordedSecretFingerprint(em);
 }
 
 /** How a process names where its secret came from, in the refusal's line. */
@@ -51,9 +57,14 @@ function mismatch(secrets: ServerSecrets, fingerprint: string, refusal: string):
  * start), else refuses unless it is this secret's (or, during a rotation, SECRET_KEY_PREVIOUS's).
  */
 export async function recordOrCheckSecretFingerprint(em: EntityManager, secrets: ServerSecrets): Promise<void> {
-  await em
-    .getConnection()
-    .execute('insert into server_secret (id, fingerprint) values (1, ?) on conflict (id) do nothing', [secrets.current.fingerprint]);
+  // A key file's place is kept beside the fingerprint (see keyFileSecrets).
+  const keyFile = secrets.source.kind === 'file' ? path.resolve(secrets.source.path) : null;
+  await em.getConnection().execute(
+    `insert into server_secret (id, fingerprint, key_file) values (1, ?, ?)
+     on conflict (id) do update set key_file = coalesce(server_secret.key_file, excluded.key_file)
+       where server_secret.fingerprint = excluded.fingerprint and server_secret.key_file is null and excluded.key_file is not null`,
+    [secrets.current.fingerprint, keyFile],
+  );
   const fingerprint = await recorded(em);
   if (fingerprint !== undefined && !secrets.accepts(fingerprint)) throw mismatch(secrets, fingerprint, 'refusing to start');
 }

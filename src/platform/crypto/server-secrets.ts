@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SecretSettings } from '../../foundation/config';
 import { keyIdOf, SecretBox, secretValue, type SecretPurpose, type SecretValue } from './secret-box';
@@ -80,6 +80,26 @@ export function existingServerSecrets(settings: SecretSettings, dataDir: string)
   if (current !== undefined) return new ServerSecrets(current, undefined, { kind: 'file', path: file });
   const old = readKeyFile(legacy);
   return old === undefined ? undefined : new ServerSecrets(old, undefined, { kind: 'file', path: legacy });
+}
+
+/**
+ * The secret in the key file a server recorded (`recordedSecret`), for a CLI that has none of its own
+ * or another one from its own DATA_DIR, and no SECRET_KEY: only a file named like a key file, owned by
+ * this user and readable by it alone (as the server makes it), and only when its fingerprint is the
+ * database's. Undefined otherwise.
+ */
+export function keyFileSecrets(file: string, fingerprint: string): ServerSecrets | undefined {
+  if (![KEY_FILE, LEGACY_KEY_FILE].includes(path.basename(file))) return undefined;
+  try {
+    const stats = statSync(file);
+    if ((stats.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && stats.uid !== process.getuid())) return undefined;
+  } catch {
+    return undefined;
+  }
+  const material = readKeyFile(file);
+  if (material === undefined) return undefined;
+  const secrets = new ServerSecrets(material, undefined, { kind: 'file', path: file });
+  return secrets.accepts(fingerprint) ? secrets : undefined;
 }
 
 function createKeyFile(dataDir: string): ServerSecrets {

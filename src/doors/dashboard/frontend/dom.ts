@@ -88,3 +88,8 @@ export function field(data: FormData, name: string): string {
   const value = data.get(name);
   return typeof value === 'string' ? value : '';
 }
+
+/** What a MEMBER may not do on a page, said where the controls would be (D19, issue 23). */
+export function readOnlyNote(text: string): HTMLElement {
+  return h('p', { class: 'note' }, h('strong', {}, 'Read only: '), text);
+}

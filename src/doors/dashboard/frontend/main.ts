@@ -38,10 +38,7 @@ function signInPage(): void {
     event.preventDefault();
     const data = new FormData(form);
     signIn(field(data, 'email'), field(data, 'password')).then(
-      () => {
-        location.hash = '#/keys';
-        void route();
-      },
+      () => go('#/keys'),
       showError,
     );
   });
@@ -88,10 +85,7 @@ function shell(session: SessionInfo, page: Page): HTMLElement {
     type: 'button',
     class: 'secondary',
     onclick: () =>
-      void signOut().then(() => {
-        location.hash = '#/sign-in';
-        void route();
-      }, showError),
+      void signOut().then(() => go('#/sign-in'), showError),
   }, 'Sign out');
   const header = h(
     'header',
@@ -124,7 +118,17 @@ async function renderPage(session: SessionInfo, page: Page): Promise<void> {
   await page.render(context).catch(showError);
 }
 
+/** Goes to a page: a changed hash routes through hashchange, an unchanged one routes here (once either way). */
+function go(hash: string): void {
+  if (location.hash === hash) void route();
+  else location.hash = hash;
+}
+
+/** Each route() takes a number; one that a later route() overtook while it waited draws nothing. */
+let routeGeneration = 0;
+
 async function route(): Promise<void> {
+  const generation = ++routeGeneration;
   clearMessages();
   const path = location.hash.replace(/^#\/?/, '');
   const invite = /^invite\/([A-Za-z0-9_-]+)$/.exec(path);
@@ -137,6 +141,7 @@ async function route(): Promise<void> {
     showError(error);
     return;
   }
+  if (generation !== routeGeneration) return;
   if (!session) return signInPage();
   const page = PAGES.find((one) => one.path === path) ?? PAGES[0];
   await renderPage(session, page);

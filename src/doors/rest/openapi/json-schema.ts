@@ -45,7 +45,7 @@ function inputClassOf(typeName: string): (new () => unknown) | undefined {
 }
 
 /** Every pattern a string must match: one as `pattern`, several as `allOf` (JSON Schema has one `pattern` per schema). */
-function withPatterns(schema: JsonSchema, patterns: readonly string[]): JsonSchema {
+export function withPatterns(schema: JsonSchema, patterns: readonly string[]): JsonSchema {
   const { pattern, ...rest } = schema;
   const all = [...new Set([...patterns, ...(typeof pattern === 'string' ? [pattern] : [])])];
   if (all.length === 0) return rest;

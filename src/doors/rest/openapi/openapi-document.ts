@@ -1,5 +1,7 @@
 import {
+  getNamedType,
   GraphQLNonNull,
+  isInputObjectType,
   isNonNullType,
   Kind,
   OperationTypeNode,
@@ -12,8 +14,9 @@ import { httpStatusOf, type ErrorCode } from '../../../foundation/errors/app-err
 import { permissionOf } from '../../../platform/graphql/requires-permission';
 import { MAX_BODY_BYTES } from '../../../platform/web/json-body';
 import type { CompiledRoute } from '../rest-executor';
+import { REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
 import { ERROR_CATALOGUE, errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
-import { ref, SchemaConverter } from './json-schema';
+import { ref, SchemaConverter, withPatterns, type JsonSchema } from './json-schema';
 
 type Json = Record<string, unknown>;
 
@@ -59,6 +62,7 @@ const HEADERS: Record<string, Json> = {
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   Location: { description: 'The path of the created resource.', schema: { type: 'string' } },
+  'Content-Disposition': { description: 'A download: `attachment` with the file name.', schema: { type: 'string' } },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', enum: ['true'] },
@@ -121,8 +125,16 @@ const IDEMPOTENCY_KEY_PARAMETER: Json = {
 
 const replayedHeader = (route: CompiledRoute) => (isWrite(route) ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {});
 
+/** A parameter's schema narrowed by the bounds the service checks it with (patterns add up). */
+function bounded(schema: JsonSchema, bounds: ParameterBounds | undefined): JsonSchema {
+  if (!bounds) return schema;
+  const { pattern, ...rest } = bounds;
+  return withPatterns({ ...schema, ...rest }, pattern === undefined ? [] : [pattern]);
+}
+
 /** Every error code a route can answer: the common ones, those its inputs imply, and its declared ones. */
-export function errorCodesOf(route: CompiledRoute): ErrorCode[] {
+export function errorCodesOf(route: CompiledRoute | RestDownload): ErrorCode[] {
+  if (!('operation' in route)) return [...new Set([...EVERY_ROUTE, ...route.errors])];
   const codes: ErrorCode[] = [...EVERY_ROUTE];
   if (route.body || (route.query ?? []).length > 0) codes.push('VALIDATION_ERROR');
   if (route.body) codes.push('PAYLOAD_TOO_LARGE');
@@ -131,17 +143,27 @@ export function errorCodesOf(route: CompiledRoute): ErrorCode[] {
   return [...new Set(codes)];
 }
 
-function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
   const { node, field } = rootFieldOf(schema, route);
   const permission = permissionOf(schema, field);
   if (!permission) throw new Error(`Operation ${route.operation}: its root field declares no permission`);
 
   const parameters: Json[] = [];
   for (const name of pathParameters(route.path)) {
-    const type = route.variableTypes.get(name);
+    // A variable of its name, or a field of the body's input that the path gives (bodyFromPath).
+    const bodyField = Object.entries(route.bodyFromPath ?? {}).find(([, parameter]) => parameter === name)?.[0];
+    const bodyType = route.body === undefined ? undefined : getNamedType(route.variableTypes.get(route.body));
+    const inputField = bodyField !== undefined && isInputObjectType(bodyType) ? bodyType.getFields()[bodyField] : undefined;
+    const type = route.variableTypes.get(name) ?? inputField?.type;
     if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
     const argument = argumentFor(node, field, name);
-    parameters.push({ name, in: 'path', required: true, description: argument?.description ?? undefined, schema: converter.input(type) });
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      description: argument?.description ?? inputField?.description ?? undefined,
+      schema: bounded(converter.input(type), route.parameterBounds?.[name]),
+    });
   }
   for (const name of route.query ?? []) {
     const type = route.variableTypes.get(name);
@@ -149,8 +171,8 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     const argument = argumentFor(node, field, name);
     // A query parameter is absent rather than null: describe its non-null form.
     const schema = converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type));
-    const bounded = { ...schema, ...route.parameterBounds?.[name] };
-    const withDefault = argument?.defaultValue === undefined ? bounded : { ...bounded, default: argument.defaultValue };
+    const narrowed = bounded(schema, route.parameterBounds?.[name]);
+    const withDefault = argument?.defaultValue === undefined ? narrowed : { ...narrowed, default: argument.defaultValue };
     parameters.push({
       name,
       in: 'query',
@@ -173,31 +195,87 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
             ...(route.location ? { Location: { ...headerRef('Location') } } : {}),
             ...replayedHeader(route),
           },
-          content: { 'application/json': { schema: converter.output(field.type, node.selectionSet) } },
+          // Never null: a root field that answers null carries its error (404), and REST answers that instead.
+          content: { 'application/json': { schema: converter.output(isNonNullType(field.type) ? field.type : new GraphQLNonNull(field.type), node.selectionSet) } },
         };
 
   return {
     operationId: camelCase(route.operation),
     summary: field.description ?? route.operation,
     description: `Requires the \`${permission}\` permission. Runs the GraphQL operation \`${route.operation}\` (root field \`${field.name}\`).`,
-    tags: [tagOf(route.path)],
+    tags: [route.tag ?? tagOf(route.path)],
     'x-required-permission': permission,
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body
-      ? {
-          requestBody: {
-            required: true,
-            description:
-              'JSON object. Fields the operation does not accept are ignored, at every depth (D4). Besides the rules stated in the schema, ' +
-              'the server checks those that compare fields or need the clock or stored data (a start in the future, an end after the start, ' +
-              'a slug not taken, a capacity not below the registrations, a status change allowed from the current status, a time zone the ' +
-              'runtime knows): 400 VALIDATION_ERROR naming each failing field.',
-            content: { 'application/json': { schema: converter.input(route.variableTypes.get(route.body)!) } },
-          },
-        }
-      : {}),
+    ...(route.body ? { requestBody: requestBodyOf(route, converter, replaced) } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
+  };
+}
+
+/**
+ * The body of a write: the input type of its variable, less the fields the path gives (bodyFromPath,
+ * a component of its own named after the operation: CreateBookingBody).
+ */
+function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
+  const input = converter.input(route.variableTypes.get(route.body!)!);
+  const fromPath = Object.entries(route.bodyFromPath ?? {});
+  let schema = input;
+  if (fromPath.length > 0) {
+    const typeName = String(input.$ref).split('/').pop()!;
+    const full = converter.components[typeName] as { properties: Record<string, JsonSchema>; required?: string[] };
+    const taken = new Set(fromPath.map(([field]) => field));
+    const properties = Object.fromEntries(Object.entries(full.properties).filter(([field]) => !taken.has(field)));
+    const required = (full.required ?? []).filter((field) => !taken.has(field));
+    replaced.add(typeName);
+    const name = `${route.operation}Body`;
+    const { required: _required, ...rest } = full;
+    converter.components[name] = {
+      ...rest,
+      description: `${typeName} without ${fromPath.map(([field, parameter]) => `\`${field}\` (the path's \`{${parameter}}\`)`).join(', ')}.`,
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+    };
+    schema = ref(name);
+  }
+  const givenByPath =
+    fromPath.length === 0 ? '' : ` ${fromPath.map(([field, parameter]) => `\`${field}\` is the path's \`{${parameter}}\`: a value in the body is ignored.`).join(' ')}`;
+  return {
+    required: true,
+    description:
+      'JSON object. Fields the operation does not accept are ignored, at every depth (D4). Besides the rules stated in the schema, ' +
+      'the server checks those that compare fields or need the clock or stored data (a start in the future, an end after the start, ' +
+      'a slug not taken, a capacity not below the registrations, a status change allowed from the current status, a time zone the ' +
+      "runtime knows; a hold's holdMinutes up to the organization's setting, holdMinutes only with hold): 400 VALIDATION_ERROR naming each failing field." +
+      givenByPath,
+    content: { 'application/json': { schema } },
+  };
+}
+
+/** A download route (not a GraphQL operation) as the document shows it: from its declaration. */
+function downloadOperationOf(download: RestDownload): Json {
+  const parameters = Object.entries(download.parameters).map(([name, { description, ...bounds }]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description,
+    schema: bounded({ type: 'string' }, bounds),
+  }));
+  return {
+    operationId: camelCase(download.name),
+    summary: download.summary,
+    description: `Requires the \`${download.permission}\` permission. ${download.description}`,
+    tags: [download.tag ?? tagOf(download.path)],
+    'x-required-permission': download.permission,
+    security: [{ bearerAuth: [] }],
+    parameters,
+    responses: {
+      '200': {
+        description: `${STATUS_TEXT[200]}: ${download.summary}`,
+        headers: { ...commonHeaders(), ...rateLimitHeaders(), 'Content-Disposition': headerRef('Content-Disposition') },
+        content: { [download.mediaType]: { schema: { type: 'string' } } },
+      },
+      ...errorResponses(errorCodesOf(download)),
+    },
   };
 }
 
@@ -211,28 +289,46 @@ const tagOf = (path: string): string => {
  * against: parameters and bodies from the operations' variable types, responses from their
  * selection sets, permissions from the @requiresPermission directive. Built once at start.
  */
-export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly CompiledRoute[], version: string): Json {
+export function buildOpenApiDocument(
+  schema: GraphQLSchema,
+  routes: readonly CompiledRoute[],
+  version: string,
+  downloads: readonly RestDownload[] = REST_DOWNLOADS,
+): Json {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of routes[0]?.document.definitions ?? []) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
   const converter = new SchemaConverter(schema, fragments);
   const paths: Record<string, Record<string, Json>> = {};
+  // Input types a route's body replaced by a narrower component (bodyFromPath): dropped unless used elsewhere.
+  const replaced = new Set<string>();
   for (const route of routes) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(schema, route, converter) };
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(schema, route, converter, replaced) };
   }
+  for (const name of replaced) {
+    const others = Object.entries(converter.components).filter(([other]) => other !== name);
+    if (!JSON.stringify([paths, others]).includes(`"#/components/schemas/${name}"`)) delete converter.components[name];
+  }
+  for (const download of downloads) {
+    const path = openApiPath(download.path);
+    paths[path] = { ...paths[path], [download.method.toLowerCase()]: downloadOperationOf(download) };
+  }
+  const every = [...routes, ...downloads];
   // Only the codes some route answers: the others (NOT_FOUND, METHOD_NOT_ALLOWED) belong to no operation.
-  const usedCodes = [...new Set(routes.flatMap(errorCodesOf))].sort();
+  const usedCodes = [...new Set(every.flatMap(errorCodesOf))].sort();
   const errorSchemas = Object.fromEntries(usedCodes.map((code) => [errorSchemaName(code), errorEnvelopeSchema(code)]));
-  const tags = [...new Set(routes.map((route) => tagOf(route.path)))].map((name) => ({ name, description: `The ${name.toLowerCase()} of the key's organization.` }));
+  const tags = [...new Set(every.map((route) => route.tag ?? tagOf(route.path)))]
+    .sort()
+    .map((name) => ({ name, description: `The ${name.toLowerCase()} of the key's organization.` }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Event Service API',
       version,
       description: [
-        'Events of the organization that owns the API key. Every request carries `Authorization: Bearer <API_KEY>`, over HTTPS only.',
+        'Events and bookings of the organization that owns the API key. Every request carries `Authorization: Bearer <API_KEY>`, over HTTPS only.',
         'Errors use one envelope, `{"error": {"code", "message", "details"}}`; the components `*Error` describe each code and its details.',
         'Any path not listed answers `404 NOT_FOUND` (no details); a listed path with another method answers `405 METHOD_NOT_ALLOWED`',
         'with an `Allow` header and `details.allowed` (the methods it has);',

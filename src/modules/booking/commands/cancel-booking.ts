@@ -10,6 +10,7 @@ import { hole } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 
 /**
  * Mutation.cancelBooking (D7, D20): a CONFIRMED booking, or a HELD one before its expiresAt, gives its
@@ -31,7 +32,10 @@ export async function cancelBooking(em: EntityManager, organizationId: string, i
         { id: found.event.id, slug: hole() },
       );
       // Seats counted in a slot of a slotted event go back to that slot; others to the event's row.
-      const { changed, booking } = await changeBooking(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'cancel', cancelledAt, webhookData);
+      // With people waiting (D21), in one transaction with the offer of the seats to them.
+      const { changed, booking } = await offeringFreedSeats(tx, organizationId, { eventId: found.event.id }, (locked) =>
+        changeBooking(locked, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'cancel', cancelledAt, webhookData),
+      );
       if (!booking) throw AppError.bookingNotFound(id);
       if (!changed) assertCancellable(booking, cancelledAt); // cancelled or expired meanwhile: the same refusal
       if (!changed) throw new Error(`booking ${id} was not cancelled for no reason the policy knows`);

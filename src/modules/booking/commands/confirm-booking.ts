@@ -9,13 +9,17 @@ import { needsConfirming } from '../booking.policy';
 import { presentBooking } from '../booking.presenter';
 import { findById } from '../booking.repository';
 import { changeBooking } from '../booking-transitions.repository';
+import { assertBookable } from '../../event/event.policy';
+import { effectiveStatus } from '../../event/event-status';
 
 /**
  * Mutation.confirmBooking (D20): a HELD booking before its expiresAt becomes CONFIRMED, its seats moved
  * from the held counts to the confirmed ones, in one statement under the booking's locks
  * (booking-transitions.repository.ts), with its `booking.confirmed` message. A booking already
  * CONFIRMED is answered as it is (a retried confirmation is harmless); a hold past its expiresAt is
- * HOLD_EXPIRED even before the sweep stores it EXPIRED; a CANCELLED one is BOOKING_NOT_HELD.
+ * HOLD_EXPIRED even before the sweep stores it EXPIRED; a CANCELLED one is BOOKING_NOT_HELD; a hold
+ * whose event no longer takes bookings (unpublished, cancelled, ended) is EVENT_NOT_PUBLISHED, as a
+ * booking would be, and stays HELD until it expires.
  */
 export async function confirmBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
@@ -33,7 +37,12 @@ export async function confirmBooking(em: EntityManager, organizationId: string, 
       const { changed, booking } = await changeBooking(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'confirm', confirmedAt, webhookData);
       if (!booking) throw AppError.bookingNotFound(id);
       // Changed meanwhile (confirmed, cancelled or expired by another request): answered from what it is now.
-      if (!changed && needsConfirming(booking, confirmedAt)) throw new Error(`booking ${id} was not confirmed for no reason the policy knows`);
+      if (!changed && needsConfirming(booking, confirmedAt)) {
+        // Still held: its event no longer takes bookings (unpublished, cancelled or ended since the hold).
+        const event = await found.event.loadOrFail();
+        assertBookable({ slug: event.slug, status: effectiveStatus(event.storedStatus, event.endDate, confirmedAt) });
+        throw new Error(`booking ${id} was not confirmed for no reason the policy knows`);
+      }
       return booking;
     },
     { singleStatement: true },

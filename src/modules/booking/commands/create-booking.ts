@@ -1,23 +1,21 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { idErrors, slugErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertBookable } from '../../event/event.policy';
-import { effectiveStatus, type EventStatus } from '../../event/event-status';
 import { BookingEntity, BookingStatus, newBookingId } from '../booking.entity';
-import type { CreateBookingInput } from '../booking.inputs';
+import { seatsRequestErrors, type CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { bookSeats, type BookingChange, type NewBooking } from '../booking.repository';
 import type { BookingRequest } from '../booking-statement';
 import { bookSlotted } from '../slotted-booking.repository';
 import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
-import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
-import { SLOT_COUNT, roomOf } from '../../inventory/inventory.policy';
+import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { SLOT_COUNT } from '../../inventory/inventory.policy';
 import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
 import { holdMinutesErrors } from '../booking.policy';
 import { expireDueHolds } from './expire-holds';
-import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
+import { bookSlottedSlowly } from './book-slotted-slowly';
 
 /**
  * Which events are slotted, as last seen by this process (organization and slug → slotted): which of
@@ -50,8 +48,7 @@ export async function createBooking(
   settings: { readonly holdMinutes: number } = { holdMinutes: DEFAULT_HOLD_MINUTES },
 ): Promise<BookingEntity> {
   assertValidInput(
-    slugErrors('eventSlug', input.eventSlug),
-    input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt'),
+    seatsRequestErrors(input),
     input,
     holdMinutesErrors(input.holdMinutes, settings.holdMinutes),
   );
@@ -98,7 +95,7 @@ export async function createBooking(
         if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
         // Seats of holds past their expiresAt are free from that moment (D20), stored or not: a booking
         // refused while some are still counted gives them back first (the sweep's work), then tries again.
-        if (!expiredDue && change.event && change.slots > 0 === slotted) {
+        if (!expiredDue && change.event && change.event.held > 0 && change.slots > 0 === slotted) {
           expiredDue = true;
           if ((await expireDueHolds(em, organizationId, change.event.id, new Date())) > 0) continue;
         }
@@ -135,61 +132,3 @@ export async function createBooking(
 
 /** Attempts of a booking that nothing refused (each: its event changed kind meanwhile, or the hint was wrong). */
 const MAX_ATTEMPTS = 4;
-
-interface SlottedEventRow {
-  id: string;
-  status: EventStatus;
-  end_date: string;
-  capacity: number | null;
-  registration_count: number;
-  tt_id: string | null;
-  tt_quantity: number | null;
-  tt_sold: number | null;
-}
-
-/**
- * A slotted event whose slots could not take a booking one by one (none alone has room enough, or
- * they are closed): under the locks of every slot of the event and of the ticket type, either the
- * reason for the refusal, from the whole count, or the room gathered into one slot (inventory.policy.ts
- * gatherInto) and the booking made there. Rare: at the end of a sell-out, or for a large booking.
- */
-async function bookSlottedSlowly(em: EntityManager, request: BookingRequest): Promise<BookingEntity> {
-  const { organizationId, fields } = request;
-  const run = async (tx: EntityManager): Promise<BookingEntity> => {
-    const read = () =>
-      tx.execute<SlottedEventRow[]>(
-        // Seats in use on the rows: confirmed and held (a slot's taken counts both).
-        `select e.id, e.status, e.end_date, e.capacity, e.registration_count + e.held_count as registration_count,
-                t.id as tt_id, t.quantity as tt_quantity, t.sold + t.held as tt_sold
-           from events e left join ticket_types t on t.event_id = e.id and t.id = ?
-          where e.organization_id = ? and e.slug = ?`,
-        [fields.ticketTypeId, organizationId, fields.eventSlug],
-      );
-    const [found] = await read();
-    if (!found) throw AppError.eventNotFound(fields.eventSlug);
-    const eventSlots = await lockEventSlots(tx, found.id);
-    const ticketTypeSlots = found.tt_id ? await lockTicketTypeSlots(tx, found.tt_id) : null;
-    // Read again under the slots' locks: a status or quantity change that held them has committed.
-    const [event] = await read();
-    const status = effectiveStatus(event.status, new Date(event.end_date));
-    assertBookable({ slug: fields.eventSlug, status });
-    if (fields.ticketTypeId !== null && !event.tt_id) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
-    const ticketType =
-      event.tt_id && ticketTypeSlots
-        ? { id: event.tt_id, quantity: event.tt_quantity!, sold: event.tt_sold! + takenOf(ticketTypeSlots) }
-        : null;
-    assertAvailable({ capacity: event.capacity, registrationCount: event.registration_count + takenOf(eventSlots.slots) }, ticketType, fields.quantity);
-
-    // There is room, spread over several slots: gather it into the slot with the most.
-    const pool = ticketTypeSlots ?? eventSlots.slots;
-    const roomy = (slot: { seats: number | null; taken: number }) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
-    const target = pool.reduce((best, slot) => (roomy(slot) > roomy(best) ? slot : best), pool[0]).slot;
-    if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
-      await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
-    }
-    const change = await bookSlotted(tx, request, target);
-    if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
-    return change.booking;
-  };
-  return withinTransaction(em, run);
-}

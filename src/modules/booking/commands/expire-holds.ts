@@ -7,6 +7,7 @@ import { BookingStatus } from '../booking.entity';
 import { presentBooking } from '../booking.presenter';
 import { changeBooking, dueHolds, dueHoldsOfEvent, type BookingSeats } from '../booking-transitions.repository';
 import { findById } from '../booking.repository';
+import { offeringFreedSeats, offerWhereDue } from '../../waitlist/commands/offer-seats';
 
 /*
  * Expiry of holds (D20). A hold's seats are free from its expiresAt on without anything running: a
@@ -27,7 +28,10 @@ async function expireHold(em: EntityManager, organizationId: string, hold: Booki
     async (tx) => {
       const booking = await findById(tx, organizationId, hold.id);
       const webhookData = presentBooking({ ...booking, status: BookingStatus.EXPIRED }, { id: hold.eventId, slug: hole() });
-      return (await changeBooking(tx, organizationId, hold, 'expire', at, webhookData)).changed;
+      // With people waiting (D21), in one transaction with the offer of the seats to them.
+      return offeringFreedSeats(tx, organizationId, { eventId: hold.eventId }, async (locked) =>
+        (await changeBooking(locked, organizationId, hold, 'expire', at, webhookData)).changed,
+      );
     },
     { singleStatement: true },
   );
@@ -66,6 +70,8 @@ export function startHoldExpiry(em: EntityManager, logger: Logger, options: { in
       if (stopped) break;
       await expireHold(systemEm(em, options.wake), hold.organizationId, hold, at);
     }
+    // The waiting list's safety net (D21): seats free while entries that fit them wait get offered.
+    if (!stopped) await offerWhereDue(em, options.wake);
     return due.length;
   };
   const schedule = (delayMs: number) => {

@@ -19,6 +19,7 @@ import { closeForBookings, lockEventPool, openForBookings, reshareRoom } from '.
 import { usesSlots } from '../../inventory/inventory.policy';
 import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 
 /** Reads of an event that changed before its update could apply (each one another change that did). */
 const MAX_ATTEMPTS = 10;
@@ -42,42 +43,47 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
     inUnitOfWork(
       em,
       async (tx) => {
-        for (let attempt = 1; ; attempt += 1) {
-          const stored = await readForChange(tx, organizationId, slug);
-          if (!stored) throw AppError.eventNotFound(slug);
-          const event = { ...stored.event, status: effectiveStatus(stored.event.storedStatus, stored.event.endDate) };
-          assertMutableFields(event, input);
-          // A second pass, on the stored event: these rules compare the input with it. The input's own
-          // rules answered above, before the event was looked up and its published fields guarded
-          // (EVENT_NOT_FOUND, EVENT_ALREADY_PUBLISHED), as they always have.
-          const storedRules = [
-            ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
-            ...scheduleErrors(input, event, new Date()),
-            ...capacityErrors(input.capacity, stored.seatsTaken),
-          ];
-          if (storedRules.length > 0) {
-            // Refused anyway: the slug is looked up only to be reported beside the rest.
-            const slugClash = input.slug != null && input.slug !== event.slug && (await slugTaken(tx, organizationId, input.slug));
-            assertValidInput(storedRules, slugClash ? [duplicateSlugError(input.slug!)] : []);
-          }
+        const apply = async (locked: EntityManager): Promise<EventEntity> => {
+          for (let attempt = 1; ; attempt += 1) {
+            const stored = await readForChange(locked, organizationId, slug);
+            if (!stored) throw AppError.eventNotFound(slug);
+            const event = { ...stored.event, status: effectiveStatus(stored.event.storedStatus, stored.event.endDate) };
+            assertMutableFields(event, input);
+            // A second pass, on the stored event: these rules compare the input with it. The input's own
+            // rules answered above, before the event was looked up and its published fields guarded
+            // (EVENT_NOT_FOUND, EVENT_ALREADY_PUBLISHED), as they always have.
+            const storedRules = [
+              ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
+              ...scheduleErrors(input, event, new Date()),
+              ...capacityErrors(input.capacity, stored.seatsTaken),
+            ];
+            if (storedRules.length > 0) {
+              // Refused anyway: the slug is looked up only to be reported beside the rest.
+              const slugClash = input.slug != null && input.slug !== event.slug && (await slugTaken(locked, organizationId, input.slug));
+              assertValidInput(storedRules, slugClash ? [duplicateSlugError(input.slug!)] : []);
+            }
 
-          const change = changed(stored.event, input);
-          const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
-          // An update that changes nothing writes nothing and sends nothing.
-          if (!change || !type) return managedEvent(tx, stored.event, stored.ticketTypes);
-          const outbox = eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } });
-          const updated = changesSlots(stored, change)
-            ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
-              await withinTransaction(tx, async (locked) => {
-                const applied = await updateEventIfUnchanged(locked, stored, change, outbox);
-                if (applied) await applyToSlots(locked, stored, change);
-                return applied;
-              })
-            : await updateEventIfUnchanged(tx, stored, change, outbox);
-          if (updated) return updated;
-          // The event changed since it was read (or a booking took the capacity): read and decide again.
-          if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
-        }
+            const change = changed(stored.event, input);
+            const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
+            // An update that changes nothing writes nothing and sends nothing.
+            if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes);
+            const outbox = eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } });
+            const updated = changesSlots(stored, change)
+              ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
+                await withinTransaction(locked, async (slotsLocked) => {
+                  const applied = await updateEventIfUnchanged(slotsLocked, stored, change, outbox);
+                  if (applied) await applyToSlots(slotsLocked, stored, change);
+                  return applied;
+                })
+              : await updateEventIfUnchanged(locked, stored, change, outbox);
+            if (updated) return updated;
+            // The event changed since it was read (or a booking took the capacity): read and decide again.
+            if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
+          }
+        };
+        // A raised capacity, or an event published again, may free seats for people waiting (D21):
+        // with any waiting, the update and their offers commit together.
+        return input.capacity !== undefined || input.status != null ? offeringFreedSeats(tx, organizationId, { slug }, apply) : apply(tx);
       },
       { singleStatement: true },
     ),

@@ -6,10 +6,12 @@ import type { TicketTypeEntity } from '../ticket-type.entity';
 import type { TicketTypeInput } from '../ticket-type.inputs';
 import { ticketTypeCountErrors } from '../ticket-type.policy';
 import { lockEventAndAddTicketType } from '../ticket-type.repository';
+import { ticketTypeOutbox } from '../ticket-type.webhooks';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
- * Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock. Two
+ * Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock; the insert's
+ * statement writes the ticket_type.created message (issue 23). Two
  * statements in the transaction: the lock, then the insert that counts the event's types (a count in
  * the lock's own statement would not see the types added by whoever held the lock before).
  */
@@ -22,14 +24,13 @@ export async function addTicketType(
   assertValidInput(slugErrors('eventSlug', eventSlug), input);
   return inUnitOfWork(em, async (tx) => {
     const { name, price, currency, quantity } = input;
-    const added = await lockEventAndAddTicketType(tx, organizationId, eventSlug, { name, price, currency, quantity });
+    const added = await lockEventAndAddTicketType(tx, organizationId, eventSlug, { name, price, currency, quantity }, ticketTypeOutbox(organizationId, 'ticket_type.created'));
     if ('eventFound' in added) {
       if (!added.eventFound) throw AppError.eventNotFound(eventSlug);
       // A second pass, under the event's lock: the count of its types is stored state.
       assertValidInput(ticketTypeCountErrors(added.count));
       throw new Error(`addTicketType: nothing added to ${eventSlug} with ${added.count} ticket types`);
     }
-    // Ticket type changes send no webhook message (D18).
     return added;
   });
 }

@@ -8,6 +8,8 @@ import { lockEventOfTicketType, storedTicketType, updateTicketTypeFields } from 
 import { AppError } from '../../../foundation/errors/app-error';
 import { lockTicketTypePool, reshareRoom } from '../../inventory/inventory.repository';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
+import { ticketTypeOutbox } from '../ticket-type.webhooks';
 
 /** Reads of a ticket type whose quantity check failed on the locked row and passed on the read (each a booking cancelled between). */
 const MAX_ATTEMPTS = 5;
@@ -15,7 +17,8 @@ const MAX_ATTEMPTS = 5;
 /**
  * Mutation.updateTicketType (D6): the given fields change; quantity never below sold. One statement
  * locks the event, then the ticket type, and applies the change while the quantity stays at least the
- * tickets sold (issue 19); when it changes nothing, the reason is worked out from the stored type.
+ * tickets sold (issue 19), with its ticket_type.updated message (issue 23: none for an input without a
+ * field); when it changes nothing, the reason is worked out from the stored type.
  */
 export async function updateTicketType(
   em: EntityManager,
@@ -27,38 +30,43 @@ export async function updateTicketType(
   // A malformed id can name no ticket type: answered before looking; other errors wait for the
   // stored state, so one answer names every failing field.
   if (errors.some((error) => error.field === 'id')) assertValidInput(errors);
+  const outbox = ticketTypeOutbox(organizationId, 'ticket_type.updated');
   const quantityRule = (sold: number) => (errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, sold));
   return inUnitOfWork(
     em,
     async (tx) => {
-      if (errors.length > 0) {
-        // Refused anyway: the stored type only says whether it exists and what else to report.
-        assertValidInput(errors, quantityRule((await storedTicketType(tx, organizationId, id)).sold));
-      }
-      for (let attempt = 1; ; attempt += 1) {
-        const updated = await updateTicketTypeFields(tx, organizationId, id, input);
-        // Ticket type changes send no webhook message (D18).
-        if (updated) return updated;
-        const stored = await storedTicketType(tx, organizationId, id);
-        if (stored.slots > 0) {
-          // A slotted ticket type (src/modules/inventory/): its sales are in its slots, which bookings
-          // claim without the ticket type's row lock; under the locks of every one of them, the rule,
-          // the change and the room left split again, in one transaction.
-          const slotted = await withinTransaction(tx, async (locked) => {
-            if (!(await lockEventOfTicketType(locked, organizationId, id))) throw AppError.ticketTypeNotFound(id);
-            const pool = await lockTicketTypePool(locked, id);
-            assertValidInput(quantityRule(pool.sold));
-            const changed = await updateTicketTypeFields(locked, organizationId, id, input, true);
-            if (changed) await reshareRoom(locked, { ticketType: id }, pool.slots, (input.quantity ?? pool.quantity) - pool.sold);
-            return changed;
-          });
-          if (slotted) return slotted;
-          if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
-          continue;
+      const apply = async (locked: EntityManager): Promise<TicketTypeEntity> => {
+        if (errors.length > 0) {
+          // Refused anyway: the stored type only says whether it exists and what else to report.
+          assertValidInput(errors, quantityRule((await storedTicketType(locked, organizationId, id)).sold));
         }
-        assertValidInput(quantityRule(stored.sold));
-        if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
-      }
+        for (let attempt = 1; ; attempt += 1) {
+          const updated = await updateTicketTypeFields(locked, organizationId, id, input, outbox);
+          if (updated) return updated;
+          const stored = await storedTicketType(locked, organizationId, id);
+          if (stored.slots > 0) {
+            // A slotted ticket type (src/modules/inventory/): its sales are in its slots, which bookings
+            // claim without the ticket type's row lock; under the locks of every one of them, the rule,
+            // the change and the room left split again, in one transaction.
+            const slotted = await withinTransaction(locked, async (slotsLocked) => {
+              if (!(await lockEventOfTicketType(slotsLocked, organizationId, id))) throw AppError.ticketTypeNotFound(id);
+              const pool = await lockTicketTypePool(slotsLocked, id);
+              assertValidInput(quantityRule(pool.sold));
+              const changed = await updateTicketTypeFields(slotsLocked, organizationId, id, input, outbox, true);
+              if (changed) await reshareRoom(slotsLocked, { ticketType: id }, pool.slots, (input.quantity ?? pool.quantity) - pool.sold);
+              return changed;
+            });
+            if (slotted) return slotted;
+            if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
+            continue;
+          }
+          assertValidInput(quantityRule(stored.sold));
+          if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
+        }
+      };
+      // A raised quantity may free tickets for people waiting (D21): with any waiting, the change and
+      // their offers commit together.
+      return input.quantity != null && errors.length === 0 ? offeringFreedSeats(tx, organizationId, { ticketTypeId: id }, apply) : apply(tx);
     },
     { singleStatement: true },
   );

@@ -47,6 +47,15 @@ export type UpdateOrganizationSettingsInput = {
   waitlistOfferMinutes: number | null | undefined;
 };
 
+export type UpdateWebhookEndpointInput = {
+  /** null clears it. */
+  description: string | null | undefined;
+  /** true re-enables an endpoint the service disabled. */
+  enabled: boolean | null | undefined;
+  eventTypes: Array<string> | null | undefined;
+  url: string | null | undefined;
+};
+
 /** PENDING until an attempt gets a 2xx (SUCCEEDED) or the retry schedule runs out (FAILED). */
 export type WebhookMessageStatus =
   | 'FAILED'
@@ -158,6 +167,28 @@ export type CreateWebhookEndpointMutationVariables = Exact<{
 
 export type CreateWebhookEndpointMutation = { createWebhookEndpoint: { secret: string, endpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } } };
 
+export type UpdateWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type UpdateWebhookEndpointMutation = { updateWebhookEndpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } };
+
+export type DisableWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DisableWebhookEndpointMutation = { disableWebhookEndpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } };
+
+export type EnableWebhookEndpointMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type EnableWebhookEndpointMutation = { enableWebhookEndpoint: { id: string, url: string, description: string | null, eventTypes: Array<string>, enabled: boolean, disabledReason: string | null, createdAt: string, previousSecretExpiresAt: string | null } };
+
 export type DeleteWebhookEndpointMutationVariables = Exact<{
   id: string | number;
 }>;
@@ -202,6 +233,9 @@ export const UsageDocument = "query Usage {\n  usage {\n    days\n    rateLimite
 export const WebhookEndpointsDocument = "query WebhookEndpoints {\n  webhookEndpoints {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const WebhookMessagesDocument = "query WebhookMessages($endpointId: ID!) {\n  webhookMessages(endpointId: $endpointId, page: 1, limit: 20) {\n    total\n    messages {\n      id\n      type\n      status\n      createdAt\n      nextAttemptAt\n      attempts {\n        attemptNumber\n        attemptedAt\n        statusCode\n        durationMs\n        error\n      }\n    }\n  }\n}";
 export const CreateWebhookEndpointDocument = "mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) {\n  createWebhookEndpoint(input: $input) {\n    secret\n    endpoint {\n      ...WebhookEndpointFields\n    }\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const UpdateWebhookEndpointDocument = "mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) {\n  updateWebhookEndpoint(id: $id, input: $input) {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const DisableWebhookEndpointDocument = "mutation DisableWebhookEndpoint($id: ID!) {\n  disableWebhookEndpoint(id: $id) {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
+export const EnableWebhookEndpointDocument = "mutation EnableWebhookEndpoint($id: ID!) {\n  enableWebhookEndpoint(id: $id) {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const DeleteWebhookEndpointDocument = "mutation DeleteWebhookEndpoint($id: ID!) {\n  deleteWebhookEndpoint(id: $id) {\n    id\n  }\n}";
 export const RotateWebhookSecretDocument = "mutation RotateWebhookSecret($id: ID!) {\n  rotateWebhookSecret(id: $id) {\n    secret\n    endpoint {\n      ...WebhookEndpointFields\n    }\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const SendTestWebhookDocument = "mutation SendTestWebhook($endpointId: ID!) {\n  sendTestWebhook(endpointId: $endpointId) {\n    id\n  }\n}";

@@ -1,5 +1,5 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, readOnlyNote, scrollingTable, secretPanel } from '../dom';
 import {
   ApiKeysDocument,
   CreateApiKeyDocument,
@@ -67,7 +67,7 @@ function keyRow(context: PageContext, key: ApiKeyFieldsFragment, onSecret: (key:
   const narrowed = key.effectivePermissions.length !== key.permissions.length;
   const creator = key.createdBy ? key.createdBy.name : key.createdInDashboard ? 'removed member' : 'admin CLI';
   const actions = h('td', { class: 'row-actions' });
-  if (key.status === 'ACTIVE') {
+  if (key.status === 'ACTIVE' && context.isAdmin) {
     actions.append(
       h('button', {
         type: 'button',
@@ -95,7 +95,7 @@ function keyRow(context: PageContext, key: ApiKeyFieldsFragment, onSecret: (key:
     h('td', {}, formatDate(key.lastUsedAt)),
     h('td', {}, formatDate(key.expiresAt)),
     h('td', {}, h('span', { class: `badge ${key.status.toLowerCase()}` }, key.status)),
-    actions,
+    context.isAdmin ? actions : null,
   );
 }
 
@@ -133,10 +133,6 @@ export const keysPage: Page = {
   title: 'API keys',
   async render(context) {
     const { main } = context;
-    if (!context.isAdmin) {
-      main.append(h('p', {}, 'Only organization admins can see and manage API keys. Ask an admin if you need one.'));
-      return;
-    }
     const showSecret = (secret: string) => {
       pendingSecret = secret;
       context.reload();
@@ -159,8 +155,12 @@ export const keysPage: Page = {
       },
     }, 'Create API key');
     formSlot.id = 'create-key-form-slot';
-    main.append(h('div', { class: 'toolbar' }, toggle), secretSlot, formSlot);
-    secretSlot.querySelector('input')?.focus();
+    if (context.isAdmin) {
+      main.append(h('div', { class: 'toolbar' }, toggle), secretSlot, formSlot);
+      secretSlot.querySelector('input')?.focus();
+    } else {
+      main.append(readOnlyNote('you see the organization’s keys; only organization admins create, rotate or revoke them. Ask an admin if you need one.'));
+    }
     let keys: ApiKeyFieldsFragment[];
     try {
       keys = (await request<ApiKeysQuery, Record<string, never>>(ApiKeysDocument)).apiKeys;
@@ -175,7 +175,7 @@ export const keysPage: Page = {
     main.append(
       scrollingTable(
         'API keys',
-        ['Name', 'Prefix', 'Environment', 'Permissions', 'Created by', 'Created', 'Last used', 'Expires', 'Status', 'Actions'],
+        ['Name', 'Prefix', 'Environment', 'Permissions', 'Created by', 'Created', 'Last used', 'Expires', 'Status', ...(context.isAdmin ? ['Actions'] : [])],
         keys.map((key) => keyRow(context, key, showSecret)),
       ),
     );

@@ -1,5 +1,5 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, readOnlyNote, scrollingTable, secretPanel } from '../dom';
 import {
   ChangeMemberRoleDocument,
   InviteMemberDocument,
@@ -130,6 +130,7 @@ export const membersPage: Page = {
       pendingLink = undefined;
     }
     if (context.isAdmin) main.append(inviteForm(context));
+    else main.append(readOnlyNote('you see the organization’s members; only organization admins invite members, change roles or remove members.'));
     let result: MembersQuery;
     try {
       result = await request<MembersQuery, Record<string, never>>(MembersDocument);

@@ -1,23 +1,32 @@
 import { messageOf, request } from '../api';
-import { confirmDialog, field, formatDate, h, scrollingTable, secretPanel } from '../dom';
+import { confirmDialog, field, formatDate, h, readOnlyNote, scrollingTable, secretPanel } from '../dom';
 import {
   CreateWebhookEndpointDocument,
   DeleteWebhookEndpointDocument,
+  DisableWebhookEndpointDocument,
+  EnableWebhookEndpointDocument,
   RedeliverWebhookMessageDocument,
   RotateWebhookSecretDocument,
   SendTestWebhookDocument,
+  UpdateWebhookEndpointDocument,
   WebhookEndpointsDocument,
   WebhookMessagesDocument,
   type CreateWebhookEndpointMutation,
   type CreateWebhookEndpointMutationVariables,
   type DeleteWebhookEndpointMutation,
   type DeleteWebhookEndpointMutationVariables,
+  type DisableWebhookEndpointMutation,
+  type DisableWebhookEndpointMutationVariables,
+  type EnableWebhookEndpointMutation,
+  type EnableWebhookEndpointMutationVariables,
   type RedeliverWebhookMessageMutation,
   type RedeliverWebhookMessageMutationVariables,
   type RotateWebhookSecretMutation,
   type RotateWebhookSecretMutationVariables,
   type SendTestWebhookMutation,
   type SendTestWebhookMutationVariables,
+  type UpdateWebhookEndpointMutation,
+  type UpdateWebhookEndpointMutationVariables,
   type WebhookEndpointFieldsFragment,
   type WebhookEndpointsQuery,
   type WebhookMessagesQuery,
@@ -31,6 +40,9 @@ const EVENT_TYPES = [
   'event.published',
   'event.cancelled',
   'event.deleted',
+  'ticket_type.created',
+  'ticket_type.updated',
+  'ticket_type.deleted',
   'booking.created',
   'booking.cancelled',
   'booking.held',
@@ -38,12 +50,25 @@ const EVENT_TYPES = [
   'booking.expired',
   'booking.checked_in',
   'booking.check_in_undone',
+  'waitlist.offered',
 ];
 const SECRET_WARNING = 'This is the only time the signing secret is shown. Configure your receiver with it now.';
 
-/** A secret just made, and the endpoint whose messages are open, kept across re-renders. */
+/** How often the open messages are read again while the page shows them (deliveries happen in the background). */
+const MESSAGES_POLL_MS = 2_000;
+
+/** A secret just made, the endpoint whose messages are open and the one being edited, kept across re-renders. */
 let pendingSecret: string | undefined;
 let openEndpointId: string | undefined;
+let editingEndpointId: string | undefined;
+
+function typeCheckboxes(checked: readonly string[]): HTMLElement[] {
+  return EVENT_TYPES.map((type) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'eventTypes', value: type, checked: checked.includes(type) }), type));
+}
+
+function checkedTypes(data: FormData): string[] {
+  return data.getAll('eventTypes').filter((value): value is string => typeof value === 'string');
+}
 
 function createForm(context: PageContext): HTMLFormElement {
   const form = h(
@@ -58,7 +83,7 @@ function createForm(context: PageContext): HTMLFormElement {
       'fieldset',
       {},
       h('legend', {}, 'Message types (none checked: every type)'),
-      ...EVENT_TYPES.map((type) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'eventTypes', value: type }), type)),
+      ...typeCheckboxes([]),
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint')),
   );
@@ -67,7 +92,7 @@ function createForm(context: PageContext): HTMLFormElement {
     const data = new FormData(form);
     const description = field(data, 'description');
     const variables: CreateWebhookEndpointMutationVariables = {
-      input: { url: field(data, 'url'), description: description === '' ? null : description, eventTypes: data.getAll('eventTypes').filter((value): value is string => typeof value === 'string'), enabled: true },
+      input: { url: field(data, 'url'), description: description === '' ? null : description, eventTypes: checkedTypes(data), enabled: true },
     };
     request<CreateWebhookEndpointMutation, CreateWebhookEndpointMutationVariables>(CreateWebhookEndpointDocument, variables).then(
       (result) => {
@@ -80,25 +105,102 @@ function createForm(context: PageContext): HTMLFormElement {
   return form;
 }
 
+/** The edit form of an endpoint: its URL, description and message types, saved with updateWebhookEndpoint. */
+function editForm(context: PageContext, endpoint: WebhookEndpointFieldsFragment, label: string): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'card', 'aria-labelledby': 'edit-webhook-title' },
+    h('h2', { id: 'edit-webhook-title' }, `Edit ${label}`),
+    h('label', { for: 'edit-webhook-url' }, 'Endpoint URL (https)'),
+    h('input', { id: 'edit-webhook-url', name: 'url', type: 'url', required: true, autocomplete: 'off', value: endpoint.url }),
+    h('label', { for: 'edit-webhook-description' }, 'Endpoint description (optional)'),
+    h('input', { id: 'edit-webhook-description', name: 'description', autocomplete: 'off', value: endpoint.description ?? '' }),
+    h('fieldset', {}, h('legend', {}, 'Message types sent to it (none checked: every type)'), ...typeCheckboxes(endpoint.eventTypes)),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit' }, 'Save endpoint'),
+      h('button', { type: 'button', class: 'secondary', onclick: () => {
+            editingEndpointId = undefined;
+            context.reload();
+          } }, 'Cancel'),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const description = field(data, 'description');
+    const variables: UpdateWebhookEndpointMutationVariables = {
+      id: endpoint.id,
+      input: { url: field(data, 'url'), description: description === '' ? null : description, eventTypes: checkedTypes(data), enabled: null },
+    };
+    request<UpdateWebhookEndpointMutation, UpdateWebhookEndpointMutationVariables>(UpdateWebhookEndpointDocument, variables).then(
+      () => {
+        editingEndpointId = undefined;
+        context.announce('Endpoint saved');
+        context.reload();
+      },
+      (error: unknown) => context.showError(error),
+    );
+  });
+  return form;
+}
+
+async function setEnabled(context: PageContext, endpoint: WebhookEndpointFieldsFragment, enabled: boolean): Promise<void> {
+  try {
+    if (enabled) await request<EnableWebhookEndpointMutation, EnableWebhookEndpointMutationVariables>(EnableWebhookEndpointDocument, { id: endpoint.id });
+    else await request<DisableWebhookEndpointMutation, DisableWebhookEndpointMutationVariables>(DisableWebhookEndpointDocument, { id: endpoint.id });
+    context.announce(enabled ? 'Endpoint enabled' : 'Endpoint disabled');
+    context.reload();
+  } catch (error) {
+    context.showError(error);
+  }
+}
+
 async function messagesOf(context: PageContext, endpoint: WebhookEndpointFieldsFragment): Promise<HTMLElement> {
+  const body = h('div', {});
   const section = h(
     'section',
     { 'aria-labelledby': 'messages-title' },
     h('h2', { id: 'messages-title' }, `Messages to ${endpoint.url}`),
-    // Deliveries happen in the background: this shows the attempts made since the page was drawn.
+    // Deliveries happen in the background: the list is read again every few seconds while it is shown.
+    h('p', { class: 'hint' }, 'New messages and attempts appear here as they happen.'),
     h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => context.reload() }, 'Refresh messages')),
+    body,
   );
-  let result: WebhookMessagesQuery;
+  const read = () => request<WebhookMessagesQuery, WebhookMessagesQueryVariables>(WebhookMessagesDocument, { endpointId: endpoint.id });
+  let shown: string;
   try {
-    result = await request<WebhookMessagesQuery, WebhookMessagesQueryVariables>(WebhookMessagesDocument, { endpointId: endpoint.id });
+    const result = await read();
+    shown = JSON.stringify(result);
+    body.replaceChildren(messagesTable(context, endpoint, result));
   } catch (error) {
     section.append(h('p', { class: 'error-text' }, messageOf(error)));
     return section;
   }
-  if (result.webhookMessages.messages.length === 0) {
-    section.append(h('p', {}, 'No messages yet.'));
-    return section;
-  }
+  // Polls while the section is on the page; redraws only what changed (a focused control stays put otherwise).
+  const poll = () => {
+    if (!section.isConnected) return;
+    read().then(
+      (result) => {
+        if (!section.isConnected) return;
+        const text = JSON.stringify(result);
+        if (text !== shown) {
+          shown = text;
+          body.replaceChildren(messagesTable(context, endpoint, result));
+        }
+        setTimeout(poll, MESSAGES_POLL_MS);
+      },
+      // Signed out or the endpoint deleted meanwhile: the next render says so; stop here.
+      () => undefined,
+    );
+  };
+  setTimeout(poll, MESSAGES_POLL_MS);
+  return section;
+}
+
+function messagesTable(context: PageContext, endpoint: WebhookEndpointFieldsFragment, result: WebhookMessagesQuery): HTMLElement {
+  if (result.webhookMessages.messages.length === 0) return h('p', {}, 'No messages yet.');
   const rows = result.webhookMessages.messages.map((message) => {
     const attempts =
       message.attempts.length === 0
@@ -136,8 +238,7 @@ async function messagesOf(context: PageContext, endpoint: WebhookEndpointFieldsF
       h('td', { class: 'row-actions' }, redeliver),
     );
   });
-  section.append(scrollingTable(`Messages to ${endpoint.url}`, ['Message', 'Type', 'Status', 'Created', 'Attempts', 'Actions'], rows));
-  return section;
+  return scrollingTable(`Messages to ${endpoint.url}`, ['Message', 'Type', 'Status', 'Created', 'Attempts', 'Actions'], rows);
 }
 
 async function rotateSecret(context: PageContext, endpoint: WebhookEndpointFieldsFragment): Promise<void> {
@@ -187,6 +288,20 @@ function endpointRow(context: PageContext, endpoint: WebhookEndpointFieldsFragme
             context.reload();
           }, (error: unknown) => context.showError(error)),
       }, 'Send test'),
+      h('button', {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Edit ${label}`,
+        'aria-expanded': String(editingEndpointId === endpoint.id),
+        'aria-controls': 'edit-webhook-slot',
+        onclick: () => {
+          editingEndpointId = endpoint.id;
+          context.reload();
+        },
+      }, 'Edit'),
+      endpoint.enabled
+        ? h('button', { type: 'button', class: 'secondary', 'aria-label': `Disable ${label}`, onclick: () => void setEnabled(context, endpoint, false) }, 'Disable')
+        : h('button', { type: 'button', class: 'secondary', 'aria-label': `Enable ${label}`, onclick: () => void setEnabled(context, endpoint, true) }, 'Enable'),
       h('button', { type: 'button', class: 'secondary', 'aria-label': `Rotate secret of ${label}`, onclick: () => void rotateSecret(context, endpoint) }, 'Rotate secret'),
       h('button', { type: 'button', class: 'danger', 'aria-label': `Delete ${label}`, onclick: () => void remove(context, endpoint, label) }, 'Delete'),
     );
@@ -212,12 +327,21 @@ export const webhooksPage: Page = {
       pendingSecret = undefined;
     }
     if (context.session.permissions.includes('webhooks:write')) main.append(createForm(context));
+    else main.append(readOnlyNote('you see the endpoints and their messages; only organization admins add, change, test or delete endpoints.'));
     const { webhookEndpoints } = await request<WebhookEndpointsQuery, Record<string, never>>(WebhookEndpointsDocument);
     if (webhookEndpoints.length === 0) {
       main.append(h('p', {}, 'No endpoints yet.'));
       return;
     }
     main.append(scrollingTable('Webhook endpoints', ['URL', 'Types', 'State', 'Created', 'Actions'], webhookEndpoints.map((endpoint) => endpointRow(context, endpoint))));
+    const editing = webhookEndpoints.find((endpoint) => endpoint.id === editingEndpointId);
+    const editSlot = h('div', { id: 'edit-webhook-slot' });
+    main.append(editSlot);
+    if (editing && context.session.permissions.includes('webhooks:write')) {
+      const form = editForm(context, editing, editing.description ?? editing.url);
+      editSlot.append(form);
+      form.querySelector('input')?.focus();
+    }
     const open = webhookEndpoints.find((endpoint) => endpoint.id === openEndpointId);
     if (open) main.append(await messagesOf(context, open));
   },

@@ -1,0 +1,322 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { executePrepared } from '../../platform/db/prepared-reads';
+import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
+import { lockEventSlots } from '../inventory/inventory.repository';
+import { WaitlistStatus } from './waitlist-entry.entity';
+import type { WaitlistEntry } from './waitlist.types';
+
+/*
+ * The only place that reaches waitlist_entries (D21). The organization comes first: another
+ * organization's entry or event is simply not found (D1).
+ *
+ * Locks, in the order of every other change (src/modules/inventory/inventory.repository.ts): the
+ * event's row, then its slots in slot order, then bookings, entries and ticket types. A join and an
+ * offer pass take the event's row lock and every slot of a slotted event, so that they see every seat
+ * a concurrent change gave back, and every entry a concurrent join added, and never offer a seat twice.
+ */
+
+// ---- Reads: the entry as clients see it ------------------------------------------------------------
+
+/** An entry's columns as the API shows them (`w` the entry, `e` its event, `b` its offered booking; `?` the time read at). */
+const ENTRY_COLUMNS = `w.id, w.event_id, e.slug as event_slug, w.ticket_type_id, w.quantity, w.attendee_email, w.attendee_name,
+       case when w.status = 'OFFERED' and b.status = 'HELD' and b.expires_at <= ?::timestamptz then 'EXPIRED' else w.status end as status,
+       w.created_at, w.offered_booking_id, w.offered_at, b.expires_at as offer_expires_at`;
+
+interface EntryRow {
+  id: string;
+  event_id: string;
+  event_slug: string;
+  ticket_type_id: string | null;
+  quantity: number;
+  attendee_email: string;
+  attendee_name: string;
+  status: WaitlistStatus;
+  created_at: string | Date;
+  offered_booking_id: string | null;
+  offered_at: string | Date | null;
+  offer_expires_at: string | Date | null;
+  position: number | string | null;
+}
+
+const date = (value: string | Date | null): Date | null => (value === null ? null : new Date(value));
+
+function entryOf(row: EntryRow): WaitlistEntry {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    eventSlug: row.event_slug,
+    ticketTypeId: row.ticket_type_id,
+    quantity: Number(row.quantity),
+    attendeeEmail: row.attendee_email,
+    attendeeName: row.attendee_name,
+    status: row.status,
+    position: row.position === null ? null : Number(row.position),
+    createdAt: new Date(row.created_at),
+    offeredBookingId: row.offered_booking_id,
+    offeredAt: date(row.offered_at),
+    offerExpiresAt: date(row.offer_expires_at),
+  };
+}
+
+/** The organization's entry `id` as clients see it (its position among the WAITING ones), or null. */
+export async function entryById(em: EntityManager, organizationId: string, id: string, at: Date): Promise<WaitlistEntry | null> {
+  const [row] = await executePrepared<EntryRow>(
+    em,
+    `select ${ENTRY_COLUMNS},
+            case when w.status = 'WAITING' then (
+              select count(*) from waitlist_entries x
+               where x.event_id = w.event_id and x.status = 'WAITING' and (x.created_at, x.id) <= (w.created_at, w.id)) end as position
+       from waitlist_entries w join events e on e.id = w.event_id left join bookings b on b.id = w.offered_booking_id
+      where w.id = ? and w.organization_id = ?`,
+    [at, id, organizationId],
+  );
+  return row ? entryOf(row) : null;
+}
+
+/** One page of an event's entries in join order (optionally of one status as clients read it), and their total. */
+export async function entryPage(
+  em: EntityManager,
+  eventId: string,
+  query: { page: number; limit: number; status: WaitlistStatus | null },
+  at: Date,
+): Promise<{ entries: WaitlistEntry[]; total: number }> {
+  const rows = await executePrepared<EntryRow & { total: string | number }>(
+    em,
+    `with waiting as (
+       select id, row_number() over (order by created_at, id) as position from waitlist_entries where event_id = ? and status = 'WAITING'),
+     listed as (
+       select ${ENTRY_COLUMNS}, wt.position
+         from waitlist_entries w join events e on e.id = w.event_id left join bookings b on b.id = w.offered_booking_id
+              left join waiting wt on wt.id = w.id
+        where w.event_id = ?),
+     filtered as (select * from listed where ?::text is null or status = ?::text)
+     select p.*, t.total from (select count(*) as total from filtered) t
+       left join lateral (select * from filtered order by created_at, id limit ? offset ?) p on true`,
+    [eventId, at, eventId, query.status, query.status, query.limit, (query.page - 1) * query.limit],
+  );
+  const total = rows.length > 0 ? Number(rows[0].total) : 0;
+  return { entries: rows.filter((row) => row.id != null).map(entryOf), total };
+}
+
+// ---- Whether a change that frees seats has anyone to offer them to -------------------------------
+
+/** Which event a change names: by id (a booking's), by slug (updateEvent) or by one of its ticket types. */
+export type EventTarget = { readonly eventId: string } | { readonly slug: string } | { readonly ticketTypeId: string };
+
+/**
+ * The organization's event of `target` when it has WAITING entries, else null: one index-only
+ * `exists` on the partial index of waiting entries (what every change that frees seats pays).
+ */
+export async function waitingEventId(em: EntityManager, organizationId: string, target: EventTarget): Promise<string | null> {
+  const waiting = `exists (select 1 from waitlist_entries w where w.event_id = e.id and w.status = 'WAITING')`;
+  const [sql, key] =
+    'eventId' in target
+      ? [`select e.id from events e where e.id = ? and e.organization_id = ? and ${waiting}`, target.eventId]
+      : 'slug' in target
+        ? [`select e.id from events e where e.slug = ? and e.organization_id = ? and ${waiting}`, target.slug]
+        : [`select e.id from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ? and ${waiting}`, target.ticketTypeId];
+  const [row] = await executePrepared<{ id: string }>(em, sql, [key, organizationId]);
+  return row?.id ?? null;
+}
+
+// ---- Under the event's locks -------------------------------------------------------------------------
+
+/**
+ * Locks the organization's event (`eventId`, or `slug`) for a join or an offer pass: its row (FOR NO
+ * KEY UPDATE, as a booking of it and every change of its seats take it), then every slot of a slotted
+ * one in slot order (bookings of a slotted event lock one slot, not the row). Returns the event's id
+ * and whether it is slotted, or null when there is no such event.
+ */
+export async function lockEventForWaitlist(
+  em: EntityManager,
+  organizationId: string,
+  event: { id: string } | { slug: string },
+): Promise<{ id: string; slotted: boolean } | null> {
+  const [row] = await em.execute<Array<{ id: string; slots: number }>>(
+    `select id, slots from events where organization_id = ? and ${'id' in event ? 'id' : 'slug'} = ? for no key update`,
+    [organizationId, 'id' in event ? event.id : event.slug],
+  );
+  if (!row) return null;
+  const slotted = Number(row.slots) > 0;
+  if (slotted) await lockEventSlots(em, row.id);
+  return { id: row.id, slotted };
+}
+
+/** Seats in use on an event (SQL, the events row as `e`): its row's confirmed and held seats and its slots' (taken counts both). */
+const EVENT_TAKEN = `(e.registration_count + e.held_count + coalesce((select sum(s.taken) from event_slots s where s.event_id = e.id), 0))`;
+/** The same for a ticket type (`t`). */
+const TYPE_TAKEN = `(t.sold + t.held + coalesce((select sum(u.taken) from ticket_type_slots u where u.ticket_type_id = t.id), 0))`;
+
+/** An event as a join or an offer pass decides on it (read after its locks). */
+export interface LockedEvent {
+  readonly id: string;
+  readonly slug: string;
+  readonly status: string;
+  readonly endDate: Date;
+  /** Whether its seats are split over inventory slots. */
+  readonly slotted: boolean;
+  /** Seats left as stored (null: no capacity); holds past their expiresAt still count until expired. */
+  readonly room: number | null;
+  /** Seats of holds past their expiresAt not expired yet (free for clients, D20). */
+  readonly lapsed: number;
+  readonly offerMinutes: number;
+  /** Each ticket type's tickets left as stored, and those of its lapsed holds. */
+  readonly ticketTypes: ReadonlyArray<{ id: string; room: number; lapsed: number }>;
+}
+
+/** The event `eventId` with its room and its ticket types' (read after the locks of lockEventForWaitlist), or null. */
+export async function readLockedEvent(em: EntityManager, eventId: string, at: Date): Promise<LockedEvent | null> {
+  const lapsed = (filter: string) =>
+    `coalesce((select sum(b.quantity) from bookings b where b.event_id = e.id ${filter} and b.status = 'HELD' and b.expires_at <= ?::timestamptz), 0)::int`;
+  const [row] = await em.execute<
+    Array<{ id: string; slug: string; status: string; end_date: string | Date; slots: number; room: number | null; lapsed: number; offer_minutes: number; types: Array<{ id: string; room: number; lapsed: number }> }>
+  >(
+    `select e.id, e.slug, e.status, e.end_date, e.slots, (e.capacity - ${EVENT_TAKEN})::int as room, ${lapsed('')} as lapsed,
+            o.waitlist_offer_minutes as offer_minutes,
+            coalesce((select json_agg(json_build_object('id', t.id, 'room', t.quantity - ${TYPE_TAKEN}, 'lapsed', ${lapsed('and b.ticket_type_id = t.id')}))
+                        from ticket_types t where t.event_id = e.id), '[]'::json) as types
+       from events e join organizations o on o.id = e.organization_id where e.id = ?`,
+    [at, at, eventId],
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    slug: row.slug,
+    status: row.status,
+    endDate: new Date(row.end_date),
+    slotted: Number(row.slots) > 0,
+    room: row.room === null ? null : Number(row.room),
+    lapsed: Number(row.lapsed),
+    offerMinutes: Number(row.offer_minutes),
+    ticketTypes: row.types.map((type) => ({ id: type.id, room: Number(type.room), lapsed: Number(type.lapsed) })),
+  };
+}
+
+/** A WAITING entry as the offer pass reads it. */
+export interface WaitingEntry {
+  readonly id: string;
+  readonly ticketTypeId: string | null;
+  readonly quantity: number;
+  readonly attendeeEmail: string;
+  readonly attendeeName: string;
+  readonly createdAt: Date;
+}
+
+/**
+ * The event's WAITING entries in join order whose seats could fit `room` (null: any), locked (a
+ * WAITING entry leaving meanwhile is re-read under the lock and left out): at most `limit`.
+ */
+export async function lockWaitingEntries(em: EntityManager, eventId: string, room: number | null, limit: number): Promise<WaitingEntry[]> {
+  const rows = await em.execute<
+    Array<{ id: string; ticket_type_id: string | null; quantity: number; attendee_email: string; attendee_name: string; created_at: string | Date }>
+  >(
+    `select id, ticket_type_id, quantity, attendee_email, attendee_name, created_at from waitlist_entries
+      where event_id = ? and status = 'WAITING' and (?::int is null or quantity <= ?::int)
+      order by created_at, id limit ? for update`,
+    [eventId, room, room, limit],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    ticketTypeId: row.ticket_type_id,
+    quantity: Number(row.quantity),
+    attendeeEmail: row.attendee_email,
+    attendeeName: row.attendee_name,
+    createdAt: new Date(row.created_at),
+  }));
+}
+
+/**
+ * A WAITING entry made OFFERED with its held booking, and its `waitlist.offered` message (`data`), in
+ * one statement. False when it was not WAITING any more.
+ */
+export async function markOffered(
+  em: EntityManager,
+  organizationId: string,
+  entryId: string,
+  bookingId: string,
+  at: Date,
+  data: object,
+): Promise<boolean> {
+  const outbox = outboxCtes(organizationId, 'waitlist.offered', 'uw', data);
+  const [row] = await em.execute<Array<{ changed: boolean; outbox_written: boolean }>>(
+    `with uw as (
+       update waitlist_entries set status = 'OFFERED', offered_booking_id = ?, offered_at = ?::timestamptz, updated_at = ?::timestamptz
+        where id = ? and status = 'WAITING' returning id),
+     ${outbox.sql}
+     select exists (select 1 from uw) as changed, exists (select 1 from outbox_message) as outbox_written`,
+    [bookingId, at, at, entryId, ...outbox.bindings],
+  );
+  if (row.outbox_written) noteOutboxWrite(em);
+  return row.changed;
+}
+
+/** A new WAITING entry of the event (locked by the caller). */
+export async function insertEntry(
+  em: EntityManager,
+  entry: {
+    id: string;
+    organizationId: string;
+    eventId: string;
+    ticketTypeId: string | null;
+    quantity: number;
+    attendeeEmail: string;
+    attendeeName: string;
+    createdAt: Date;
+  },
+): Promise<void> {
+  await em.execute(
+    `insert into waitlist_entries (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, 'WAITING', ?, ?)`,
+    [entry.id, entry.organizationId, entry.eventId, entry.ticketTypeId, entry.quantity, entry.attendeeEmail, entry.attendeeName, entry.createdAt, entry.createdAt],
+  );
+}
+
+/** Whether the ticket type `ticketTypeId` is one of event `eventId`'s. */
+export async function ticketTypeOfEvent(em: EntityManager, eventId: string, ticketTypeId: string): Promise<boolean> {
+  const rows = await em.execute<Array<{ id: string }>>(`select id from ticket_types where id = ? and event_id = ?`, [ticketTypeId, eventId]);
+  return rows.length > 0;
+}
+
+/** The organization's entry as stored (status, event, offered booking), or null. */
+export async function storedEntry(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+): Promise<{ id: string; eventId: string; status: WaitlistStatus; offeredBookingId: string | null } | null> {
+  const [row] = await em.execute<Array<{ id: string; event_id: string; status: WaitlistStatus; offered_booking_id: string | null }>>(
+    `select id, event_id, status, offered_booking_id from waitlist_entries where id = ? and organization_id = ?`,
+    [id, organizationId],
+  );
+  return row ? { id: row.id, eventId: row.event_id, status: row.status, offeredBookingId: row.offered_booking_id } : null;
+}
+
+/** The entry LEFT, from `from` (WAITING, or OFFERED under the event's locks): one statement; false when it was not `from` any more. */
+export async function markLeft(em: EntityManager, id: string, from: WaitlistStatus, at: Date): Promise<boolean> {
+  const rows = await executePrepared<{ id: string }>(
+    em,
+    `update waitlist_entries set status = 'LEFT', updated_at = ?::timestamptz where id = ? and status = ?::text returning id`,
+    [at, id, from],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Events whose WAITING entries fit the seats left now (the safety net of the expiry sweep: seats that
+ * came free without an offer pass, after a crash between a change and its offers, say): at most `limit`.
+ */
+export async function eventsWithOffersDue(em: EntityManager, limit: number): Promise<Array<{ eventId: string; organizationId: string }>> {
+  const rows = await em.execute<Array<{ id: string; organization_id: string }>>(
+    `select e.id, e.organization_id
+       from (select distinct event_id from waitlist_entries where status = 'WAITING') w join events e on e.id = w.event_id
+      where e.status = 'PUBLISHED' and e.end_date > now()
+        and exists (
+          select 1 from waitlist_entries x
+           where x.event_id = e.id and x.status = 'WAITING'
+             and (e.capacity is null or x.quantity <= e.capacity - ${EVENT_TAKEN})
+             and (x.ticket_type_id is null or exists (
+                   select 1 from ticket_types t where t.id = x.ticket_type_id and x.quantity <= t.quantity - ${TYPE_TAKEN})))
+      limit ?`,
+    [limit],
+  );
+  return rows.map((row) => ({ eventId: row.id, organizationId: row.organization_id }));
+}
