@@ -19,6 +19,7 @@ import { createApiDocsRouter } from './http/api-docs';
 import { keyAuthentication } from './http/authenticate';
 import { endpointRouter, isProbe } from './http/endpoints';
 import type { ContextShared } from './http/http-request-context';
+import type { ListCursors } from './platform/crypto/list-cursor';
 import { corsFor } from './http/cors';
 import { errorHandler, notFound } from './http/error-handler';
 import type { IdempotencyStep } from './http/idempotent-requests';
@@ -47,6 +48,8 @@ export interface AppDeps {
   usage: UsageRecorder;
   idempotency: IdempotencyStep;
   webhooks: Webhooks;
+  /** List cursors (D25), keyed by the server secret. */
+  cursors?: ListCursors;
   /** GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST, as Apollo's query-limits plugin applies them. */
   graphqlLimits: QueryLimits;
   /** Called with each request's exchange once it is finished: the steps it took (tests only). */
@@ -66,7 +69,7 @@ export interface AppDeps {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
-  const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, logger };
+  const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, cursors: deps.cursors, logger };
   const metrics = createMetrics({ token: config.metricsToken, extra: [...webhooks.metrics, ...limits.metrics, ...(deps.extraMetrics ?? [])] });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
   return requestPipeline({

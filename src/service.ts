@@ -25,6 +25,7 @@ import { LIVE_INSTANCES_SQL } from './platform/limits/live-instances';
 import { LISTENER_APPLICATION_NAME } from './platform/auth/auth-change-listener';
 import { compileRoutes } from './doors/rest/rest-executor';
 import { loadServerSecrets, type ServerSecrets } from './platform/crypto/server-secrets';
+import { ListCursors } from './platform/crypto/list-cursor';
 import { recordOrCheckSecretFingerprint } from './platform/crypto/secret-fingerprint';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { startHoldExpiry } from './modules/booking/commands/expire-holds';
@@ -118,6 +119,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   // Every instance runs it; one at a time deletes (an advisory lock), in batches.
   const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
   const listener = createRequestListener({
+    cursors: ListCursors.of(secrets),
     config,
     orm,
     schema,

@@ -10,6 +10,9 @@ import type { OrganizationEntity } from '../src/modules/organization/organizatio
 import { createOrganization, eventInput } from './helpers/factories';
 import { storedEvent, storedEventCount } from './helpers/event-rows';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { ListCursors } from '../src/platform/crypto/list-cursor';
+
+const CURSORS = new ListCursors(['resolver-test-secret']);
 
 // The schema executed directly with a built context: no HTTP, no key lookup (the app gives the database).
 let app: TestApp;
@@ -37,7 +40,7 @@ function contextFor(permissions: Permission[], owner: OrganizationEntity = organ
     },
     permissions,
   };
-  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: app.orm.em.fork(), logger: createLogger('silent') };
+  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: app.orm.em.fork(), logger: createLogger('silent'), cursors: CURSORS };
 }
 
 const CREATE = `mutation($input: CreateEventInput!) {

@@ -14,6 +14,9 @@ import { REST_OPERATIONS } from '../src/doors/rest/operations';
 import { createTestDatabase } from './helpers/database';
 import { insertEvents } from './helpers/event-rows';
 import { createOrganization, eventInput, uniqueSlug } from './helpers/factories';
+import { ListCursors } from '../src/platform/crypto/list-cursor';
+
+const CURSORS = new ListCursors(['parity-test-secret']);
 
 // Issue 8: operations compiled with graphql-jit answer exactly as graphql-js does (data, errors with
 // message, path, locations and extensions, the original error behind each, null propagation).
@@ -44,7 +47,7 @@ function contextWith(permissions: readonly Permission[], overrides: Partial<Requ
     permissions,
     organization: { id: organizationId, timezone: 'UTC', plan: 'STANDARD', allowedIps: [], restrictionMode: 'OFF', rateLimitPerMinute: null, holdMinutes: 15, waitlistOfferMinutes: 60 },
   };
-  return { requestId: 'parity-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent'), ...overrides };
+  return { requestId: 'parity-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent'), cursors: CURSORS, ...overrides };
 }
 
 /** What a client and the error handling see of a result: JSON, plus the original error's code. */

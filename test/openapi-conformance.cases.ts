@@ -246,6 +246,8 @@ function samples(start: Date): Record<string, Sample> {
     startsAfter: { valid: [iso(later)], invalid: ['yesterday', '2027-03-01'] },
     startsBefore: { valid: [iso(new Date(start.getTime() + 365 * DAY))], invalid: ['2027-13-01T00:00:00Z'] },
     orderBy: { valid: [] },
+    // Only a cursor the service made opens (D25): one of this organization's list, and strings off the pattern.
+    after: { valid: [listCursor], invalid: ['not a cursor', 'c'.repeat(10)] },
     // Bookings (D23): the event's own ticket type, filled in by cases().
     ticketTypeId: { valid: [] },
     attendeeEmail: { valid: ['ada@example.com', 'grace.hopper+tickets@example.org'], invalid: ['not-an-email', 'ada@', '@example.com'] },
@@ -254,6 +256,9 @@ function samples(start: Date): Record<string, Sample> {
     holdMinutes: { valid: [5] },
   };
 }
+
+/** A nextCursor of the key's organization's list (no filters), for the `after` samples. */
+let listCursor = '';
 
 function offsetForm(date: Date): string {
   const shifted = new Date(date.getTime() + HOUR);
@@ -298,6 +303,9 @@ function withValue(body: Record<string, unknown>, field: string, value: Value): 
 
 async function cases(): Promise<Case[]> {
   const start = startOf();
+  await freshEvent();
+  await freshEvent();
+  listCursor = (await app.client.rest('GET', '/v1/events?limit=1', key)).body.nextCursor;
   let table = samples(start);
   const list: Case[] = [];
   const createSchema = resolve(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema);

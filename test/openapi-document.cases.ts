@@ -92,6 +92,12 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$' } }),
     expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
+    expect.objectContaining({
+      name: 'after',
+      in: 'query',
+      required: false,
+      schema: expect.objectContaining({ type: 'string', maxLength: 512, allOf: expect.arrayContaining([{ pattern: '^[A-Za-z0-9_-]{24,512}$' }]) }),
+    }),
   ]);
   expect(doc.components.schemas.EventStatus.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED']);
   const idempotencyKey = expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false });

@@ -58,7 +58,7 @@ test('first start: creates a development organization and a test key, printed wi
 
   const restLine = banner.split('\n').find((line) => line.includes('/v1/events'))!.trim();
   expect(restLine).toBe(`curl --cacert ${path.join(dataDir, 'tls', 'localhost.crt')} -H "Authorization: Bearer ${firstKey}" ${server.url}/v1/events`);
-  expect(JSON.parse(await sh(restLine))).toEqual({ events: [], total: 0, page: 1, limit: 20 });
+  expect(JSON.parse(await sh(restLine))).toEqual({ events: [], total: 0, page: 1, limit: 20, nextCursor: null });
   const graphqlLine = banner.split('\n').find((line) => line.includes('/graphql'))!.trim();
   expect(JSON.parse(await sh(`${graphqlLine} -sS`))).toEqual({ data: { events: { total: 0, events: [] } } });
 

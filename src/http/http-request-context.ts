@@ -8,6 +8,7 @@ import type { PreparedReads } from '../platform/db/prepared-reads';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
+import type { ListCursors } from '../platform/crypto/list-cursor';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -16,6 +17,8 @@ export interface ContextShared {
   /** Where writes that are one statement run outside a transaction (see UnitOfWorkScope.statements). */
   readonly statements?: PreparedReads;
   readonly webhooks: WebhookRuntime;
+  /** List cursors (D25), keyed by the server secret. */
+  readonly cursors?: ListCursors;
   readonly logger: Logger;
 }
 
@@ -28,6 +31,7 @@ export interface ContextShared {
 export class HttpRequestContext implements RequestContext {
   readonly reads: PreparedReads;
   readonly webhooks: WebhookRuntime;
+  readonly cursors: ListCursors | undefined;
   /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
@@ -44,6 +48,7 @@ export class HttpRequestContext implements RequestContext {
   ) {
     this.reads = shared.reads;
     this.webhooks = shared.webhooks;
+    this.cursors = shared.cursors;
   }
 
   /** Who is calling (see Actor). */

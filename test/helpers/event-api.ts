@@ -89,9 +89,9 @@ export class EventApi {
     }
     return this.graphql(
       'events',
-      `query List($page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String, $orderBy: EventOrder) {
-        events(page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search, orderBy: $orderBy) {
-          events { ${LIST_SELECTION} } total page limit
+      `query List($page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String, $orderBy: EventOrder, $after: String) {
+        events(page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search, orderBy: $orderBy, after: $after) {
+          events { ${LIST_SELECTION} } total page limit nextCursor
         }
       }`,
       params,

@@ -15,12 +15,12 @@ export const REST_OPERATIONS = /* GraphQL */ `
 
   query ListEvents(
     $page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String,
-    $orderBy: EventOrder
+    $orderBy: EventOrder, $after: String
   ) {
     events(
       page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search,
-      orderBy: $orderBy
-    ) { events { ...EventListItem } total page limit }
+      orderBy: $orderBy, after: $after
+    ) { events { ...EventListItem } total page limit nextCursor }
   }
 
   query GetEvent($slug: String!) {

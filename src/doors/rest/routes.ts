@@ -5,6 +5,7 @@ import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
 import type { Permission } from '../../platform/auth/permissions';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { sendAttendeesCsv } from './attendees-csv';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
 
 /** The bounds of a parameter, for the OpenAPI document: the constants the service checks it with. */
 export interface ParameterBounds {
@@ -61,10 +62,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events',
     operation: 'ListEvents',
-    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy'],
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH } },
+    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } },
   },
   {
     method: 'POST',

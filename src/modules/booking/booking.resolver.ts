@@ -23,8 +23,13 @@ export class BookingResolver {
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: "A previous page's nextCursor (of this event and status, from here or Event.bookings): the page after it, instead of a page number.",
+    })
+    after?: string | null,
   ): Promise<BookingList> {
-    return bookingPage(context.em, context.auth.organization.id, eventSlug, { page, limit, status });
+    return bookingPage(context, eventSlug, { page, limit, status, after });
   }
 
   @Query(() => BookingEntity, {

@@ -14,4 +14,10 @@ export class BookingList {
 
   @Field(() => Int)
   limit!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Pass as `after` to Query.bookings for the next page (same event and status); null on the last page. Opaque, valid for this organization and list only.",
+  })
+  nextCursor!: string | null;
 }

@@ -6,6 +6,7 @@ import { EventEntity } from '../event/event.entity';
 import { BookingStatus } from './booking.entity';
 import { bookingPageOf } from './booking-pages.loader';
 import { BookingList } from './booking.types';
+import { cursorsOf } from '../../platform/graphql/list-cursors';
 
 @Resolver(() => EventEntity)
 export class EventBookingsResolver {
@@ -19,6 +20,6 @@ export class EventBookingsResolver {
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT }) limit: number,
     @Arg('status', () => BookingStatus, { nullable: true }) status?: BookingStatus | null,
   ): Promise<BookingList> {
-    return bookingPageOf(context.em, event.id, { page, limit, status });
+    return bookingPageOf(context.em, event.id, { page, limit, status }, { cursors: cursorsOf(context), organizationId: context.auth.organization.id });
   }
 }

@@ -2,7 +2,18 @@ import DataLoader from 'dataloader';
 import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
 import { paginationErrors } from '../../foundation/validation/arguments';
-import { checkedInCountsOfEvents, findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery, type EventView, type TicketTypeView } from './event.read-repository';
+import {
+  checkedInCountsOfEvents,
+  findEventBySlug,
+  listEvents,
+  ticketTypesOfEvents,
+  type EventListQuery,
+  type EventPageStart,
+  type EventView,
+  type TicketTypeView,
+} from './event.read-repository';
+import { EventOrder } from './event-order';
+import { cursorErrors, cursorsOf, openCursor } from '../../platform/graphql/list-cursors';
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import { heldOfEvents, heldOfTicketTypes } from '../inventory/inventory.repository';
 
@@ -14,6 +25,23 @@ export interface EventPage {
   total: number;
   page: number;
   limit: number;
+  /** The cursor of the next page; null on the last page (D25). */
+  nextCursor: string | null;
+}
+
+/**
+ * What a cursor is bound to besides the organization: the list (events), its order and filters. A
+ * cursor of another order or filter does not open.
+ */
+function listOf(query: EventListQuery): string {
+  return JSON.stringify([
+    'events',
+    query.orderBy ?? EventOrder.CREATED_AT_DESC,
+    query.status ?? null,
+    query.startsAfter?.toISOString() ?? null,
+    query.startsBefore?.toISOString() ?? null,
+    query.search || null,
+  ]);
 }
 
 /** The rules of the list's filters: the search's length, and a window that ends after it starts. */
@@ -30,9 +58,13 @@ function searchErrors(query: EventListQuery): FieldError[] {
 
 /** One page of the organization's events (one statement), after the argument rules (D4). */
 export async function eventPage(context: RequestContext, query: EventListQuery): Promise<EventPage> {
-  assertValidInput(paginationErrors(query.page, query.limit), searchErrors(query));
-  const { events, total } = await listEvents(readsOf(context), context.auth.organization.id, query);
-  return { events, total, page: query.page, limit: query.limit };
+  assertValidInput(paginationErrors(query.page, query.limit), searchErrors(query), cursorErrors(query.page, query.after));
+  const organizationId = context.auth.organization.id;
+  const cursors = cursorsOf(context);
+  const list = listOf(query);
+  const start: EventPageStart = query.after != null ? { after: openCursor(cursors, organizationId, list, query.after) } : { page: query.page };
+  const { events, total, next } = await listEvents(readsOf(context), organizationId, query, start);
+  return { events, total, page: query.page, limit: query.limit, nextCursor: next ? cursors.seal(organizationId, list, next) : null };
 }
 
 /** One event with its ticket types (one statement), or EVENT_NOT_FOUND. */

@@ -1,3 +1,4 @@
+import type { ListPosition } from '../../platform/db/list-position';
 import type { PreparedReads } from '../../platform/db/prepared-reads';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
@@ -51,6 +52,8 @@ export interface EventListQuery {
   /** Case-insensitive substring of the title. */
   search?: string | null;
   orderBy?: EventOrder | null;
+  /** A cursor (D25): the page after the row it names, instead of a page number. */
+  after?: string | null;
 }
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -92,26 +95,69 @@ function statusCondition(status: EventStatus | null | undefined, parameter: () =
   }
 }
 
-const ORDER: Record<EventOrder, string> = {
-  [EventOrder.CREATED_AT_DESC]: 'e.created_at desc, e.id desc',
-  [EventOrder.CREATED_AT_ASC]: 'e.created_at asc, e.id asc',
-  [EventOrder.START_DATE_ASC]: 'e.start_date asc, e.id asc',
-  [EventOrder.START_DATE_DESC]: 'e.start_date desc, e.id desc',
+/** Each order: its sort column and direction (ties broken by id in the same direction), on an index (organization_id, column, id). */
+const ORDER: Record<EventOrder, { column: string; descending: boolean }> = {
+  [EventOrder.CREATED_AT_DESC]: { column: 'e.created_at', descending: true },
+  [EventOrder.CREATED_AT_ASC]: { column: 'e.created_at', descending: false },
+  [EventOrder.START_DATE_ASC]: { column: 'e.start_date', descending: false },
+  [EventOrder.START_DATE_DESC]: { column: 'e.start_date', descending: true },
 };
 
 /** `%` and `_` in a search are literal characters, not patterns. */
 const likePattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
- * One page and the total in a single statement, whatever the page size: the count and the page are
- * joined laterally, so a page past the end still returns one row carrying the total. The SQL text
- * depends only on which filters are present (a few fixed statements), never on their values.
+ * Where a page starts: after a cursor's position (the sort key in microseconds since the epoch, and
+ * the id of the previous page's last row), or at a page number.
+ */
+export type EventPageStart = { readonly after: ListPosition } | { readonly page: number };
+
+/** Events published and past their end read as COMPLETED (D3): counted through events_published_end_date_index. */
+const ENDED_PUBLISHED = `(select count(*) from events e where e.organization_id = $1 and e.status = 'PUBLISHED' and e.end_date <= now())`;
+// An organization's kept counts are spread over a few rows (the migration's shards): their sum.
+const KEPT = (columns: string) => `coalesce((select sum(${columns}) from event_counts k where k.organization_id = $1), 0)`;
+
+/**
+ * The total of a list in constant time where the kept counts answer it (event_counts, D25): no filter,
+ * or a status alone (PUBLISHED and COMPLETED also count the published events past their end, on an
+ * index of those only). Other filters (search, start window) count the matching rows.
+ */
+function totalSql(query: EventListQuery, where: string): string {
+  const filtered = query.startsAfter != null || query.startsBefore != null || (query.search != null && query.search !== '');
+  if (filtered) return `select count(*)::int as total from events e where ${where}`;
+  switch (query.status) {
+    case undefined:
+    case null:
+      return `select ${KEPT('k.draft + k.published + k.cancelled + k.completed')}::int as total`;
+    case EventStatus.DRAFT:
+      return `select ${KEPT('k.draft')}::int as total`;
+    case EventStatus.CANCELLED:
+      return `select ${KEPT('k.cancelled')}::int as total`;
+    case EventStatus.PUBLISHED:
+      return `select (${KEPT('k.published')} - ${ENDED_PUBLISHED})::int as total`;
+    case EventStatus.COMPLETED:
+      return `select (${KEPT('k.completed')} + ${ENDED_PUBLISHED})::int as total`;
+    default:
+      return `select count(*)::int as total from events e where ${where}`;
+  }
+}
+
+/**
+ * One page and the total in a single statement, whatever the page size: the total and the page are
+ * joined laterally, so a page past the end still returns one row carrying the total. The page seeks
+ * its first row on the order's index: after a cursor's position, or at the row a page number skips
+ * to (found on the same index, an index-only scan from the nearer end), so a page costs the same at
+ * any depth for cursors and reads only index entries for the rows a page number skips. One row more than the page
+ * says whether another page follows (`next`: the position of the page's last row, for its cursor).
+ * The SQL text depends only on which filters are present and how the page starts (a few fixed
+ * statements), never on their values.
  */
 export async function listEvents(
   db: PreparedReads,
   organizationId: string,
   query: EventListQuery,
-): Promise<{ events: EventView[]; total: number }> {
+  start: EventPageStart = { page: query.page },
+): Promise<{ events: EventView[]; total: number; next: ListPosition | null }> {
   const values: unknown[] = [organizationId];
   const parameter = (value?: unknown) => () => {
     values.push(value);
@@ -124,15 +170,41 @@ export async function listEvents(
   if (query.startsBefore != null) conditions.push(`e.start_date < ${parameter(query.startsBefore)()}::timestamptz`);
   if (query.search != null && query.search !== '') conditions.push(`e.title ilike ${parameter(likePattern(query.search))()}`);
   const where = conditions.join(' and ');
-  const limit = parameter(query.limit)();
-  const offset = parameter((query.page - 1) * query.limit)();
-  const text = `select c.total, p.* from (select count(*)::int as total from events e where ${where}) c
-    left join lateral (select ${EVENT_COLUMNS} from events e where ${where}
-      order by ${ORDER[query.orderBy ?? EventOrder.CREATED_AT_DESC]} limit ${limit} offset ${offset}) p on true`;
-  const rows = await db.query<EventView & { total: number }>(text, values);
+  const { column, descending } = ORDER[query.orderBy ?? EventOrder.CREATED_AT_DESC];
+  const direction = descending ? 'desc' : 'asc';
+  const orderBy = `${column} ${direction}, e.id ${direction}`;
+  const limit = parameter(query.limit + 1)();
+  let anchor: string | undefined;
+  let seek = '';
+  if ('after' in start) {
+    const [sortKey, id] = start.after;
+    const at = `'epoch'::timestamptz + ${parameter(sortKey)()}::bigint * interval '1 microsecond'`;
+    seek = ` and (${column}, e.id) ${descending ? '<' : '>'} (${at}, ${parameter(id)()}::varchar)`;
+  } else if (start.page > 1) {
+    // The first row of the page, found on the order's index (index-only) without reading the rows it
+    // skips, from whichever end of the list is nearer: the total is known first, so a page in the
+    // second half skips total − 1 − offset entries from the other end (the last page costs as the first).
+    const offset = parameter((start.page - 1) * query.limit)();
+    const reverse = descending ? 'asc' : 'desc';
+    anchor = `(select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} <= c.total / 2
+          order by ${orderBy} offset ${offset} limit 1) near
+        union all
+        select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} > c.total / 2 and ${offset} < c.total
+          order by ${column} ${reverse}, e.id ${reverse} offset greatest(c.total - 1 - ${offset}, 0) limit 1) far) s`;
+    seek = ` and (${column}, e.id) ${descending ? '<=' : '>='} (s.k, s.id)`;
+  }
+  const page = `select ${EVENT_COLUMNS}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
+      from events e where ${where}${seek} order by ${orderBy} limit ${limit}`;
+  // A page number's first row comes first (one row), then the page seeks from it on the index.
+  const pageFrom = anchor ? `select x.* from ${anchor} cross join lateral (${page}) x` : page;
+  const text = `select c.total, p.* from (${totalSql(query, where)}) c left join lateral (${pageFrom}) p on true`;
+  const rows = await db.query<EventView & { total: number; sortKey: string }>(text, values);
   // Past the last page, the lateral join leaves one row of nulls next to the total.
-  const events = rows.length === 1 && rows[0].id === null ? [] : rows;
-  return { events, total: rows[0]?.total ?? 0 };
+  const found = rows.length === 1 && rows[0].id === null ? [] : rows;
+  const events = found.length > query.limit ? found.slice(0, query.limit) : found;
+  const last = events.at(-1);
+  const next: ListPosition | null = found.length > query.limit && last ? [last.sortKey, last.id] : null;
+  return { events, total: rows[0]?.total ?? 0, next };
 }
 
 const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold

@@ -32,8 +32,13 @@ export class EventResolver {
     search?: string | null,
     @Arg('orderBy', () => EventOrder, { nullable: true, defaultValue: EventOrder.CREATED_AT_DESC, description: 'Sort order of the page.' })
     orderBy?: EventOrder | null,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: "A previous page's nextCursor: the page after it (same filters and order), instead of a page number.",
+    })
+    after?: string | null,
   ): Promise<EventPage> {
-    return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, orderBy });
+    return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, orderBy, after });
   }
 
   @Query(() => EventEntity, {

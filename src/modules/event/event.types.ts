@@ -14,6 +14,12 @@ export class EventList {
 
   @Field(() => Int)
   limit!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Pass as `after` for the next page (same filters and order); null on the last page. Opaque, valid for this organization and list only.',
+  })
+  nextCursor!: string | null;
 }
 
 @ObjectType('DeletedEvent', { description: 'What was deleted; the deletion cannot be undone.' })

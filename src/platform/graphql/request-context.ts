@@ -6,6 +6,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { preparedReads, type PreparedReads } from '../db/prepared-reads';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../outbox/webhook-runtime';
+import type { ListCursors } from '../crypto/list-cursor';
 
 /** The per-request context, identical for /graphql and for REST routes executed in-process. */
 export interface RequestContext {
@@ -25,6 +26,8 @@ export interface RequestContext {
   readonly rateLimit?: RateLimitState;
   /** The secret key and destination rule of webhook commands (D18); absent where none run. */
   readonly webhooks?: WebhookRuntime;
+  /** Seals and opens list cursors (D25): a key derived from the server secret; absent where no list is read. */
+  readonly cursors?: ListCursors;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
   /**
