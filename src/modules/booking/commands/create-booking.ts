@@ -94,10 +94,12 @@ export async function createBooking(
         if (change.booking && change.changed) return change.booking;
         if (change.slots === null) throw AppError.eventNotFound(input.eventSlug);
         // Seats of holds past their expiresAt are free from that moment (D20), stored or not: a booking
-        // refused while some are still counted gives them back first (the sweep's work), then tries again.
+        // refused while held seats were counted gives lapsed ones back first (the sweep's work), then
+        // tries once more, also when a sweep expired them between the statement and this pass.
         if (!expiredDue && change.event && change.event.held > 0 && change.slots > 0 === slotted) {
           expiredDue = true;
-          if ((await expireDueHolds(em, organizationId, change.event.id, new Date())) > 0) continue;
+          await expireDueHolds(em, organizationId, change.event.id, new Date());
+          continue;
         }
         if (change.slots > 0 !== slotted) {
           // The hint was wrong (the event was slotted when it was published): the other statement.
