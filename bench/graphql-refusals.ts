@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   await adminQuery(`create database "${database}"`);
   const url = benchDatabaseUrl(database);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-refusal-bench-'));
-  const server = spawn(process.execPath, [SERVER], {
+  const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), SERVER], {
     env: {
       ...process.env,
       DATABASE_URL: url,

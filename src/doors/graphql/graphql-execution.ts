@@ -231,11 +231,24 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
     return entry;
   }
 
-  /** The refusal of a document over its bounds or limits, before it is validated or run; else undefined. */
-  function refusalOf(entry: Known, variables: unknown): AppError | undefined {
+  /**
+   * The refusal of a document over its bounds or limits, before it is validated or run; else undefined.
+   * A document refused by the limits is not kept: its parsed form is large (that is why it is refused),
+   * and clients sending distinct ones would fill the cache with them and the heap with work for the
+   * collector (most of the CPU of such a refusal went to garbage collection). A client that sends it
+   * again pays the parse again.
+   */
+  function refusalOf(parameters: GraphqlParameters, entry: Known, variables: unknown): AppError | undefined {
     if (entry.violation) return entry.violation;
     if (!entry.document || !entry.operation) return undefined;
-    return checkLimits(schema, entry.document, entry.operation, isRecord(variables) ? variables : undefined);
+    const refusal = checkLimits(schema, entry.document, entry.operation, isRecord(variables) ? variables : undefined);
+    if (refusal) known.delete(keyOf(parameters));
+    return refusal;
+  }
+
+  function keyOf(parameters: GraphqlParameters): string {
+    const operationName = parameters.operationName === '' ? null : parameters.operationName;
+    return operationName ? `${operationName as string}\u0000${parameters.query as string}` : (parameters.query as string);
   }
 
   /**
@@ -258,7 +271,7 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
     async answer(req, res, body, context) {
       const parameters = parametersOf(req, body);
       const entry = parameters ? lookup(parameters) : undefined;
-      const refusal = entry && parameters ? refusalOf(entry, parameters.variables) : undefined;
+      const refusal = entry && parameters ? refusalOf(parameters, entry, parameters.variables) : undefined;
       if (refusal) {
         if (context.operation) context.operation.name = entry?.operation?.name?.value ?? 'anonymous';
         return writeGraphqlRequestError(req, res, refusal);
