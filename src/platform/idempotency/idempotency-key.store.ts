@@ -4,7 +4,9 @@ import DataLoader from 'dataloader';
 import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
-import { AppError } from '../../foundation/errors/app-error';
+import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, openPoint, openStored, sealPoint, type ResponseSealer } from './idempotency-statements';
+
+export type { ResponseSealer } from './idempotency-statements';
 import { deleteExpiredIdempotencyKeys } from './idempotency-retention';
 
 /** The response replayed for a key: what the first request got. */
@@ -68,35 +70,6 @@ export interface HeldKey extends IdempotencyClaim {
   readonly claimToken: string;
 }
 
-/** Seals what is stored at rest (AES-256-GCM under the server secret's key for `idempotent-answer`: see platform/crypto/secret-box.ts). */
-export interface ResponseSealer {
-  seal(plain: string): string;
-  open(sealed: string): string;
-}
-
-/** A recovery point that is only a reference to a row (its class and id) is kept as it is: there is no secret in it. */
-const REFERENCE = 'ref:';
-
-function isReference(result: RecordedResult): boolean {
-  if (result === null || typeof result !== 'object' || Array.isArray(result)) return false;
-  const names = Object.keys(result);
-  return names.length === 2 && typeof result.$entity === 'string' && typeof result.id === 'string';
-}
-
-/**
- * A recovery point as stored: sealed (it may hold a deleted row's last state or a value shown once),
- * except a bare reference, which needs no sealing (a booking's: the seal cost the keyed booking path
- * a tenth of its extra CPU).
- */
-function sealPoint(sealer: ResponseSealer, result: RecordedResult): string {
-  const text = JSON.stringify(result);
-  return isReference(result) ? `${REFERENCE}${text}` : sealer.seal(text);
-}
-
-function openPoint(sealer: ResponseSealer, stored: string): RecordedResult {
-  return JSON.parse(stored.startsWith(REFERENCE) ? stored.slice(REFERENCE.length) : openStored(sealer, stored)) as RecordedResult;
-}
-
 interface ClaimedRow {
   recovery_points: Record<string, string> | null;
 }
@@ -116,50 +89,6 @@ interface PendingAnswer {
 /** A batch is what arrived in one turn of the event loop (setImmediate), at most 100; nothing cached. */
 const BATCHED = { cache: false, maxBatchSize: 100, batchScheduleFn: (run: () => void) => setImmediate(run) } as const;
 
-/**
- * What a claim takes over: a record past its lifetime, or a running one whose lease ran out (its
- * request died), the latter by a retry of the same request only (another fingerprint is a reuse),
- * keeping its recovery points (what its request committed before it died).
- */
-const TAKE_OVER = `do update
-           set fingerprint = excluded.fingerprint, state = 'RUNNING', locked_until = excluded.locked_until,
-               created_at = excluded.created_at, expires_at = excluded.expires_at, claim_token = excluded.claim_token,
-               response_status = null, response_headers = null, response_body = null,
-               recovery_points = case when idempotency_keys.expires_at <= now() then null else idempotency_keys.recovery_points end,
-               actor = case when idempotency_keys.expires_at <= now() then null else idempotency_keys.actor end
-           where idempotency_keys.expires_at <= now()
-              or (idempotency_keys.state = 'RUNNING' and idempotency_keys.locked_until <= now()
-                  and (idempotency_keys.recovery_points is null or idempotency_keys.fingerprint = excluded.fingerprint))`;
-
-const CLAIM_ONE = `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
-         values (?, ?, ?, 'RUNNING', now() + make_interval(secs => ?), now(), now() + make_interval(hours => ?), ?)
-         on conflict (organization_id, key) ${TAKE_OVER}
-         returning recovery_points`;
-
-/** CLAIM_ONE for many keys (distinct: ON CONFLICT cannot change one row twice in a statement). */
-const CLAIM_MANY = `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
-         select c.organization_id, c.key, c.fingerprint, 'RUNNING', now() + make_interval(secs => ?::int), now(), now() + make_interval(hours => ?::int), c.claim_token
-           from unnest(?::text[], ?::text[], ?::text[], ?::uuid[]) as c(organization_id, key, fingerprint, claim_token)
-         on conflict (organization_id, key) ${TAKE_OVER}
-         returning claim_token::text, recovery_points`;
-
-const COMPLETE_MANY = `update idempotency_keys k
-            set state = 'DONE', locked_until = null, response_status = a.status, response_headers = a.headers::jsonb, response_body = a.body
-           from unnest(?::text[], ?::text[], ?::uuid[], ?::int[], ?::text[], ?::text[]) as a(organization_id, key, claim_token, status, headers, body)
-          where k.organization_id = a.organization_id and k.key = a.key and k.claim_token = a.claim_token and k.state = 'RUNNING'`;
-
-/**
- * Opens a stored answer or recovery point. One this instance cannot open was sealed under a server
- * secret it lacks (D24: refused at start, so only while a rotation's restarts are under way): 503, for
- * the client to retry (on an instance that has it), not a 500.
- */
-function openStored(sealer: ResponseSealer, sealed: string): string {
-  try {
-    return sealer.open(sealed);
-  } catch {
-    throw AppError.serviceUnavailable('This instance cannot read the answer stored for this Idempotency-Key yet; try again shortly');
-  }
-}
 
 /**
  * Idempotency-Key records in PostgreSQL (table idempotency_keys), scoped to an organization. A stored
