@@ -172,7 +172,7 @@ describe('routes and transitions', () => {
     expect(Number(count)).toBe(1);
   });
 
-  test('GET /v1/events/{slug}/bookings: {bookings, total, page, limit}, newest first, status filter, pages', async () => {
+  test('GET /v1/events/{slug}/bookings: {bookings, total, page, limit, nextCursor}, newest first, status filter, pages', async () => {
     const listed = await createPublishedEvent(app.client, key, { capacity: 20 });
     const first = await created(listed.slug, { attendeeName: 'First' });
     const second = await created(listed.slug, { attendeeName: 'Second', hold: true });
@@ -180,7 +180,7 @@ describe('routes and transitions', () => {
     expect((await act(third.id, 'cancel')).status).toBe(200);
     const all = await rest('GET', `/v1/events/${listed.slug}/bookings`);
     expect(all.status).toBe(200);
-    expect(Object.keys(all.body)).toEqual(['bookings', 'total', 'page', 'limit']);
+    expect(Object.keys(all.body)).toEqual(['bookings', 'total', 'page', 'limit', 'nextCursor']);
     expect(all.body).toMatchObject({ total: 3, page: 1, limit: 20 });
     expect(all.body.bookings.map((booking: { id: string }) => booking.id)).toEqual([third.id, second.id, first.id]);
     for (const booking of all.body.bookings) expect(Object.keys(booking)).toEqual(BOOKING_FIELDS);
@@ -257,7 +257,7 @@ describe('validation: 400 VALIDATION_ERROR naming every failing field, as the RE
     expect(fields(await rest('GET', `${path}?limit=abc`))).toEqual(['limit']);
     const status = await rest('GET', `${path}?status=confirmed`);
     expect(status.body.error.details.errors).toEqual([{ field: 'status', message: 'status must be one of HELD, CONFIRMED, CANCELLED, EXPIRED' }]);
-    expect((await rest('GET', `${path}?status=EXPIRED&page=1000000&limit=100`)).body).toEqual({ bookings: [], total: 0, page: 1_000_000, limit: 100 });
+    expect((await rest('GET', `${path}?status=EXPIRED&page=1000000&limit=100`)).body).toEqual({ bookings: [], total: 0, page: 1_000_000, limit: 100, nextCursor: null });
   });
 });
 

@@ -10,6 +10,7 @@ caseFile('events-ticket-types', () => require('./events-ticket-types.cases'));
 caseFile('events-validation', () => require('./events-validation.cases'));
 caseFile('events-venue-cover', () => require('./events-venue-cover.cases'));
 caseFile('lists-scale', () => require('./lists-scale.cases'));
+caseFile('lists-cursors', () => require('./lists-cursors.cases'));
 
 // jest.setTimeout in a case file applies to the whole group: the longest any of them asks for.
 jest.setTimeout(120_000);

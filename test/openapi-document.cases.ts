@@ -220,11 +220,11 @@ test('D23 bookings: statuses, Location, parameters as the service checks them, t
   expect(create.parameters[0]).toMatchObject(slug);
 
   const list = operation('GET', '/v1/events/{slug}/bookings');
-  expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['slug', 'page', 'limit', 'status']);
+  expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['slug', 'page', 'limit', 'status', 'after']);
   expect(list.parameters[3].schema).toEqual({ $ref: '#/components/schemas/BookingStatus' });
   expect(doc.components.schemas.BookingStatus.enum).toEqual(['HELD', 'CONFIRMED', 'CANCELLED', 'EXPIRED']);
   const page = list.responses['200'].content['application/json'].schema;
-  expect(Object.keys(page.properties)).toEqual(['bookings', 'total', 'page', 'limit']);
+  expect(Object.keys(page.properties)).toEqual(['bookings', 'total', 'page', 'limit', 'nextCursor']);
   expect(page.properties.bookings.items).toEqual(bookingRef);
   expect(list['x-required-permission']).toBe('bookings:read');
 

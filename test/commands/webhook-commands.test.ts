@@ -275,7 +275,7 @@ describe('messages, redelivery and test messages (D18)', () => {
     expect(foreign).toMatchObject(endpointNotFound(endpoint.id));
 
     const page = await listWebhookMessages(em(), organizationId, endpoint.id, { page: 1, limit: 2 });
-    expect({ ...page, messages: page.messages.map((m) => m.id) }).toEqual({ messages: [ids[2], ids[1]], total: 3, page: 1, limit: 2 });
+    expect({ ...page, messages: page.messages.map((m) => m.id) }).toEqual({ messages: [ids[2], ids[1]], total: 3, page: 1, limit: 2, nextCursor: null });
     const failed = await listWebhookMessages(em(), organizationId, endpoint.id, { page: 1, limit: 20, status: WebhookMessageStatus.FAILED });
     expect(failed).toMatchObject({ total: 1, messages: [{ id: ids[0], status: 'FAILED', nextAttemptAt: null }] });
   });

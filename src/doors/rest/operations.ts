@@ -44,8 +44,8 @@ export const REST_OPERATIONS = /* GraphQL */ `
     id eventId eventSlug ticketTypeId quantity attendeeEmail attendeeName status createdAt cancelledAt expiresAt confirmedAt checkedInAt
   }
 
-  query ListBookings($slug: String!, $page: Int, $limit: Int, $status: BookingStatus) {
-    bookings(eventSlug: $slug, page: $page, limit: $limit, status: $status) { bookings { ...Booking } total page limit }
+  query ListBookings($slug: String!, $page: Int, $limit: Int, $status: BookingStatus, $after: String) {
+    bookings(eventSlug: $slug, page: $page, limit: $limit, status: $status, after: $after) { bookings { ...Booking } total page limit nextCursor }
   }
 
   mutation CreateBooking($input: CreateBookingInput!) {
@@ -77,8 +77,8 @@ export const REST_OPERATIONS = /* GraphQL */ `
     id eventId eventSlug ticketTypeId quantity attendeeEmail attendeeName status position createdAt offeredAt offeredBookingId offerExpiresAt
   }
 
-  query ListWaitlist($slug: String!, $page: Int, $limit: Int, $status: WaitlistStatus) {
-    waitlist(eventSlug: $slug, page: $page, limit: $limit, status: $status) { entries { ...WaitlistEntry } total page limit }
+  query ListWaitlist($slug: String!, $page: Int, $limit: Int, $status: WaitlistStatus, $after: String) {
+    waitlist(eventSlug: $slug, page: $page, limit: $limit, status: $status, after: $after) { entries { ...WaitlistEntry } total page limit nextCursor }
   }
 
   mutation JoinWaitlist($input: JoinWaitlistInput!) {

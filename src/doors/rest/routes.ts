@@ -51,6 +51,8 @@ export interface RestRoute {
 }
 
 const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
+/** `?after=` of a list (D25): a previous page's nextCursor. */
+const afterBounds = { after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } };
 /** The booking routes' `{id}`: `bk_…`, else 400 VALIDATION_ERROR (the commands' and booking(id)'s own check). */
 const bookingId = { id: idBounds('bk') };
 /** `{slug}` of the booking routes: Query.bookings and createBooking refuse a malformed eventSlug (400). */
@@ -65,7 +67,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } },
+    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, ...afterBounds },
   },
   {
     method: 'POST',
@@ -93,11 +95,11 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events/:slug/bookings',
     operation: 'ListBookings',
-    query: ['page', 'limit', 'status'],
+    query: ['page', 'limit', 'status', 'after'],
     status: 200,
     result: 'bookings',
     errors: ['EVENT_NOT_FOUND'],
-    parameterBounds: { ...eventSlug, ...pageBounds },
+    parameterBounds: { ...eventSlug, ...pageBounds, ...afterBounds },
     tag: 'Bookings',
   },
   {
@@ -157,11 +159,11 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events/:slug/waitlist',
     operation: 'ListWaitlist',
-    query: ['page', 'limit', 'status'],
+    query: ['page', 'limit', 'status', 'after'],
     status: 200,
     result: 'waitlist',
     errors: ['EVENT_NOT_FOUND'],
-    parameterBounds: { ...eventSlug, ...pageBounds },
+    parameterBounds: { ...eventSlug, ...pageBounds, ...afterBounds },
     tag: 'Waiting list',
   },
   {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ListPosition } from '../../platform/db/list-position';
 import { executePrepared } from '../../platform/db/prepared-reads';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { lockEventSlots } from '../inventory/inventory.repository';
@@ -73,14 +74,19 @@ export async function entryById(em: EntityManager, organizationId: string, id: s
   return row ? entryOf(row) : null;
 }
 
-/** One page of an event's entries in join order (optionally of one status as clients read it), and their total. */
+/**
+ * One page of an event's entries in join order (optionally of one status as clients read it), their
+ * total, and the position of the page's last entry when another page follows. A cursor page (D25)
+ * starts after `after` (join time in microseconds since the epoch, and id) instead of at an offset.
+ */
 export async function entryPage(
   em: EntityManager,
   eventId: string,
-  query: { page: number; limit: number; status: WaitlistStatus | null },
+  query: { page: number; limit: number; status: WaitlistStatus | null; after: ListPosition | null },
   at: Date,
-): Promise<{ entries: WaitlistEntry[]; total: number }> {
-  const rows = await executePrepared<EntryRow & { total: string | number }>(
+): Promise<{ entries: WaitlistEntry[]; total: number; next: ListPosition | null }> {
+  const { after } = query;
+  const rows = await executePrepared<EntryRow & { total: string | number; sort_key: string }>(
     em,
     `with waiting as (
        select id, row_number() over (order by created_at, id) as position from waitlist_entries where event_id = ? and status = 'WAITING'),
@@ -91,11 +97,28 @@ export async function entryPage(
         where w.event_id = ?),
      filtered as (select * from listed where ?::text is null or status = ?::text)
      select p.*, t.total from (select count(*) as total from filtered) t
-       left join lateral (select * from filtered order by created_at, id limit ? offset ?) p on true`,
-    [eventId, at, eventId, query.status, query.status, query.limit, (query.page - 1) * query.limit],
+       left join lateral (
+         select *, (extract(epoch from created_at) * 1000000)::bigint::text as sort_key from filtered
+          where ?::bigint is null or (created_at, id) > ('epoch'::timestamptz + ?::bigint * interval '1 microsecond', ?::text)
+          order by created_at, id limit ? offset ?) p on true`,
+    [
+      eventId,
+      at,
+      eventId,
+      query.status,
+      query.status,
+      after?.[0] ?? null,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      query.limit + 1,
+      after ? 0 : (query.page - 1) * query.limit,
+    ],
   );
   const total = rows.length > 0 ? Number(rows[0].total) : 0;
-  return { entries: rows.filter((row) => row.id != null).map(entryOf), total };
+  const listed = rows.filter((row) => row.id != null);
+  const onPage = listed.slice(0, query.limit);
+  const last = onPage[onPage.length - 1];
+  return { entries: onPage.map(entryOf), total, next: listed.length > query.limit ? [last.sort_key, last.id] : null };
 }
 
 // ---- Whether a change that frees seats has anyone to offer them to -------------------------------

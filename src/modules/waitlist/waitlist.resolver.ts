@@ -18,8 +18,13 @@ export class WaitlistResolver {
     @Arg('page', () => Int, { defaultValue: 1, description: 'Page number, from 1.' }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: 'Page size, 1 to 100.' }) limit: number,
     @Arg('status', () => WaitlistStatus, { nullable: true, description: 'Only entries with this status (as read).' }) status?: WaitlistStatus | null,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: "A previous page's nextCursor (of this event and status): the page after it, instead of a page number.",
+    })
+    after?: string | null,
   ): Promise<WaitlistPage> {
-    return waitlistPage(context.em, context.auth.organization.id, eventSlug, { page, limit, status });
+    return waitlistPage(context, eventSlug, { page, limit, status, after });
   }
 
   @Mutation(() => WaitlistEntry, {

@@ -69,4 +69,11 @@ export class WaitlistPage {
 
   @Field(() => Int)
   limit!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pass as `after` for the next page (same event and status); null on the last page. Opaque, valid for this organization and list only.',
+  })
+  nextCursor!: string | null;
 }

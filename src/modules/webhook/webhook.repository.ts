@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { idErrors } from '../../foundation/validation/arguments';
+import type { ListPosition } from '../../platform/db/list-position';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
@@ -62,25 +63,33 @@ export async function removeEndpoint(em: EntityManager, endpoint: WebhookEndpoin
   await em.remove(endpoint).flush();
 }
 
-/** One page of an endpoint's messages, newest first, each with every attempt, and how many there are in all. */
+/**
+ * One page of an endpoint's messages, newest first, each with every attempt, how many there are in
+ * all, and the position of the page's last delivery when another page follows. A cursor page (D25)
+ * starts after `after` (the delivery's creation in microseconds since the epoch, and its id).
+ */
 export async function pageOfMessages(
   em: EntityManager,
   organizationId: string,
   endpointId: string,
-  query: { page: number; limit: number; status: WebhookMessageStatus | null },
-): Promise<{ messages: WebhookMessage[]; total: number }> {
-  const { status } = query;
-  const rows = await em.execute<DeliveryRow[]>(
-    `${DELIVERY_SELECT} where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)
+  query: { page: number; limit: number; status: WebhookMessageStatus | null; after: ListPosition | null },
+): Promise<{ messages: WebhookMessage[]; total: number; next: ListPosition | null }> {
+  const { status, after } = query;
+  const rows = await em.execute<Array<DeliveryRow & { sort_key: string }>>(
+    `${DELIVERY_SELECT_KEYED} where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)
+       and (?::bigint is null or (d.created_at, d.id) < ('epoch'::timestamptz + ?::bigint * interval '1 microsecond', ?::bigint))
      order by d.created_at desc, d.id desc limit ? offset ?`,
-    [endpointId, organizationId, status, status, query.limit, (query.page - 1) * query.limit],
+    [endpointId, organizationId, status, status, after?.[0] ?? null, after?.[0] ?? null, after?.[1] ?? null, query.limit + 1, after ? 0 : (query.page - 1) * query.limit],
   );
   const [{ count }] = await em.execute<Array<{ count: string }>>(
     `select count(*) from webhook_deliveries d join webhook_messages m on m.id = d.message_id
      where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)`,
     [endpointId, organizationId, status, status],
   );
-  return { messages: await withAttempts(em, rows), total: Number(count) };
+  const onPage = rows.slice(0, query.limit);
+  const last = onPage[onPage.length - 1];
+  const next: ListPosition | null = rows.length > query.limit ? [last.sort_key, String(last.delivery_id)] : null;
+  return { messages: await withAttempts(em, onPage), total: Number(count), next };
 }
 
 /** One message to the endpoint with every attempt, or undefined. */
@@ -112,6 +121,11 @@ export async function requeueMessage(em: EntityManager, organizationId: string, 
 
 const DELIVERY_SELECT = `select d.id as delivery_id, m.id, m.type, m.body, d.status, m.created_at, d.next_attempt_at
   from webhook_deliveries d join webhook_messages m on m.id = d.message_id`;
+/** DELIVERY_SELECT with the delivery's sort key (its creation in microseconds since the epoch), for list positions. */
+const DELIVERY_SELECT_KEYED = DELIVERY_SELECT.replace(
+  ' from ',
+  `, (extract(epoch from d.created_at) * 1000000)::bigint::text as sort_key from `,
+);
 
 interface DeliveryRow {
   delivery_id: string;

@@ -1,4 +1,5 @@
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { cursorsOf } from '../../platform/graphql/list-cursors';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { RequiresPermission } from '../../platform/graphql/requires-permission';
 import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
@@ -41,8 +42,13 @@ export class WebhookResolver {
     @Arg('page', () => Int, { defaultValue: 1 }) page: number,
     @Arg('limit', () => Int, { defaultValue: DEFAULT_LIMIT, description: '1 to 100.' }) limit: number,
     @Arg('status', () => WebhookMessageStatus, { nullable: true }) status?: WebhookMessageStatus | null,
+    @Arg('after', () => String, {
+      nullable: true,
+      description: "A previous page's nextCursor (of this endpoint and status): the page after it, instead of a page number.",
+    })
+    after?: string | null,
   ): Promise<WebhookMessageList> {
-    return listWebhookMessages(context.em, context.auth.organization.id, endpointId, { page, limit, status });
+    return listWebhookMessages(context.em, context.auth.organization.id, endpointId, { page, limit, status, after }, cursorsOf(context));
   }
 
   @Mutation(() => WebhookEndpointWithSecret, { description: 'Registers an endpoint; the signing secret is in this answer only.' })

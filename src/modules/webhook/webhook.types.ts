@@ -116,4 +116,11 @@ export class WebhookMessageList {
 
   @Field(() => Int)
   limit!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Pass as `after` for the next page (same endpoint and status); null on the last page. Opaque, valid for this organization and list only.',
+  })
+  nextCursor!: string | null;
 }
