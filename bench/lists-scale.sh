@@ -52,8 +52,8 @@ insert into events (id, organization_id, slug, title, start_date, end_date, time
     timestamptz '2030-01-01' + g * interval '1 minute', timestamptz '2030-01-01' + g * interval '1 minute' + interval '2 hours',
     'UTC', case when g % 10 = 0 then 'DRAFT' else 'PUBLISHED' end, timestamptz '2026-01-01' + g * interval '10 ms', now()
   from generate_series(1, $2) g;
-insert into ticket_types (id, event_id, name, price, currency, quantity, created_at)
-  select 'tt_$3' || g, '$3' || g, 'General', 10, 'EUR', 100, now() from generate_series(1, $2) g;
+insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, created_at)
+  select 'tt_$3' || g, '$1', '$3' || g, 'General', 10, 'EUR', 100, now() from generate_series(1, $2) g;
 SQL
 }
 started=$(date +%s)

@@ -123,8 +123,9 @@ async function main(): Promise<void> {
         [organizationId, BACKLOG],
       );
       await client.query(
-        `insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
-         select m.id, e.id, now(), now() from webhook_messages m cross join webhook_endpoints e where m.id like 'msg_bench%'`,
+        `insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
+         select m.organization_id, m.id, e.id, now(), now() from webhook_messages m join webhook_endpoints e on e.organization_id = m.organization_id
+          where m.id like 'msg_bench%'`,
       );
       await client.query(`select pg_notify('event_service_webhooks', '')`);
       await client.query('commit');

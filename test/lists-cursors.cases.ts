@@ -147,9 +147,9 @@ describe("an endpoint's webhook messages: after / nextCursor (GraphQL)", () => {
          insert into webhook_messages (id, organization_id, type, body, created_at)
          select 'msg_' || left(md5(random()::text), 24), ?, 'event.created', '{"type":"event.created","data":{}}', now() from generate_series(1, ?)
          returning id)
-       insert into webhook_deliveries (message_id, endpoint_id, status, next_attempt_at, created_at)
-       select id, ?, 'SUCCEEDED', now(), now() from made`,
-      [organizationId, count, endpointId],
+       insert into webhook_deliveries (organization_id, message_id, endpoint_id, status, next_attempt_at, created_at)
+       select ?, id, ?, 'SUCCEEDED', now(), now() from made`,
+      [organizationId, count, organizationId, endpointId],
     );
   }
 

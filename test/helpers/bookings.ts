@@ -97,7 +97,7 @@ export async function storedCounts(orm: MikroORM, eventId: string): Promise<Stor
             coalesce(sum(b.quantity) filter (where b.status = 'CONFIRMED'), 0) as confirmed,
             coalesce(sum(b.quantity) filter (where b.status = 'HELD'), 0) as held_booked
        from ticket_types t left join bookings b on b.ticket_type_id = t.id
-      where t.event_id = ? group by t.id order by t.created_at, t.id`,
+      where t.event_id = ? group by t.organization_id, t.id order by t.created_at, t.id`,
     [eventId],
   );
   // A slot's taken counts its confirmed and held seats, its held the held ones.

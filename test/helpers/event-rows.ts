@@ -44,7 +44,7 @@ export async function insertEvents(
       createdAt: options.createdAt ?? new Date(Date.now() - index * 1000),
     });
     for (let n = 0; n < (options.ticketTypesEach ?? 0); n += 1) {
-      event.ticketTypes.add(em.create(TicketTypeEntity, { event, name: `Type ${n}`, price: 10 + n, currency: 'EUR', quantity: 10 }));
+      event.ticketTypes.add(em.create(TicketTypeEntity, { event, organizationId, name: `Type ${n}`, price: 10 + n, currency: 'EUR', quantity: 10 }));
     }
     return event;
   });

@@ -79,7 +79,7 @@ export class UsageRecorder {
          select t.api_key_id, t.organization_id, t.day::date, t.requests, t.rate_limited
            from json_to_recordset(?::json) as t(api_key_id text, organization_id text, day text, requests bigint, rate_limited bigint)
            join api_keys k on k.id = t.api_key_id
-         on conflict (api_key_id, day) do update set requests = api_key_usage_daily.requests + excluded.requests,
+         on conflict (organization_id, api_key_id, day) do update set requests = api_key_usage_daily.requests + excluded.requests,
                                                  rate_limited = api_key_usage_daily.rate_limited + excluded.rate_limited`,
         [
           JSON.stringify(

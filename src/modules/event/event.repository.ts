@@ -90,10 +90,10 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
        insert into events (id, organization_id, slug, title, description, start_date, end_date, timezone, venue, venue_address,
                            cover_image, status, capacity, registration_count, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'DRAFT', ?, 0, ?, ?)
-       returning id),
+       returning id, organization_id),
      types as (
-       insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
-       select t.id, c.id, t.name, t.price, t.currency, t.quantity, 0, t.created_at
+       insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)
+       select t.id, c.organization_id, c.id, t.name, t.price, t.currency, t.quantity, 0, t.created_at
          from created c,
               unnest(?::text[], ?::text[], ?::numeric[], ?::text[], ?::int[], ?::timestamptz[]) as t(id, name, price, currency, quantity, created_at)),
      ${messages.sql}

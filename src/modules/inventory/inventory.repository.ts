@@ -84,20 +84,20 @@ const toState = (row: SlotRow): SlotState => ({ slot: Number(row.slot), seats: r
 export async function openForBookings(em: EntityManager, eventId: string): Promise<void> {
   const share = (room: string, slot: string) => `${room} / ${SLOT_COUNT} + case when ${slot} < ${room} % ${SLOT_COUNT} then 1 else 0 end`;
   await em.execute(
-    `with ev as (select id, slots, capacity, registration_count, held_count from events where id = ?),
+    `with ev as (select id, organization_id, slots, capacity, registration_count, held_count from events where id = ?),
           opened as (update event_slots s set open = true from ev where ev.slots > 0 and s.event_id = ev.id),
           slotted as (
             update events x set slots = ${SLOT_COUNT} from ev
              where x.id = ev.id and ev.slots = 0 and (ev.capacity is null or ev.capacity >= ?)
-            returning x.id, x.capacity - x.registration_count - x.held_count as room),
+            returning x.id, x.organization_id, x.capacity - x.registration_count - x.held_count as room),
           made as (
-            insert into event_slots (event_id, slot, seats, taken, open)
-            select id, n, ${share('room', 'n')}, 0, true from slotted, generate_series(0, ${SLOT_COUNT - 1}) n),
+            insert into event_slots (organization_id, event_id, slot, seats, taken, open)
+            select organization_id, id, n, ${share('room', 'n')}, 0, true from slotted, generate_series(0, ${SLOT_COUNT - 1}) n),
           types as (
             update ticket_types t set slots = ${SLOT_COUNT} from slotted where t.event_id = slotted.id
-            returning t.id, t.quantity - t.sold - t.held as room)
-     insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
-     select id, n, ${share('room', 'n')}, 0 from types, generate_series(0, ${SLOT_COUNT - 1}) n`,
+            returning t.id, t.organization_id, t.quantity - t.sold - t.held as room)
+     insert into ticket_type_slots (organization_id, ticket_type_id, slot, seats, taken)
+     select organization_id, id, n, ${share('room', 'n')}, 0 from types, generate_series(0, ${SLOT_COUNT - 1}) n`,
     [eventId, SLOTTED_MIN_CAPACITY],
   );
 }
@@ -174,9 +174,9 @@ export async function reshareRoom(
 export async function slotNewTicketType(em: EntityManager, eventId: string, ticketTypeId: string): Promise<void> {
   await em.execute(
     `with types as (update ticket_types t set slots = e.slots from events e
-                     where t.id = ? and e.id = ? and e.slots > 0 returning t.id, t.slots, t.quantity - t.sold as room)
-     insert into ticket_type_slots (ticket_type_id, slot, seats, taken)
-     select t.id, n - 1, t.room / t.slots + case when n - 1 < t.room % t.slots then 1 else 0 end, 0
+                     where t.id = ? and e.id = ? and e.slots > 0 returning t.id, t.organization_id, t.slots, t.quantity - t.sold as room)
+     insert into ticket_type_slots (organization_id, ticket_type_id, slot, seats, taken)
+     select t.organization_id, t.id, n - 1, t.room / t.slots + case when n - 1 < t.room % t.slots then 1 else 0 end, 0
        from types t, generate_series(1, t.slots) n`,
     [ticketTypeId, eventId],
   );

@@ -17,7 +17,11 @@ import { countDeleted } from '../../platform/retention/retention-job';
  */
 export async function replaceInvitation(tx: EntityManager, memberId: string, tokenHash: string, expiresAt: Date): Promise<void> {
   await tx.execute('delete from member_invitations where member_id = ?', [memberId]);
-  await tx.execute('insert into member_invitations (token_hash, member_id, expires_at) values (?, ?, ?)', [tokenHash, memberId, expiresAt]);
+  await tx.execute('insert into member_invitations (token_hash, organization_id, member_id, expires_at) select ?, organization_id, id, ? from members where id = ?', [
+    tokenHash,
+    expiresAt,
+    memberId,
+  ]);
 }
 
 /** Uses up an unexpired invitation: the member it was for, or undefined (unknown, used or expired). */
@@ -31,9 +35,9 @@ export async function takeInvitation(em: EntityManager, tokenHash: string): Prom
 
 export async function setPasswordHash(em: EntityManager, memberId: string, passwordHash: string): Promise<void> {
   await em.execute(
-    `insert into member_credentials (member_id, password_hash, updated_at) values (?, ?, now())
-     on conflict (member_id) do update set password_hash = excluded.password_hash, updated_at = now()`,
-    [memberId, passwordHash],
+    `insert into member_credentials (organization_id, member_id, password_hash, updated_at) select organization_id, id, ?, now() from members where id = ?
+     on conflict (organization_id, member_id) do update set password_hash = excluded.password_hash, updated_at = now()`,
+    [passwordHash, memberId],
   );
 }
 
@@ -103,11 +107,11 @@ export async function addSession(
     `delete from dashboard_sessions where member_id = ? and (expires_at <= now() or last_seen_at <= now() - ? * interval '1 millisecond')`,
     [memberId, session.idleTimeoutMs],
   );
-  await em.execute('insert into dashboard_sessions (id_hash, member_id, csrf_token, expires_at) values (?, ?, ?, ?)', [
+  await em.execute('insert into dashboard_sessions (id_hash, organization_id, member_id, csrf_token, expires_at) select ?, organization_id, id, ?, ? from members where id = ?', [
     session.idHash,
-    memberId,
     session.csrfToken,
     session.expiresAt,
+    memberId,
   ]);
 }
 

@@ -12,7 +12,8 @@ import type { EventEntity } from '../event/event.entity';
 @Check({ name: 'ticket_types_sold_quantity_check', expression: 'sold + held <= quantity' })
 @Check({ name: 'ticket_types_held_check', expression: 'held >= 0' })
 export class TicketTypeEntity {
-  [OptionalProps]?: 'id' | 'sold' | 'createdAt';
+  // organizationId: set by the statements that insert ticket types (the ORM only reads them, and merges rows without it).
+  [OptionalProps]?: 'id' | 'sold' | 'createdAt' | 'organizationId';
 
   @Field(() => ID, { description: 'tt_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
@@ -21,6 +22,10 @@ export class TicketTypeEntity {
   // A string target avoids a circular import at decoration time.
   @ManyToOne('EventEntity', { ref: true, deleteRule: 'cascade', index: true })
   event!: Ref<EventEntity>;
+
+  /** Its event's organization: every organization table carries it, and its keys lead with it (issue 22). */
+  @Property({ type: 'string', length: 40 })
+  organizationId!: string;
 
   @Field()
   @Property({ type: 'string', length: 100 })

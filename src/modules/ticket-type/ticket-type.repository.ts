@@ -96,13 +96,13 @@ export async function lockEventAndAddTicketType(
   const [row] = await executePrepared<TicketTypeRow & { count: number; outbox_written: boolean }>(em, 
     `with counted as (select count(*)::int as count from ticket_types where event_id = ?),
      added as (
-       insert into ticket_types (id, event_id, name, price, currency, quantity, sold, created_at)
-       select ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
+       insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)
+       select ?, ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
        returning *),
      gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, ?::text as event_slug from added t),
      ${messages.sql}
      select c.count, ${RETURNING}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
-    [event.id, newId('tt'), event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES, eventSlug, ...messages.bindings],
+    [event.id, newId('tt'), organizationId, event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES, eventSlug, ...messages.bindings],
   );
   noteOutbox(em, row);
   if (!row.id) return { eventFound: true, count: row.count };

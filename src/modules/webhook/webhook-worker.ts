@@ -22,6 +22,7 @@ const UNSIGNABLE: AttemptOutcome = {
 };
 
 interface ClaimedRow {
+  organization_id: string;
   delivery_id: string;
   attempt_count: number;
   retry_index: number;
@@ -144,7 +145,7 @@ export class WebhookWorker {
            next_attempt_at = now() + ? * interval '1 millisecond'
        from due, webhook_messages m, webhook_endpoints e
        where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
-       returning d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body,
+       returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body,
          e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
       [limit, leaseMs, leaseMs],
     );
@@ -182,10 +183,10 @@ export class WebhookWorker {
   /** The previous holder's lease ran out without a result: it died (or hung) during that attempt. */
   private recordInterrupted(row: ClaimedRow): Promise<unknown> {
     return this.options.orm.em.fork().execute(
-      `insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-       values (?, ?, ?, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
-       on conflict (delivery_id, attempt_number) do nothing`,
-      [row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
+      `insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
+       values (?, ?, ?, ?, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
+       on conflict (organization_id, delivery_id, attempt_number) do nothing`,
+      [row.organization_id, row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
     );
   }
 
@@ -212,8 +213,8 @@ export class WebhookWorker {
     // ours (same attempt number, else another worker owns it now); the endpoint's failure clock.
     const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
       `with attempt as (
-         insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-         values (?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+         insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
+         values (?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
        delivery as (
          update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
            next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
@@ -228,6 +229,7 @@ export class WebhookWorker {
          returning e.enabled)
        select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
       [
+        row.organization_id,
         row.delivery_id,
         row.attempt_count,
         attemptedAt,

@@ -68,8 +68,8 @@ export async function insertMessage(
     createdAt,
   ]);
   await em.execute(
-    `insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
-     select ?, id, now(), now() from webhook_endpoints where id = any(?::text[])`,
+    `insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
+     select organization_id, ?, id, now(), now() from webhook_endpoints where id = any(?::text[])`,
     [id, `{${endpointIds.join(',')}}`],
   );
   noteOutboxWrite(em);
@@ -114,7 +114,7 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
   const body = messageBody(type, createdAt, data, holes);
   return {
     sql: `outbox_wanted as (
-       select id from webhook_endpoints
+       select id, organization_id from webhook_endpoints
         where organization_id = ?::text and enabled and (cardinality(event_types) = 0 or ?::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at)
@@ -122,8 +122,8 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
-       insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
-       select m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
+       insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
+       select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
     bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt],
   };
 }
