@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type * as MigrationsModule from '@mikro-orm/migrations';
 import { openDatabase } from '../src/schema/database';
 import { createTestDatabase, type TestDatabase } from './helpers/database';
 
@@ -119,4 +120,69 @@ test('a row cannot point at another organization\'s row: the composite key refus
       values ('bk_tenantkeys${organizationId.slice(-13)}', '${organizationId}', 'evt_tenantkeys00000000001', 1, 'a@example.com', 'A', 'CONFIRMED', now())`);
   await expect(insertBooking('org_tenantkeysB0000000001')).rejects.toThrow(/bookings_event_id_foreign/);
   await expect(insertBooking('org_tenantkeysA0000000001')).resolves.toBeDefined();
+});
+
+/** Rows of every organization table in the schema before the migration (three organizations). */
+const POPULATE = `
+insert into organizations (id, name, allowed_ips, created_at, updated_at)
+  select 'org_pop' || g, 'Org ' || g, '{}', now(), now() from generate_series(1, 3) g;
+insert into events (id, organization_id, slug, title, start_date, end_date, timezone, status, capacity, created_at, updated_at, slots)
+  select 'evt_pop' || o || '_' || g, 'org_pop' || o, 'ev-' || g, 'E', now() + interval '1 day', now() + interval '2 days', 'UTC', 'PUBLISHED', 1000, now(), now(), case when g = 1 then 16 else 0 end
+  from generate_series(1, 3) o, generate_series(1, 50) g;
+insert into ticket_types (id, event_id, name, price, currency, quantity, created_at, slots)
+  select 'tt_pop' || o || '_' || g, 'evt_pop' || o || '_' || g, 'General', 10, 'EUR', 500, now(), case when g = 1 then 16 else 0 end
+  from generate_series(1, 3) o, generate_series(1, 50) g;
+insert into event_slots (event_id, slot, seats, taken, open) select 'evt_pop' || o || '_1', n, 10, 0, true from generate_series(1, 3) o, generate_series(0, 15) n;
+insert into ticket_type_slots (ticket_type_id, slot, seats, taken) select 'tt_pop' || o || '_1', n, 10, 0 from generate_series(1, 3) o, generate_series(0, 15) n;
+insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at)
+  select 'bk_pop' || o || '_' || g, 'org_pop' || o, 'evt_pop' || o || '_' || (g % 50 + 1), case when g % 2 = 0 then 'tt_pop' || o || '_' || (g % 50 + 1) end,
+         1, 'a@example.com', 'A', 'CONFIRMED', now() from generate_series(1, 3) o, generate_series(1, 200) g;
+insert into waitlist_entries (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, offered_booking_id, offered_at, updated_at)
+  select 'wl_pop' || o || '_' || g, 'org_pop' || o, 'evt_pop' || o || '_2', 'tt_pop' || o || '_2', 1, 'w@example.com', 'W',
+         case when g = 1 then 'OFFERED' else 'WAITING' end, now(), case when g = 1 then 'bk_pop' || o || '_1' end, case when g = 1 then now() end, now()
+  from generate_series(1, 3) o, generate_series(1, 5) g;
+insert into members (id, organization_id, email, name, role, created_at)
+  select 'mem_pop' || o || '_' || g, 'org_pop' || o, 'm' || g || '@example.com', 'M', 'ADMIN', now() from generate_series(1, 3) o, generate_series(1, 3) g;
+insert into member_credentials (member_id, password_hash, updated_at) select id, 'hash', now() from members where id like 'mem_pop%';
+insert into member_invitations (token_hash, member_id, created_at, expires_at) select 'tok' || id, id, now(), now() + interval '1 day' from members where id like 'mem_pop%';
+insert into dashboard_sessions (id_hash, member_id, csrf_token, created_at, last_seen_at, expires_at) select 'sess' || id, id, 'csrf', now(), now(), now() + interval '1 day' from members where id like 'mem_pop%';
+insert into api_keys (id, organization_id, name, environment, prefix, key_hash, permissions, created_at)
+  select 'key_pop' || o, 'org_pop' || o, 'K', 'live', 'pre' || o, 'hash' || o, '{}', now() from generate_series(1, 3) o;
+insert into api_key_usage_daily (api_key_id, organization_id, day, requests, rate_limited) select 'key_pop' || o, 'org_pop' || o, current_date, 5, 0 from generate_series(1, 3) o;
+insert into webhook_endpoints (id, organization_id, url, event_types, enabled, secret_ciphertext, created_at, updated_at)
+  select 'whe_pop' || o, 'org_pop' || o, 'https://example.com/h', '{}', true, 'x', now(), now() from generate_series(1, 3) o;
+insert into webhook_messages (id, organization_id, type, body, created_at) select 'msg_pop' || o || '_' || g, 'org_pop' || o, 't', '{}', now() from generate_series(1, 3) o, generate_series(1, 20) g;
+insert into webhook_deliveries (message_id, endpoint_id, status, next_attempt_at, created_at)
+  select m.id, e.id, 'FAILED', now(), now() from webhook_messages m join webhook_endpoints e on e.organization_id = m.organization_id where m.id like 'msg_pop%';
+insert into webhook_attempts (delivery_id, attempt_number, attempted_at, duration_ms) select id, 0, now(), 5 from webhook_deliveries;
+insert into idempotency_keys (organization_id, key, fingerprint, state, created_at, expires_at) select 'org_pop' || o, 'k', 'f', 'DONE', now(), now() + interval '1 day' from generate_series(1, 3) o;
+`;
+
+const MIGRATION = 'Migration20261129030000_tenant_leading_keys';
+
+test('the migration converts a populated database in place: each new organization_id is its parent row\'s; down and up again', async () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- as src/schema/database.ts loads it
+  const { Migrator } = require('@mikro-orm/migrations') as typeof MigrationsModule;
+  Migrator.register(orm);
+  const migrator = orm.getMigrator();
+  await migrator.down({ migrations: [MIGRATION] });
+  const connection = orm.em.fork().getConnection();
+  await connection.execute(POPULATE);
+  await migrator.up({ migrations: [MIGRATION] });
+  const [counts] = await connection.execute<Array<Record<string, number>>>(`select
+    (select count(*) from ticket_types t join events e on e.id = t.event_id and e.organization_id = t.organization_id where t.id like 'tt_pop%')::int as ticket_types,
+    (select count(*) from event_slots s join events e on e.id = s.event_id and e.organization_id = s.organization_id where e.id like 'evt_pop%')::int as event_slots,
+    (select count(*) from ticket_type_slots s join ticket_types t on t.id = s.ticket_type_id and t.organization_id = s.organization_id where t.id like 'tt_pop%')::int as ticket_type_slots,
+    (select count(*) from webhook_deliveries d join webhook_messages m on m.id = d.message_id and m.organization_id = d.organization_id where m.id like 'msg_pop%')::int as deliveries,
+    (select count(*) from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id and d.organization_id = a.organization_id
+      join webhook_messages m on m.id = d.message_id where m.id like 'msg_pop%')::int as attempts,
+    (select count(*) from member_credentials c join members m on m.id = c.member_id and m.organization_id = c.organization_id where m.id like 'mem_pop%')::int as credentials,
+    (select count(*) from member_invitations c join members m on m.id = c.member_id and m.organization_id = c.organization_id where m.id like 'mem_pop%')::int as invitations,
+    (select count(*) from dashboard_sessions c join members m on m.id = c.member_id and m.organization_id = c.organization_id where m.id like 'mem_pop%')::int as sessions,
+    (select count(*) from bookings where id like 'bk_pop%')::int as bookings`);
+  expect(counts).toEqual({
+    ticket_types: 150, event_slots: 48, ticket_type_slots: 48, deliveries: 60, attempts: 60, credentials: 9, invitations: 9, sessions: 9, bookings: 600,
+  });
+  // Still the converted schema: the same catalog checks hold.
+  expect((await tables()).filter((table) => !(table.table in GLOBAL_TABLES) && !table.not_null)).toEqual([]);
 });
