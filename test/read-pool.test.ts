@@ -6,7 +6,8 @@ import { EventOrder } from '../src/modules/event/event-order';
 import { EventStatus } from '../src/modules/event/event-status';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';
 import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
-import { describeOnPostgres, withAdminClient } from './helpers/database';
+import { createTestDatabase, describeOnPostgres, withAdminClient } from './helpers/database';
+import { openDatabase } from '../src/schema/database';
 import { insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp } from './helpers/test-app';
@@ -170,6 +171,52 @@ describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () =>
       expect(await readConnections(ormOnly.databaseUrl, 'writes')).toBe(0);
     } finally {
       await ormOnly.close();
+    }
+  });
+});
+
+// Issue 21 (item 3): a connection whose ROLLBACK never reached PostgreSQL (node-postgres drops a query
+// whose timeout fired before it was sent, as under a frozen database) goes back to the pool in a
+// transaction. Handed out again it would run the next request inside that old transaction; the pool
+// must close it instead (src/platform/db/orm-config.ts, TRANSACTION_STATUS).
+describeOnPostgres('the ORM pool needs a PostgreSQL server')("the ORM's pool", () => {
+  interface PgClient {
+    query<Row>(text: string): Promise<{ rows: Row[] }>;
+  }
+  interface KnexClient {
+    acquireConnection(): Promise<PgClient>;
+    releaseConnection(connection: PgClient): Promise<unknown>;
+  }
+
+  test('never hands out a connection left inside a transaction', async () => {
+    const database = await createTestDatabase();
+    // One connection at most: the next acquire can only get the stale one back, or a new one.
+    const orm = await openDatabase({ clientUrl: database.url, pool: { min: 0, max: 1 } });
+    try {
+      const knex = orm.em.getConnection().getKnex().client as KnexClient;
+      const stale = await knex.acquireConnection();
+      const [{ pid }] = (await stale.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
+      await stale.query('begin');
+      await stale.query('select 1');
+      await knex.releaseConnection(stale);
+
+      const next = await knex.acquireConnection();
+      try {
+        const [row] = (await next.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
+        expect(row.pid).not.toBe(pid);
+        // No transaction is open on the connection handed out: BEGIN would warn, COMMIT would commit nothing old.
+        const [{ open }] = (await next.query<{ open: boolean }>('select txid_current_if_assigned() is not null as open')).rows;
+        expect(open).toBe(false);
+      } finally {
+        await knex.releaseConnection(next);
+      }
+      // The stale one was closed, not kept idle in its transaction.
+      const alive = () => withAdminClient(async (client) => (await client.query('select 1 from pg_stat_activity where pid = $1', [pid])).rowCount);
+      for (let tries = 0; (await alive()) !== 0 && tries < 50; tries += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await alive()).toBe(0);
+    } finally {
+      await orm.close(true);
+      await database.drop();
     }
   });
 });

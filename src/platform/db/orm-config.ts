@@ -22,8 +22,41 @@ export interface OrmSettings {
  * already executing a query"), or answer it after the database thawed with a statement timeout of a
  * statement it never sent. The pool destroys it and opens another.
  */
-function isReusable(connection: { readyForQuery?: boolean; _ending?: boolean; _queryable?: boolean }): boolean {
-  return connection.readyForQuery === true && connection._ending !== true && connection._queryable !== false;
+function isReusable(connection: PooledPgClient): boolean {
+  return (
+    connection.readyForQuery === true &&
+    connection._ending !== true &&
+    connection._queryable !== false &&
+    (connection[TRANSACTION_STATUS] === undefined || connection[TRANSACTION_STATUS] === 'I')
+  );
+}
+
+/**
+ * The transaction status PostgreSQL gave in its last ReadyForQuery on a connection: 'I' idle, 'T' in a
+ * transaction, 'E' in a failed one. A connection goes back to the pool only after its transaction's
+ * COMMIT or ROLLBACK, so one found in a transaction is stale: its ROLLBACK timed out while a statement
+ * ahead of it waited on a frozen database (node-postgres drops a query whose timeout fired before it
+ * was sent), and the statement ahead completed once the database thawed. Handed out again, it would
+ * run the next request inside that old transaction (a COMMIT there would commit the old change too),
+ * until PostgreSQL's idle-in-transaction timeout killed it under a later request (a 503 after the
+ * database was back: test/faults-database.test.ts).
+ */
+const TRANSACTION_STATUS = Symbol('transactionStatus');
+
+interface PooledPgClient {
+  readyForQuery?: boolean;
+  _ending?: boolean;
+  _queryable?: boolean;
+  [TRANSACTION_STATUS]?: string;
+  connection?: { on(event: 'readyForQuery', listener: (message: { status?: string }) => void): void };
+}
+
+/** knex's afterCreate: follows the connection's transaction status (see TRANSACTION_STATUS). */
+function watchTransactionStatus(connection: PooledPgClient, done: (error: Error | null, connection: PooledPgClient) => void): void {
+  connection.connection?.on('readyForQuery', (message) => {
+    connection[TRANSACTION_STATUS] = message.status;
+  });
+  done(null, connection);
 }
 
 /** Slack the driver gives PostgreSQL's own statement_timeout before it gives up on a silent server. */
@@ -57,7 +90,7 @@ export function createOrmConfig(settings: OrmSettings, model: DatabaseModel): Op
     forceUtcTimezone: true,
     discovery: { disableDynamicFileAccess: true },
     preferTs: !compiled,
-    pool: { ...(settings.pool ?? DEFAULT_POOL), validate: isReusable } as Options['pool'],
+    pool: { ...(settings.pool ?? DEFAULT_POOL), validate: isReusable, afterCreate: watchTransactionStatus } as Options['pool'],
     ensureDatabase: settings.ensureDatabase ?? true,
     migrations: {
       tableName: 'mikro_orm_migrations',
