@@ -72,3 +72,12 @@ export async function openMigratedDatabase(settings: OrmSettings): Promise<{ orm
 export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
   return (await openMigratedDatabase(settings)).orm;
 }
+
+/**
+ * The ORM on a streaming replica (DATABASE_READ_URL, D25): the same entities, no migrations (the
+ * replica replays the primary's), never creating a database. A replica that does not answer yet does
+ * not stop the start: its reads go to the primary until it does.
+ */
+export async function openReplicaDatabase(settings: OrmSettings): Promise<MikroORM> {
+  return MikroORM.init(createOrmConfig({ ...settings, ensureDatabase: false }, MODEL));
+}
