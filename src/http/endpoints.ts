@@ -132,7 +132,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
       // A query (GET, or a POST whose operation is no mutation); a batch (an array) is the primary's.
       readOnly: (x) => {
         const parameters = x.req.method === 'POST' ? x.body : x.query;
-        return isRecord(parameters) && !graphql.isMutation(parameters as GraphqlParameters);
+        return isRecord(parameters) && !graphql.isMutation(parameters);
       },
       async readBody(x) {
         const method = x.req.method as string;

@@ -201,7 +201,8 @@ export function openReadReplica(options: ReadReplicaOptions): { readReplica: Rea
       connection: { application_name: `event-service ${name}`, statement_timeout: '1000' } as never,
       onnotice: () => undefined,
     });
-  const primaryUrl = options.primary.config.get('clientUrl') as string;
+  const primaryUrl = options.primary.config.get('clientUrl');
+  if (!primaryUrl) throw new Error('a read replica needs the primary\'s URL');
   const primaryProbe = probe(primaryUrl, 'wal position');
   const replicaProbe = probe(settings.url, 'replica probe');
   const pool: ReadPool = openReadPool(options.replica, { max: Math.max(1, options.readPoolMax), timeouts, name: 'replica reads' });
