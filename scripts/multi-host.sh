@@ -93,6 +93,7 @@ for i in $(seq 1 "$INSTANCES"); do
   mkdir -p "$WORK/app-$i"
   PORT=$port DATA_DIR="$WORK/app-$i" node dist/server.js >"$WORK/app-$i.log" 2>&1 &
   PIDS+=($!)
+  disown $! # the one the driver SIGKILLs is expected to die
   PORTS+=("$port")
   # The first one creates the database and applies the migrations; the others start beside it.
   [ "$i" = 1 ] && wait_ready "$port" "$i"

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { CREATE_BOOKING, LIST_BOOKINGS, bookingInput, createPublishedEvent } from './helpers/bookings';
 import { describeOnPostgres } from './helpers/database';
-import { createTenant, eventInput } from './helpers/factories';
+import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import type { HttpsClient } from './helpers/https-client';
 import { startPrivatePostgres, type PrivatePostgres } from './helpers/private-postgres';
 import { startPrivateReplica, type PrivateReplica } from './helpers/private-replica';
@@ -160,6 +160,20 @@ describeOnPostgres('a replica needs PostgreSQL streaming replication')('reads on
     expect((await second.client.rest('GET', '/v1/events', a.key)).status).toBe(200);
     expect(await metric(second, 'read_replica_reads_total{source="replica"}')).toBe(fromReplica + 1);
     expect(await metric(second, 'read_replica_fallbacks_total{reason="waited-out"}')).toBe(waitedOut);
+  });
+
+  test('with replay paused, a key made after the pause answers `viewer` (the key is read on the primary, as authentication reads it)', async () => {
+    await replica.pauseReplay();
+    try {
+      const { key, id } = await createApiKey(first.orm, a.organizationId, { name: 'made while paused' });
+      for (const instance of [first, second]) {
+        const viewer = await instance.client.graphql(key, '{ viewer { keyId name } }');
+        expect(viewer.body.errors).toBeUndefined();
+        expect(viewer.body.data.viewer).toEqual({ keyId: id, name: 'made while paused' });
+      }
+    } finally {
+      await replica.resumeReplay();
+    }
   });
 
   test('a read that waits for replay is answered by the replica once it catches up within the bound', async () => {

@@ -3,7 +3,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
-import { withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
+import { unitOfWorkScopeOf, withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
 import type { PreparedReads } from '../platform/db/prepared-reads';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
@@ -38,6 +38,7 @@ export class HttpRequestContext implements RequestContext {
   /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
+  private primary: EntityManager | undefined;
   private child: Logger | undefined;
 
   constructor(
@@ -78,6 +79,12 @@ export class HttpRequestContext implements RequestContext {
     };
     const orm = this.locals?.readSource?.orm ?? this.shared.orm;
     return (this.forked = withUnitOfWorkScope(orm.em.fork(), scope));
+  }
+
+  /** See RequestContext.primaryEm: a fork of the primary's with the same scope when `em` reads a replica. */
+  get primaryEm(): EntityManager {
+    if (this.locals?.readSource === undefined) return this.em;
+    return (this.primary ??= withUnitOfWorkScope(this.shared.orm.em.fork(), unitOfWorkScopeOf(this.em)));
   }
 
   get logger(): Logger {
