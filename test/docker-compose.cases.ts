@@ -21,7 +21,7 @@ function dclint(file: string): Promise<{ code: number; output: string }> {
 function servicesOf(compose: string): Map<string, string> {
   const block = compose.slice(compose.indexOf('\nservices:\n'), compose.indexOf('\nvolumes:\n'));
   const services = new Map<string, string>();
-  for (const part of block.split(/\n(?=  [a-z][a-z0-9-]*:\n)/).slice(1)) services.set(part.slice(2, part.indexOf(':')), part);
+  for (const part of block.split(/\n(?= {2}[a-z][a-z0-9-]*:\n)/).slice(1)) services.set(part.slice(2, part.indexOf(':')), part);
   return services;
 }
 
