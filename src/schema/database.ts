@@ -79,5 +79,6 @@ export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
  * not stop the start: its reads go to the primary until it does.
  */
 export async function openReplicaDatabase(settings: OrmSettings): Promise<MikroORM> {
-  return MikroORM.init(createOrmConfig({ ...settings, ensureDatabase: false }, MODEL));
+  // connect: false: the first read connects (a replica that does not answer never holds up the start).
+  return MikroORM.init({ ...createOrmConfig({ ...settings, ensureDatabase: false }, MODEL), connect: false });
 }
