@@ -14,6 +14,7 @@ const LONGEST_FIRST = [
   'group-webhooks.test.ts',
   'members-cli-and-query.test.ts',
   'webhooks-processes.test.ts',
+  'multi-host.test.ts',
   'retention.test.ts',
   'bookings-attendees-csv.test.ts',
   'group-errors.test.ts',

@@ -32,6 +32,7 @@ import type { Limits } from './platform/limits/limits';
 import type { CompiledRoute } from './doors/rest/rest-executor';
 import type { Webhooks } from './modules/webhook/webhooks';
 import type { Metric } from 'prom-client';
+import type { ReadReplica } from './platform/db/replica/read-replica';
 
 export interface AppDeps {
   config: Config;
@@ -58,6 +59,8 @@ export interface AppDeps {
   reads: PreparedReads;
   /** Where writes that are one statement run outside a transaction (the writes' pool); the ORM's pool when undefined. */
   statements?: PreparedReads;
+  /** The read replica (DATABASE_READ_URL, D25), when configured. */
+  readReplica?: ReadReplica;
   /** More metrics for /metrics (the retention job's). */
   extraMetrics?: readonly Metric[];
 }
@@ -69,8 +72,19 @@ export interface AppDeps {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
-  const shared: ContextShared = { orm, reads: deps.reads, statements: deps.statements, webhooks: webhooks.runtime, cursors: deps.cursors, logger };
-  const metrics = createMetrics({ token: config.metricsToken, extra: [...webhooks.metrics, ...limits.metrics, ...(deps.extraMetrics ?? [])] });
+  const shared: ContextShared = {
+    orm,
+    reads: deps.reads,
+    statements: deps.statements,
+    webhooks: webhooks.runtime,
+    cursors: deps.cursors,
+    logger,
+    replica: deps.readReplica,
+  };
+  const metrics = createMetrics({
+    token: config.metricsToken,
+    extra: [...webhooks.metrics, ...limits.metrics, ...(deps.extraMetrics ?? []), ...(deps.readReplica?.metrics ?? [])],
+  });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
   return requestPipeline({
     logger,
@@ -112,7 +126,7 @@ function publicApp(deps: AppDeps, metrics: Metrics, explorerAssets: boolean): ex
   // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
   // X-Forwarded-Proto (the pipeline's https step lets these three through).
   app.get('/healthz', healthz);
-  app.get('/readyz', readyz(orm, logger, () => deps.limits.storeStatus()));
+  app.get('/readyz', readyz(orm, logger, () => deps.limits.storeStatus(), deps.readReplica && (() => deps.readReplica!.status())));
   app.get('/metrics', metrics.handler);
   // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));

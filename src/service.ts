@@ -18,6 +18,8 @@ import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
 import { preparedReads } from './platform/db/prepared-reads';
 import { openReadPool } from './platform/db/read-pool';
+import { openReadReplica } from './platform/db/replica/read-replica';
+import { openReplicaDatabase } from './schema/database';
 import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.store';
 import { idempotentRequests } from './http/idempotent-requests';
 import { createLimits } from './platform/limits/limits';
@@ -107,6 +109,21 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     config.writePoolMax > 0 && spares
       ? openReadPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false })
       : undefined;
+  const primaryReads = readPool ?? preparedReads(orm.em);
+  // D25: reads of read-only requests on the replica, as far as it replayed their organization's writes.
+  const replica = config.readReplica
+    ? openReadReplica({
+        settings: config.readReplica,
+        primary: orm,
+        replica: await openReplicaDatabase({ clientUrl: config.readReplica.url, timeouts: config.databaseTimeouts }),
+        primaryReads,
+        readPoolMax: config.readPoolMax,
+        timeouts: config.databaseTimeouts,
+        redisUrl: config.redisUrl,
+        redisKeyPrefix: config.redisKeyPrefix,
+        logger,
+      })
+    : undefined;
   const idempotencyKeys = new IdempotencyKeyStore(
     orm,
     config.idempotencyKeyTtlHours,
@@ -134,8 +151,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     webhooks,
     idempotency,
     graphqlLimits,
-    reads: readPool ?? preparedReads(orm.em),
+    reads: primaryReads,
     statements: writePool,
+    readReplica: replica?.readReplica,
     extraMetrics: retention.metrics,
     onFinished: hooks.onRequestFinished,
   });
@@ -155,7 +173,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     await stopHoldExpiry();
-    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close()]);
+    await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close(), replica?.close()]);
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
@@ -169,6 +187,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
       await readPool?.close();
       await writePool?.close();
       await keyPool?.close();
+      await replica?.close();
       await webhooks.close();
       await apollo.stop();
       await authentication.close();

@@ -44,6 +44,11 @@ export interface Config {
    */
   readonly readPoolMax: number;
   /**
+   * A streaming replica for reads (DATABASE_READ_URL, D25): REST GETs and GraphQL queries read it unless
+   * their organization wrote something it has not replayed yet (src/platform/db/read-replica.ts).
+   */
+  readonly readReplica: ReadReplicaSettings | undefined;
+  /**
    * Connections of the pool for writes that are one statement (DB_WRITE_POOL_MAX, default 4; 0: they
    * run on the ORM's pool): a booking or a create without Idempotency-Key, pipelined like the reads but
    * apart from them, so that a statement waiting for a row lock never holds up a read queued behind it.
@@ -68,6 +73,12 @@ export interface Config {
    * key's unit of work is about to commit, or has just committed (src/platform/db/unit-of-work.ts).
    */
   readonly crashForTests: { readonly at: 'before-commit' | 'after-commit'; readonly idempotencyKey: string } | undefined;
+}
+
+export interface ReadReplicaSettings {
+  readonly url: string;
+  /** READ_REPLICA_MAX_WAIT_MS: how long a read waits for the replica to replay its organization's last write before the primary answers it. */
+  readonly maxWaitMs: number;
 }
 
 export interface DatabaseTimeouts {
@@ -215,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', DEFAULT_REQUEST_DEADLINE_MS, 0, 600_000),
     readPoolMax: integer(env, 'DB_READ_POOL_MAX', DEFAULT_READ_POOL_MAX, 0, 100),
+    readReplica: readReplicaSettings(env),
     writePoolMax: integer(env, 'DB_WRITE_POOL_MAX', DEFAULT_WRITE_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     holdExpiryIntervalMs: integer(env, 'HOLD_EXPIRY_INTERVAL_MS', 2_000, 100, 10_000),
@@ -228,6 +240,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     crashForTests: crashForTests(env),
   };
+}
+
+function readReplicaSettings(env: NodeJS.ProcessEnv): ReadReplicaSettings | undefined {
+  const url = optional(env, 'DATABASE_READ_URL');
+  const maxWaitMs = integer(env, 'READ_REPLICA_MAX_WAIT_MS', 250, 0, 60_000);
+  if (url === undefined) return undefined;
+  if (optional(env, 'DATABASE_URL') === undefined) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL (the primary its replica follows)');
+  return { url, maxWaitMs };
 }
 
 function crashForTests(env: NodeJS.ProcessEnv): Config['crashForTests'] {

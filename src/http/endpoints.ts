@@ -89,6 +89,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
       route: route.path,
       operation: route.operation,
       caller: 'key',
+      readOnly: write ? undefined : readsOnly,
       readBody: route.body ? (x) => readJsonBody(x.req, x.res) : undefined,
       idempotency: write
         ? (x) => {
@@ -128,6 +129,11 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
       door: 'graphql',
       route: GRAPHQL_PATH,
       caller: 'key-or-session',
+      // A query (GET, or a POST whose operation is no mutation); a batch (an array) is the primary's.
+      readOnly: (x) => {
+        const parameters = x.req.method === 'POST' ? x.body : x.query;
+        return isRecord(parameters) && !graphql.isMutation(parameters);
+      },
       async readBody(x) {
         const method = x.req.method as string;
         if (method !== 'POST') {
@@ -177,6 +183,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
       route: download.path,
       operation: download.name,
       caller: 'key',
+      readOnly: readsOnly,
       execute: (x) => runDownload(download, x.res, x.params, x.context()),
     };
   }
@@ -225,6 +232,9 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
     return publicEndpoint;
   };
 }
+
+/** An endpoint that only reads (REST GET routes and downloads). */
+const readsOnly = (): boolean => true;
 
 /** The path of a URL, without its query string. */
 function pathOf(url: string): string {

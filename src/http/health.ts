@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError } from '../foundation/errors/app-error';
 import type { RateLimitStoreStatus } from '../platform/limits/limits';
+import type { ReplicaStatus } from '../platform/db/replica/replica-state';
 import { sendError } from './error-handler';
 
 const READINESS_TIMEOUT_MS = 2_000;
@@ -18,8 +19,15 @@ export const healthz: RequestHandler = (_req, res) => {
  * GET /readyz: the database answers a trivial query in time; else 503 SERVICE_UNAVAILABLE. With
  * REDIS_URL, the rate-limit store's state too (`checks.rateLimitStore`, `details.rateLimitStore`):
  * Redis down is an outage to see, not a reason to stop serving (each instance then allows its share).
+ * With DATABASE_READ_URL, the replica's state and lag (`checks.readReplica`, `details.readReplica`): a
+ * replica down is reported, never a reason to be unready (the primary answers its reads, D25).
  */
-export function readyz(orm: MikroORM, logger: Logger, rateLimitStore: () => RateLimitStoreStatus | undefined = () => undefined): RequestHandler {
+export function readyz(
+  orm: MikroORM,
+  logger: Logger,
+  rateLimitStore: () => RateLimitStoreStatus | undefined = () => undefined,
+  readReplica?: () => ReplicaStatus,
+): RequestHandler {
   return async (_req, res) => {
     res.locals.route = '/readyz';
     res.setHeader('Cache-Control', 'no-store');
@@ -38,10 +46,15 @@ export function readyz(orm: MikroORM, logger: Logger, rateLimitStore: () => Rate
       clearTimeout(timer);
     }
     const store = rateLimitStore();
-    if (store === undefined) {
+    const replica = readReplica?.();
+    if (store === undefined && replica === undefined) {
       res.json({ status: 'ready', checks: { database: 'up' } });
       return;
     }
-    res.json({ status: 'ready', checks: { database: 'up', rateLimitStore: store.state }, details: { rateLimitStore: store } });
+    res.json({
+      status: 'ready',
+      checks: { database: 'up', ...(store && { rateLimitStore: store.state }), ...(replica && { readReplica: replica.state }) },
+      details: { ...(store && { rateLimitStore: store }), ...(replica && { readReplica: replica }) },
+    });
   };
 }

@@ -3,12 +3,13 @@ import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
-import { withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
+import { unitOfWorkScopeOf, withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
 import type { PreparedReads } from '../platform/db/prepared-reads';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
+import type { ReadReplica, ReadSource } from '../platform/db/replica/read-replica';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -20,6 +21,8 @@ export interface ContextShared {
   /** List cursors (D25), keyed by the server secret. */
   readonly cursors?: ListCursors;
   readonly logger: Logger;
+  /** The read replica (DATABASE_READ_URL, D25): read-only requests may read it; every commit records its organization's mark. */
+  readonly replica?: ReadReplica;
 }
 
 /**
@@ -35,6 +38,7 @@ export class HttpRequestContext implements RequestContext {
   /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
+  private primary: EntityManager | undefined;
   private child: Logger | undefined;
 
   constructor(
@@ -44,9 +48,14 @@ export class HttpRequestContext implements RequestContext {
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
     /** The pipeline's exchange: the request's logger, and the Idempotency-Key the request holds, if any. */
-    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim },
+    private readonly locals?: {
+      readonly logger: Logger;
+      readonly idempotency?: IdempotencyClaim;
+      /** A read-only request the replica can answer (its organization's writes replayed): the pipeline's choice. */
+      readonly readSource?: ReadSource;
+    },
   ) {
-    this.reads = shared.reads;
+    this.reads = locals?.readSource?.reads ?? shared.reads;
     this.webhooks = shared.webhooks;
     this.cursors = shared.cursors;
   }
@@ -59,14 +68,23 @@ export class HttpRequestContext implements RequestContext {
   /** The request's entity manager carries its unit-of-work scope: its commands learn the actor and the key from it. */
   get em(): EntityManager {
     if (this.forked) return this.forked;
-    const { webhooks } = this.shared;
+    const { webhooks, replica } = this.shared;
+    const organizationId = this.auth.organization.id;
     const scope: UnitOfWorkScope = {
       actor: this.actor,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
       statements: this.shared.statements,
+      committed: replica ? () => replica.wrote(organizationId) : undefined,
     };
-    return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
+    const orm = this.locals?.readSource?.orm ?? this.shared.orm;
+    return (this.forked = withUnitOfWorkScope(orm.em.fork(), scope));
+  }
+
+  /** See RequestContext.primaryEm: a fork of the primary's with the same scope when `em` reads a replica. */
+  get primaryEm(): EntityManager {
+    if (this.locals?.readSource === undefined) return this.em;
+    return (this.primary ??= withUnitOfWorkScope(this.shared.orm.em.fork(), unitOfWorkScopeOf(this.em)));
   }
 
   get logger(): Logger {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../foundation/errors/app-error';
 import type { AuthContext } from '../platform/auth/auth-context';
 import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
+import type { ReadSource } from '../platform/db/replica/read-replica';
 import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { Metrics } from '../platform/observability/metrics';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
@@ -54,6 +55,11 @@ export interface Endpoint {
   /** The named operation a REST route runs (GraphQL names its own when it resolves it). */
   readonly operation?: string;
   readonly caller: Caller;
+  /**
+   * Whether this request only reads (a REST GET, a GraphQL query): with DATABASE_READ_URL, a replica
+   * may answer it (D25). Undefined or false: the primary.
+   */
+  readOnly?(exchange: Exchange): boolean;
   /** Reads and checks the body, once; the value is what `execute` gets. */
   readBody?(exchange: Exchange): Promise<unknown>;
   /** For a write that carries an Idempotency-Key: its key and what makes a retry the same request. */
@@ -85,6 +91,8 @@ export class Exchange {
   overdue = false;
   /** Usage, metrics and access line written (once). */
   recorded = false;
+  /** Where a read-only request reads when the replica can answer it (D25); undefined: the primary. */
+  readSource: ReadSource | undefined = undefined;
   private requestContext: HttpRequestContext | undefined = undefined;
   private requestLogger: Logger | undefined = undefined;
 
@@ -151,6 +159,7 @@ type Step = (exchange: Exchange) => void | boolean | Promise<void | boolean>;
  */
 export function requestPipeline(deps: PipelineDeps): RequestListener {
   const { logger, keyAuthentication, rateLimiter, usage, metrics, context: shared } = deps;
+  const { replica } = shared;
   const accessLineEnabled = logger.isLevelEnabled('info');
   const deadlineMs = deps.deadlineMs ?? 0;
   const readBodyStep = PIPELINE_STEPS.indexOf('read-body');
@@ -201,7 +210,16 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
         return claim === undefined;
       });
     },
-    execute: (x) => x.endpoint!.execute(x),
+    execute: (x) => {
+      // With a replica (D25), a read-only request reads it once its organization's writes are replayed.
+      if (replica !== undefined && x.auth !== undefined && x.endpoint!.readOnly?.(x) === true) {
+        return replica.choose(x.auth.organization.id).then((source) => {
+          x.readSource = source;
+          return x.endpoint!.execute(x);
+        });
+      }
+      return x.endpoint!.execute(x);
+    },
   };
   const ordered: readonly Step[] = PIPELINE_STEPS.map((name) => steps[name]);
 

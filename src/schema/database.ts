@@ -72,3 +72,13 @@ export async function openMigratedDatabase(settings: OrmSettings): Promise<{ orm
 export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
   return (await openMigratedDatabase(settings)).orm;
 }
+
+/**
+ * The ORM on a streaming replica (DATABASE_READ_URL, D25): the same entities, no migrations (the
+ * replica replays the primary's), never creating a database. A replica that does not answer yet does
+ * not stop the start: its reads go to the primary until it does.
+ */
+export async function openReplicaDatabase(settings: OrmSettings): Promise<MikroORM> {
+  // connect: false: the first read connects (a replica that does not answer never holds up the start).
+  return MikroORM.init({ ...createOrmConfig({ ...settings, ensureDatabase: false }, MODEL), connect: false });
+}

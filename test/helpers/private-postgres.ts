@@ -9,7 +9,7 @@ const run = promisify(execFile);
 
 /** Where Debian puts PostgreSQL 15's programs (the machine's server), else PG_BIN, else the PATH. */
 const BIN = process.env.PG_BIN ?? (existsSync('/usr/lib/postgresql/15/bin/initdb') ? '/usr/lib/postgresql/15/bin' : '');
-const program = (name: string) => (BIN ? path.join(BIN, name) : name);
+export const program = (name: string) => (BIN ? path.join(BIN, name) : name);
 
 /** A PostgreSQL cluster of a test's own: stopped, started again and frozen without touching anyone else's. */
 export interface PrivatePostgres {
@@ -32,7 +32,7 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -44,7 +44,7 @@ async function freePort(): Promise<number> {
 }
 
 /** initdb refuses to run as root: as root, the cluster is made and run by the `postgres` user. */
-function asServerUser(file: string, args: string[]): [string, string[]] {
+export function asServerUser(file: string, args: string[]): [string, string[]] {
   if (process.getuid?.() !== 0) return [file, args];
   return ['runuser', ['-u', 'postgres', '--', file, ...args]];
 }

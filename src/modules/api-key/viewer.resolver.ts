@@ -39,7 +39,8 @@ export class ViewerResolver {
 }
 
 async function keyViewer(context: RequestContext, auth: AuthContext): Promise<Viewer> {
-  const key = await findKeyWithOrganization(context.em, auth.organization.id, auth.apiKeyId);
+  // On the primary (D25): a key just made or revoked is the key authentication just saw.
+  const key = await findKeyWithOrganization(context.primaryEm ?? context.em, auth.organization.id, auth.apiKeyId);
   // Revoked or deleted between authentication and this read: the same answer as a revoked key.
   if (!key) throw AppError.invalidApiKey();
   return {
@@ -54,7 +55,7 @@ async function keyViewer(context: RequestContext, auth: AuthContext): Promise<Vi
 }
 
 async function sessionViewer(context: RequestContext, auth: AuthContext, session: SessionPrincipal): Promise<Viewer> {
-  const member = await findMemberWithOrganization(context.em, auth.organization.id, session.memberId);
+  const member = await findMemberWithOrganization(context.primaryEm ?? context.em, auth.organization.id, session.memberId);
   // Removed between the session check and this read: the same answer as an ended session.
   if (!member) throw new AppError('UNAUTHORIZED', 'The dashboard session has ended; sign in again');
   return {

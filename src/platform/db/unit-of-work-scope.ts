@@ -53,6 +53,12 @@ export interface UnitOfWorkScope {
    * Without it, the ORM's pool.
    */
   readonly statements?: { query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> };
+  /**
+   * Called after each commit of a unit of work, before its result goes back (D25, read replicas): records
+   * where the primary's WAL stands for the request's organization, so its next reads, on any instance,
+   * wait for the replica to replay the write. Unset without DATABASE_READ_URL.
+   */
+  readonly committed?: () => Promise<void>;
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */

@@ -90,6 +90,7 @@ export async function inUnitOfWork<T>(
   const claim = scope.idempotency;
   let transaction: EntityManager | undefined;
   if (claim === undefined && options.singleStatement) {
+    if (scope.committed) return singleStatementMarked(em, work, scope, scope.committed);
     const value = await work(em, scope);
     afterCommit(scope, em);
     return value;
@@ -100,12 +101,17 @@ export async function inUnitOfWork<T>(
       return work(tx, scope);
     });
     afterCommit(scope, transaction);
+    if (scope.committed) await scope.committed();
     return value;
   }
 
   const step = claim.nextStep();
   const recorded = claim.recorded(step);
-  if (recorded !== undefined) return (await restore(em, recorded)) as T;
+  if (recorded !== undefined) {
+    // A retry of a change that committed: its mark may not have been recorded (the process died first).
+    if (scope.committed) await scope.committed();
+    return (await restore(em, recorded)) as T;
+  }
 
   const { returns } = options;
   if (options.singleStatement && options.recoveryPointInStatement && returns) {
@@ -116,6 +122,7 @@ export async function inUnitOfWork<T>(
     const value = await work(em, { ...scope, recoveryPoint });
     crashIfArmed('after-commit', claim);
     afterCommit(scope, em);
+    if (scope.committed) await scope.committed();
     return value;
   }
 
@@ -144,6 +151,7 @@ export async function inUnitOfWork<T>(
   });
   crashIfArmed('after-commit', claim);
   afterCommit(scope, transaction);
+  if (scope.committed) await scope.committed();
   return result;
 }
 
@@ -160,6 +168,25 @@ export async function withinTransaction<T>(em: EntityManager, work: (tx: EntityM
     if (takeOutboxWrite(tx)) noteOutboxWrite(em);
     return value;
   });
+}
+
+/**
+ * A single-statement unit with a read replica (D25): its mark is recorded even when the work throws,
+ * since the work may have committed a transaction of its own first (withinTransaction) before refusing.
+ */
+async function singleStatementMarked<T>(
+  em: EntityManager,
+  work: (tx: EntityManager, unit: UnitOfWork) => Promise<T>,
+  scope: UnitOfWorkScope,
+  committed: () => Promise<void>,
+): Promise<T> {
+  try {
+    const value = await work(em, scope);
+    afterCommit(scope, em);
+    return value;
+  } finally {
+    await committed();
+  }
 }
 
 /** What follows a commit: the webhook workers woken when the unit wrote outbox messages (never inside the transaction). */

@@ -19,6 +19,11 @@ export interface RequestContext {
    * unit-of-work scope (actor, Idempotency-Key claim: src/platform/db/unit-of-work.ts).
    */
   readonly em: EntityManager;
+  /**
+   * The primary's entity manager, for what must never be read behind a write: the calling key or member
+   * itself (authentication's data, D25). `em` itself unless the request reads a replica.
+   */
+  readonly primaryEm?: EntityManager;
   /** The prepared hot reads (shared by every request; no entity manager needed). */
   readonly reads?: PreparedReads;
   readonly logger: Logger;
