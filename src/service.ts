@@ -36,6 +36,7 @@ import { idempotencyKeysRetention } from './platform/idempotency/idempotency-ret
 import { webhookMessagesRetention } from './modules/webhook/webhook.retention';
 import { credentialsRetention } from './modules/member/credentials.retention';
 import { usageRetention } from './modules/dashboard/usage.retention';
+import { auditLogRetention } from './modules/audit/audit.retention';
 
 export interface RunningService {
   readonly port: number;
@@ -58,6 +59,7 @@ function retentionRules(config: Config): RetentionRule[] {
     webhookMessagesRetention(config.retention.webhookMessageMs),
     ...credentialsRetention(config.dashboard.idleTimeoutMs),
     usageRetention(config.retention.usageDays),
+    auditLogRetention(),
   ];
 }
 

@@ -9,6 +9,7 @@ import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
+import { IpAllowlist } from '../modules/organization/ip-allowlist';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -43,8 +44,8 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The pipeline's exchange: the request's logger, and the Idempotency-Key the request holds, if any. */
-    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim },
+    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, and the client's address. */
+    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim; readonly ip?: string },
   ) {
     this.reads = shared.reads;
     this.webhooks = shared.webhooks;
@@ -62,6 +63,9 @@ export class HttpRequestContext implements RequestContext {
     const { webhooks } = this.shared;
     const scope: UnitOfWorkScope = {
       actor: this.actor,
+      // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4).
+      clientIp: IpAllowlist.clientAddress(this.locals?.ip),
+      requestId: this.requestId,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
       statements: this.shared.statements,
