@@ -76,7 +76,7 @@ export function summaryOf(summary: AuditSummary | undefined): AuditSummary {
 function entryValues(unit: UnitOfWork, change: Omit<AuditChange, 'targetId'>, target: SqlPart): SqlPart {
   const [kind, actorId, label] = actorColumns(unit.actor);
   return {
-    sql: `?::text, ?::text, ?::text, ?::text, ?::text, ${label.sql}, ${target.sql}, ?::jsonb, ?::text, ?::text, now()`,
+    sql: `?::text, ?::text, ?::text, ?::text, ?::text, ${label.sql}, ${target.sql}, ?::text::jsonb, ?::text, ?::text, now()`,
     bindings: [
       newId('aud'),
       change.organizationId,
