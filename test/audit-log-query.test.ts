@@ -7,6 +7,8 @@ import { UpdateEventInput } from '../src/modules/event/event.inputs';
 import { EventStatus } from '../src/modules/event/event-status';
 import { OPERATOR } from '../src/platform/auth/actor';
 import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
+import { AUDIT_ACTIONS, summaryOf } from '../src/platform/audit/audit-log';
+import { AUDIT_ACTION_NAMES } from '../src/doors/dashboard/frontend/audit-actions';
 import { AUDIT_LOG, graphqlAs, restAs, storedEntries, type AuditEntryView } from './helpers/audit';
 import { inputOf } from './helpers/command-database';
 import { createMemberWithPassword, signIn } from './helpers/dashboard';
@@ -190,3 +192,13 @@ test('the retention job deletes entries older than 400 days, and only those', as
   expect(left).toContain(young);
   expect(left).not.toContain(old);
 });
+
+test('the dashboard offers every audited action in its filter; a summary never keeps a field named like a secret', () => {
+  expect(AUDIT_ACTION_NAMES.map(([action]) => action)).toEqual([...AUDIT_ACTIONS]);
+  expect(summaryOf({ url: 'https://x', secret: 'whsec_x', nested: { keyHash: 'ab', password: 'p', token: 't', key: 'nk_live_x', name: 'kept' }, list: [{ signingSecret: 's' }] })).toEqual({
+    url: 'https://x',
+    nested: { name: 'kept' },
+    list: [{}],
+  });
+});
+
