@@ -71,15 +71,15 @@ export function summaryOf(summary: AuditSummary | undefined): AuditSummary {
 /**
  * The entry's values as SQL: the actor's label is read by the same statement (a member's email, a
  * key's prefix when the authenticator did not carry it), so naming the actor costs no round trip.
- * `target` is the target's id as SQL (a binding, or a column of the change's row).
+ * `organization` and `target` are ids as SQL (a binding, or a column of the change's row).
  */
-function entryValues(unit: UnitOfWork, change: Omit<AuditChange, 'targetId'>, target: SqlPart): SqlPart {
+function entryValues(unit: UnitOfWork, change: Pick<AuditChange, 'action' | 'summary'>, organization: SqlPart, target: SqlPart): SqlPart {
   const [kind, actorId, label] = actorColumns(unit.actor);
   return {
-    sql: `?::text, ?::text, ?::text, ?::text, ?::text, ${label.sql}, ${target.sql}, ?::text::jsonb, ?::text, ?::text, now()`,
+    sql: `?::text, ${organization.sql}, ?::text, ?::text, ?::text, ${label.sql}, ${target.sql}, ?::text::jsonb, ?::text, ?::text, now()`,
     bindings: [
       newId('aud'),
-      change.organizationId,
+      ...organization.bindings,
       change.action,
       kind,
       actorId,
@@ -91,6 +91,8 @@ function entryValues(unit: UnitOfWork, change: Omit<AuditChange, 'targetId'>, ta
     ],
   };
 }
+
+const bound = (value: string): SqlPart => ({ sql: '?::text', bindings: [value] });
 
 function actorColumns(actor: Actor): [AuditActorKind, string | null, SqlPart] {
   switch (actor.kind) {
@@ -111,21 +113,28 @@ const COLUMNS = 'id, organization_id, action, actor_kind, actor_id, actor_label,
 
 /** Writes one entry in the unit's transaction (`tx`): one statement, committed or rolled back with the change. */
 export async function recordAudit(tx: EntityManager, unit: UnitOfWork, change: AuditChange): Promise<void> {
-  const values = entryValues(unit, change, { sql: '?::text', bindings: [change.targetId] });
+  const values = entryValues(unit, change, bound(change.organizationId), bound(change.targetId));
   await tx.execute(`insert into audit_log (${COLUMNS}) select ${values.sql}`, values.bindings);
 }
 
 /**
  * The entry as a CTE of the change's own statement (issue 19: no statement and no round trip of its
- * own, as outboxCtes), written when the CTE `gate` has a row (the change was made); the target's id is
- * the gate's column `id` (`g.id`). Adds the CTE `audit_entry`.
+ * own, as outboxCtes), written for each row of the CTE `gate` (the change was made) that matches
+ * `where` (SQL on the gate's row `g`); the target's id is the gate's column `id` (`g.id`), the
+ * organization the given one or, when none is given, the gate's `organization_id`. Adds the CTE `audit_entry`.
  */
-export function auditCtes(unit: UnitOfWork, change: Omit<AuditChange, 'targetId'>, gate: string): SqlPart {
-  const values = entryValues(unit, change, { sql: 'g.id', bindings: [] });
+export function auditCtes(
+  unit: UnitOfWork,
+  change: Pick<AuditChange, 'action' | 'summary'> & { readonly organizationId?: string },
+  gate: string,
+  where = 'true',
+): SqlPart {
+  const organization = change.organizationId === undefined ? { sql: 'g.organization_id', bindings: [] } : bound(change.organizationId);
+  const values = entryValues(unit, change, organization, { sql: 'g.id', bindings: [] });
   return {
     sql: `audit_entry as (
        insert into audit_log (${COLUMNS})
-       select ${values.sql} from ${gate} g)`,
+       select ${values.sql} from ${gate} g where ${where})`,
     bindings: values.bindings,
   };
 }
