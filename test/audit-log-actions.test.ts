@@ -115,7 +115,7 @@ test('keys: created, rotated and revoked from the dashboard (the member) and the
   expect(await onlyEntry({ key }, 'api_key.rotated')).toMatchObject({
     actor: byMember,
     targetId: apiKey.id,
-    summary: { replacementId: replacement.apiKey.id },
+    summary: { name: 'scanner', prefix: apiKey.prefix, replacementId: replacement.apiKey.id, replacementPrefix: expect.stringMatching(/^nk_live_/) },
     requestId: rotated.requestId,
   });
   // The rotation wrote no second "created" entry for its replacement.

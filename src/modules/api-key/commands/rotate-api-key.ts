@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';
-import { keySummary, newKeyInUnit } from './create-api-key';
+import { newKeyInUnit } from './create-api-key';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
@@ -36,7 +36,14 @@ export async function rotateApiKey(
       organizationId,
       action: 'api_key.rotated',
       targetId: previous.id,
-      summary: { replacementId: entity.id, ...keySummary(entity), previousExpiresAt: previousExpiresAt.toISOString() },
+      summary: {
+        name: previous.name,
+        prefix: previous.prefix,
+        replacementId: entity.id,
+        replacementPrefix: entity.prefix,
+        previousExpiresAt: previousExpiresAt.toISOString(),
+        replacementExpiresAt: entity.expiresAt?.toISOString() ?? null,
+      },
     });
     await tx.flush();
     return { previous, entity, key };
