@@ -38,6 +38,7 @@ import { idempotencyKeysRetention } from './platform/idempotency/idempotency-ret
 import { webhookMessagesRetention } from './modules/webhook/webhook.retention';
 import { credentialsRetention } from './modules/member/credentials.retention';
 import { usageRetention } from './modules/dashboard/usage.retention';
+import { auditLogRetention } from './modules/audit/audit.retention';
 
 export interface RunningService {
   readonly port: number;
@@ -60,6 +61,7 @@ function retentionRules(config: Config): RetentionRule[] {
     webhookMessagesRetention(config.retention.webhookMessageMs),
     ...credentialsRetention(config.dashboard.idleTimeoutMs),
     usageRetention(config.retention.usageDays),
+    auditLogRetention(),
   ];
 }
 

@@ -300,6 +300,13 @@ test('an admin demotes a member in the page; the MEMBER signs in and reads every
   await page.getByRole('img', { name: /Requests a day per key/ }).waitFor();
   await capture(page, 'member-usage');
 
+  // The audit log (D26): admins only; the member is told so, and the page asks the server nothing.
+  await go(page, 'audit', 'Audit log');
+  await page.getByText('only admins can see the audit log').waitFor();
+  expect(graphqlRequests.filter((name) => name.startsWith('Audit'))).toEqual([]);
+  expect(await page.getByRole('table').count()).toBe(0);
+  await capture(page, 'member-audit');
+
   // The page's own session, sent the page's way: the mutation is refused all the same.
   const answer = await page.evaluate(async () => {
     const session = (await (await fetch('/dashboard/api/session')).json()) as { csrfToken: string };
@@ -399,3 +406,67 @@ test('webhooks page: edit an endpoint (URL, description, types), see its message
   await receiver.waitFor((received) => received.some((message) => message.path.endsWith('?edited') && message.json.data.slug === after.body.slug));
   expect(errors).toEqual([]);
 });
+
+test('audit log page: an admin sees who changed what, filters by action, member or key and date, and pages through', async () => {
+  const organization = await createOrganization(app.orm, { name: 'Audited Ltd' });
+  const admin = await createMemberWithPassword(app.orm, organization.id, 'admin', PASSWORD);
+  const { key } = await createApiKey(app.orm, organization.id, { name: 'Box office', permissions: ['events:read', 'events:write'] });
+  const event = (await app.client.rest('POST', '/v1/events', key, eventInput())).body;
+  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  // Older entries, written as the log's writer would, to fill a second page.
+  for (let index = 0; index < 30; index += 1) {
+    await app.orm.em.fork().getConnection().execute(
+      `insert into audit_log (id, organization_id, action, actor_kind, actor_id, actor_label, target_id, summary, created_at)
+       values (?, ?, 'member.removed', 'CLI', null, 'cli', 'mem_old', '{"email":"old@example.com"}', now() - interval '3 days' - ?::int * interval '1 minute')`,
+      [`aud_browser${String(index).padStart(9, '0')}`, organization.id, index],
+    );
+  }
+
+  const { page, errors } = await newPage();
+  await signInAs(page, admin.email);
+  await go(page, 'audit', 'Audit log');
+  const table = page.getByRole('region', { name: 'Audit log entries' });
+  // The publication, by the key, with what changed.
+  await table.getByRole('cell', { name: /DRAFT → PUBLISHED/ }).waitFor();
+  await page.getByText(/Page 1 of 2 · 3\d entries/).waitFor();
+  await capture(page, 'admin-audit');
+
+  // Every control has its accessible name.
+  for (const label of ['Action', 'Member or key', 'From (day, your local time)', 'To (day, included)']) await page.getByLabel(label, { exact: true }).waitFor();
+
+  // By action.
+  await page.getByLabel('Action', { exact: true }).selectOption('event.published');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('Page 1 of 1 · 1 entry').waitFor();
+  await table.getByText('key nk_test_').waitFor();
+  await table.getByText('Event published').waitFor();
+
+  // By key: the key's entries only (its event's publication; it made nothing else).
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await page.getByText(/Page 1 of 2/).waitFor();
+  await page.getByLabel('Member or key').selectOption({ label: await page.getByRole('option', { name: /^Box office/ }).innerText() });
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('Page 1 of 1 · 1 entry').waitFor();
+
+  // By date: nothing from tomorrow on; the old entries three days ago.
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await page.getByText(/Page 1 of 2/).waitFor();
+  const day = (offset: number) => {
+    const date = new Date(Date.now() + offset * 86_400_000);
+    return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+  };
+  await page.getByLabel('From (day, your local time)').fill(day(1));
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('No entries match these filters.').waitFor();
+  await page.getByLabel('From (day, your local time)').fill(day(-5));
+  await page.getByLabel('To (day, included)').fill(day(-2));
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByText('Page 1 of 2 · 30 entries').waitFor();
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.getByText('Page 2 of 2 · 30 entries').waitFor();
+  expect(await table.getByRole('row').count()).toBe(1 + 5);
+  expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+  await capture(page, 'admin-audit-page-2');
+  expect(errors).toEqual([]);
+});
+

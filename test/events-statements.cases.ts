@@ -184,6 +184,8 @@ describe('writes', () => {
     });
     const waiting = 'status' in input ? [WAITING] : [];
     expect(shapes(statements)).toEqual([...waiting, 'select e.id, e.organization_id', 'with changed as']);
+    // A publication's audit entry (D26) is a CTE of that one statement; a title change has none.
+    expect(statements.at(-1)!.includes('audit_entry as (')).toBe('status' in input);
   });
 
   test('an event whose capacity calls for inventory slots: publishing makes them in the same transaction, a delete locks them first', async () => {
@@ -239,6 +241,7 @@ describe('writes', () => {
       expect(outcome.status).toBe(204);
     });
     expect(shapes(statements)).toEqual(['with deleted as']);
+    expect(statements[0]).toContain('audit_entry as (');
   });
 
   test('adding a ticket type locks the event, then counts and inserts; updating and removing one are one statement each', async () => {

@@ -186,6 +186,15 @@ test('an endpoint whose messages have all failed for 5 days is disabled, and get
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   expect(state).toEqual({ id: endpoint.id, enabled: false, disabledReason: 'every message failed for 5 days' });
+  // The audit log says the service did it (D26), once.
+  const audited = await app.client.graphql(key, `{ auditLog(action: "webhook_endpoint.updated") { entries { actor { kind id label } targetId summary } } }`);
+  expect(audited.body.data.auditLog.entries).toEqual([
+    {
+      actor: { kind: 'SYSTEM', id: null, label: 'system:webhook-delivery' },
+      targetId: endpoint.id,
+      summary: { enabled: { from: true, to: false }, disabledReason: 'every message failed for 5 days' },
+    },
+  ]);
   const attemptsWhenDisabled = target.received.length;
   expect(attemptsWhenDisabled).toBe(1);
 

@@ -10,6 +10,7 @@ import type { RateLimitState } from '../platform/limits/organization-rate-limite
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
 import type { ReadReplica, ReadSource } from '../platform/db/replica/read-replica';
+import { IpAllowlist } from '../modules/organization/ip-allowlist';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -47,10 +48,11 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The pipeline's exchange: the request's logger, and the Idempotency-Key the request holds, if any. */
+    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, and the client's address. */
     private readonly locals?: {
       readonly logger: Logger;
       readonly idempotency?: IdempotencyClaim;
+      readonly ip?: string;
       /** A read-only request the replica can answer (its organization's writes replayed): the pipeline's choice. */
       readonly readSource?: ReadSource;
     },
@@ -72,6 +74,9 @@ export class HttpRequestContext implements RequestContext {
     const organizationId = this.auth.organization.id;
     const scope: UnitOfWorkScope = {
       actor: this.actor,
+      // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4).
+      clientIp: IpAllowlist.clientAddress(this.locals?.ip),
+      requestId: this.requestId,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
       statements: this.shared.statements,

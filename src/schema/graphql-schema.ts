@@ -18,6 +18,7 @@ import { anyKeyDirective, enforcePermissions, requiresPermissionDirective } from
 import { requiresSessionDirective } from '../platform/graphql/requires-session';
 import { WaitlistResolver } from '../modules/waitlist/waitlist.resolver';
 import { WebhookResolver } from '../modules/webhook/webhook.resolver';
+import { AuditResolver } from '../modules/audit/audit.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -33,6 +34,7 @@ const RESOLVERS: NonEmptyArray<Function> = [
   OrganizationSettingsResolver,
   WebhookResolver,
   WaitlistResolver,
+  AuditResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */

@@ -59,7 +59,7 @@ export class Viewer {
   @Field(() => MemberEntity, { nullable: true, description: 'The signed-in member of a dashboard session; null for an API key.' })
   member!: MemberEntity | null;
 
-  @Field(() => [String], { description: 'What the caller may do (a session: ADMIN every permission, MEMBER the :read ones).' })
+  @Field(() => [String], { description: 'What the caller may do (a session: ADMIN every permission, MEMBER the :read ones but audit:read).' })
   permissions!: string[];
 
   @Field(() => ViewerOrganization)

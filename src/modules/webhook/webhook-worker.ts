@@ -7,10 +7,14 @@ import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookListener } from './webhook-listener';
 import type { Resolve } from '../../platform/outbox/webhook-destination';
 import { signingCiphertexts } from './webhook.policy';
+import { auditCtes } from '../../platform/audit/audit-log';
+import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const JITTER = 0.2;
+/** Who disables an endpoint that failed for 5 days, in the audit log (D26): the delivery worker. */
+const DELIVERY_UNIT: UnitOfWork = { actor: { kind: 'system', task: 'webhook-delivery' } };
 
 /** A message whose secret this server cannot decrypt is not sent: the attempt says why, and it is retried. */
 const UNSIGNABLE: AttemptOutcome = {
@@ -210,7 +214,14 @@ export class WebhookWorker {
       );
     }
     // One statement (atomic, one round trip): the attempt; the delivery, only while the lease is still
-    // ours (same attempt number, else another worker owns it now); the endpoint's failure clock.
+    // ours (same attempt number, else another worker owns it now); the endpoint's failure clock; and,
+    // when this attempt disables the endpoint, its audit entry by the system (D26).
+    const disabledAudit = auditCtes(
+      DELIVERY_UNIT,
+      { action: 'webhook_endpoint.updated', summary: { enabled: { from: true, to: false }, disabledReason: 'every message failed for 5 days' } },
+      'endpoint',
+      'g.was_enabled and not g.enabled',
+    );
     const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
       `with attempt as (
          insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
@@ -225,8 +236,10 @@ export class WebhookWorker {
            enabled = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond' then false else e.enabled end,
            disabled_reason = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond'
              then 'every message failed for 5 days' else e.disabled_reason end
-         from delivery where e.id = delivery.endpoint_id and (not ?::boolean or e.failing_since is not null)
-         returning e.enabled)
+         from delivery, webhook_endpoints was
+         where e.id = delivery.endpoint_id and was.id = e.id and (not ?::boolean or e.failing_since is not null)
+         returning e.id, e.organization_id, e.enabled, was.enabled as was_enabled),
+       ${disabledAudit.sql}
        select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
       [
         row.organization_id,
@@ -250,6 +263,7 @@ export class WebhookWorker {
         outcome.ok,
         DISABLE_AFTER_MS,
         outcome.ok,
+        ...disabledAudit.bindings,
       ],
     );
     if (result.updated === 0) return;

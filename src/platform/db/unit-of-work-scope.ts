@@ -44,6 +44,9 @@ export interface RecoveryPointCtes {
 /** What the door knows about the request a command runs for. */
 export interface UnitOfWorkScope {
   readonly actor: Actor;
+  /** The request's client address and id, for audit entries (D26); absent outside a request (CLI, jobs). */
+  readonly clientIp?: string;
+  readonly requestId?: string;
   readonly idempotency?: IdempotencyClaim;
   /** Called after the commit of a unit of work that wrote outbox messages: wakes the webhook workers. */
   readonly outboxWritten?: () => void;
@@ -65,6 +68,9 @@ export interface UnitOfWorkScope {
 export interface UnitOfWork {
   /** Who makes the change (for audit entries). */
   readonly actor: Actor;
+  /** Where the request came from and its id (audit entries, D26), when a request made the change. */
+  readonly clientIp?: string;
+  readonly requestId?: string;
   /** With an Idempotency-Key and the option `recoveryPointInStatement`: the recovery point's parts for the work's one statement. */
   readonly recoveryPoint?: RecoveryPointCtes;
 }

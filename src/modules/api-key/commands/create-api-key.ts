@@ -7,6 +7,7 @@ import { newKeyErrors, parseEnvironment } from '../api-key.policy';
 import { addKey } from '../api-key.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit, type AuditSummary } from '../../../platform/audit/audit-log';
 
 export interface CreateApiKeyInput {
   name: string;
@@ -28,19 +29,42 @@ export async function createApiKey(em: EntityManager, organizationId: string, in
   assertValidInput(newKeyErrors({ ...input, name }, Date.now()));
   await findOrganization(em, organizationId);
 
-  const environment = input.environment === undefined ? KeyEnvironment.LIVE : parseEnvironment(input.environment)!;
   // The key is part of the unit's result: a retry after a crash gets the one that committed.
-  return inUnitOfWork(em, async (tx) => {
-    const key = generateApiKey(environment);
-    const entity = addKey(tx, organizationId, {
-      name,
-      environment,
-      prefix: displayPrefix(key),
-      keyHash: hashApiKey(key),
-      permissions: [...new Set(input.permissions as Permission[])],
-      expiresAt: input.expiresAt ?? null,
-      createdByMemberId: input.createdByMemberId ?? null,
+  return inUnitOfWork(em, async (tx, unit) => {
+    const made = newKeyInUnit(tx, organizationId, input);
+    await recordAudit(tx, unit, {
+      organizationId,
+      action: 'api_key.created',
+      targetId: made.entity.id,
+      summary: keySummary(made.entity),
     });
-    return { entity, key };
+    return made;
   });
+}
+
+/** The new key inside the caller's unit of work (create, rotate): the secret made here, only its hash stored. */
+export function newKeyInUnit(tx: EntityManager, organizationId: string, input: CreateApiKeyInput): { entity: ApiKeyEntity; key: string } {
+  const environment = input.environment === undefined ? KeyEnvironment.LIVE : parseEnvironment(input.environment)!;
+  const key = generateApiKey(environment);
+  const entity = addKey(tx, organizationId, {
+    name: input.name.trim(),
+    environment,
+    prefix: displayPrefix(key),
+    keyHash: hashApiKey(key),
+    permissions: [...new Set(input.permissions as Permission[])],
+    expiresAt: input.expiresAt ?? null,
+    createdByMemberId: input.createdByMemberId ?? null,
+  });
+  return { entity, key };
+}
+
+/** What an audit entry says of a key: never its secret or hash, only what the key list shows. */
+export function keySummary(entity: ApiKeyEntity): AuditSummary {
+  return {
+    name: entity.name,
+    prefix: entity.prefix,
+    environment: entity.environment,
+    permissions: [...entity.permissions],
+    expiresAt: entity.expiresAt?.toISOString() ?? null,
+  };
 }

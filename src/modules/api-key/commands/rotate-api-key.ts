@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';
-import { createApiKey } from './create-api-key';
+import { newKeyInUnit } from './create-api-key';
+import { recordAudit } from '../../../platform/audit/audit-log';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
@@ -18,12 +19,12 @@ export async function rotateApiKey(
   graceHours = ROTATION_GRACE_HOURS,
 ): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
   assertValidInput(graceHoursErrors(graceHours));
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(em, async (tx, unit) => {
     const previous = await lockKey(tx, organizationId, keyId);
     const now = Date.now();
     assertRotatable(previous, now);
     const { replacementExpiresAt, previousExpiresAt } = rotationDates(previous, now, graceHours);
-    const { entity, key } = await createApiKey(tx, organizationId, {
+    const { entity, key } = newKeyInUnit(tx, organizationId, {
       name: previous.name,
       permissions: previous.permissions,
       environment: previous.environment,
@@ -31,6 +32,19 @@ export async function rotateApiKey(
       createdByMemberId: previous.createdByMemberId,
     });
     previous.expiresAt = previousExpiresAt;
+    await recordAudit(tx, unit, {
+      organizationId,
+      action: 'api_key.rotated',
+      targetId: previous.id,
+      summary: {
+        name: previous.name,
+        prefix: previous.prefix,
+        replacementId: entity.id,
+        replacementPrefix: entity.prefix,
+        previousExpiresAt: previousExpiresAt.toISOString(),
+        replacementExpiresAt: entity.expiresAt?.toISOString() ?? null,
+      },
+    });
     await tx.flush();
     return { previous, entity, key };
   });

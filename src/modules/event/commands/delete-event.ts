@@ -5,6 +5,7 @@ import { EventEntity } from '../event.entity';
 import { assertDeletable } from '../event.policy';
 import { deleteEventWithoutBookings, idBySlugOrNull } from '../event.repository';
 import { eventDeletedOutbox } from '../event.webhooks';
+import { withDeleteAudit } from '../event.audit';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 import { lockEventSlots } from '../../inventory/inventory.repository';
 
@@ -18,9 +19,10 @@ const MAX_ATTEMPTS = 5;
 export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
   return inUnitOfWork(
     em,
-    async (tx) => {
+    async (tx, unit) => {
+      const outbox = withDeleteAudit(eventDeletedOutbox(organizationId, slug), unit, organizationId, slug);
       for (let attempt = 1; ; attempt += 1) {
-        const id = await deleteEventWithoutBookings(tx, organizationId, slug, eventDeletedOutbox(organizationId, slug));
+        const id = await deleteEventWithoutBookings(tx, organizationId, slug, outbox);
         if (id) return { id, slug };
         const existing = await idBySlugOrNull(tx, organizationId, slug);
         if (!existing) throw AppError.eventNotFound(slug);
@@ -29,7 +31,7 @@ export async function deleteEvent(em: EntityManager, organizationId: string, slu
           // is locked first (waiting for the bookings in flight), then it is deleted without bookings.
           const deleted = await withinTransaction(tx, async (locked) => {
             await lockEventSlots(locked, existing.id);
-            const slotted = await deleteEventWithoutBookings(locked, organizationId, slug, eventDeletedOutbox(organizationId, slug), true);
+            const slotted = await deleteEventWithoutBookings(locked, organizationId, slug, outbox, true);
             if (!slotted) assertDeletable(await countConfirmed(locked, locked.getReference(EventEntity, existing.id)));
             return slotted;
           });

@@ -18,6 +18,7 @@ import { managedEvent, type EventRow } from '../event-rows';
 import { closeForBookings, lockEventPool, openForBookings, reshareRoom } from '../../inventory/inventory.repository';
 import { usesSlots } from '../../inventory/inventory.policy';
 import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';
+import { withUpdateAudit } from '../event.audit';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 
@@ -42,7 +43,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
   return guardingSlug(input.slug, () =>
     inUnitOfWork(
       em,
-      async (tx) => {
+      async (tx, unit) => {
         const apply = async (locked: EntityManager): Promise<EventEntity> => {
           for (let attempt = 1; ; attempt += 1) {
             const stored = await readForChange(locked, organizationId, slug);
@@ -67,7 +68,13 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
             const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
             // An update that changes nothing writes nothing and sends nothing.
             if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes);
-            const outbox = eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } });
+            const outbox = withUpdateAudit(
+              eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } }),
+              unit,
+              organizationId,
+              type,
+              { slug: change.slug, from: stored.event.storedStatus, to: change.storedStatus },
+            );
             const updated = changesSlots(stored, change)
               ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
                 await withinTransaction(locked, async (slotsLocked) => {

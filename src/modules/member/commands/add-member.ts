@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
 import { findOrganization } from '../../organization/organization.repository';
 import type { MemberEntity, MemberRole } from '../member.entity';
 import { duplicateEmailError, newMemberErrors, normalizeEmail, parseRole } from '../member.policy';
@@ -45,5 +46,9 @@ export async function addMemberInUnit(tx: EntityManager, organizationId: string,
  */
 export async function addMember(em: EntityManager, organizationId: string, input: AddMemberInput): Promise<MemberEntity> {
   const fields = newMemberFields(input);
-  return inUnitOfWork(em, (tx) => addMemberInUnit(tx, organizationId, fields));
+  return inUnitOfWork(em, async (tx, unit) => {
+    const member = await addMemberInUnit(tx, organizationId, fields);
+    await recordAudit(tx, unit, { organizationId, action: 'member.added', targetId: member.id, summary: { email: member.email, role: member.role } });
+    return member;
+  });
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
 import { addMemberInUnit, newMemberFields, type AddMemberInput } from './add-member';
 import { invitationInUnit, type Invitation } from './issue-invitation';
 
@@ -10,5 +11,10 @@ import { invitationInUnit, type Invitation } from './issue-invitation';
  */
 export async function inviteMember(em: EntityManager, organizationId: string, input: AddMemberInput, publicUrl: string): Promise<Invitation> {
   const fields = newMemberFields(input);
-  return inUnitOfWork(em, async (tx) => invitationInUnit(tx, await addMemberInUnit(tx, organizationId, fields), publicUrl));
+  return inUnitOfWork(em, async (tx, unit) => {
+    const member = await addMemberInUnit(tx, organizationId, fields);
+    // The link's token is never part of the entry: only who was invited, with which role.
+    await recordAudit(tx, unit, { organizationId, action: 'member.invited', targetId: member.id, summary: { email: member.email, role: member.role } });
+    return invitationInUnit(tx, member, publicUrl);
+  });
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
 import { replaceInvitation } from '../credentials.repository';
 import type { MemberEntity } from '../member.entity';
 import { invitationExpiry } from '../member.policy';
@@ -31,5 +32,9 @@ export async function invitationInUnit(tx: EntityManager, member: MemberEntity, 
  * password; earlier links stop working. Only the token's SHA-256 is stored. One unit of work.
  */
 export async function issueInvitation(em: EntityManager, organizationId: string, memberId: string, publicUrl: string): Promise<Invitation> {
-  return inUnitOfWork(em, async (tx) => invitationInUnit(tx, await findMember(tx, organizationId, memberId), publicUrl));
+  return inUnitOfWork(em, async (tx, unit) => {
+    const member = await findMember(tx, organizationId, memberId);
+    await recordAudit(tx, unit, { organizationId, action: 'member.invited', targetId: member.id, summary: { email: member.email, reissued: true } });
+    return invitationInUnit(tx, member, publicUrl);
+  });
 }

@@ -3,6 +3,7 @@ import type { MemberEntity } from '../member.entity';
 import { assertKeepsAnAdmin, type MemberChangeActor } from '../member.policy';
 import { countOtherAdmins, lockMember, removeMember as removeRow } from '../member.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
 
 /**
  * Mutation.removeMember and `member remove` (D19): the member locked behind its organization, the
@@ -10,9 +11,10 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * invitations go with them, and keys they made stop working. Returns the member as it was.
  */
 export async function removeMember(em: EntityManager, organizationId: string, memberId: string, actor: MemberChangeActor): Promise<MemberEntity> {
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(em, async (tx, unit) => {
     const member = await lockMember(tx, organizationId, memberId);
     assertKeepsAnAdmin(actor, member, null, await countOtherAdmins(tx, organizationId, memberId));
+    await recordAudit(tx, unit, { organizationId, action: 'member.removed', targetId: member.id, summary: { email: member.email, role: member.role } });
     await removeRow(tx, member);
     return member;
   });

@@ -6,6 +6,8 @@ import { accessSettingsErrors, bookingWindowErrors, parseRestrictionMode, rateLi
 import { lockOrganization } from '../organization.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
+import { auditedSettings, settingsChanges } from '../organization.audit';
 
 /** Fields that may change; absent means unchanged, rateLimitPerMinute null means the server default. */
 export interface UpdateOrganizationInput {
@@ -38,8 +40,9 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
     bookingWindowErrors(input),
   );
 
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(em, async (tx, unit) => {
     const organization = await lockOrganization(tx, organizationId);
+    const before = auditedSettings(organization);
     const plan = input.plan ?? organization.plan;
     const allowedIps = allowlist?.list ?? organization.allowedIps;
     const restrictionMode = (input.restrictionMode === undefined ? undefined : parseRestrictionMode(input.restrictionMode)) ?? organization.restrictionMode;
@@ -53,6 +56,7 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
     if (input.rateLimitPerMinute !== undefined) organization.rateLimitPerMinute = input.rateLimitPerMinute;
     if (input.holdMinutes !== undefined) organization.holdMinutes = input.holdMinutes;
     if (input.waitlistOfferMinutes !== undefined) organization.waitlistOfferMinutes = input.waitlistOfferMinutes;
+    for (const change of settingsChanges(organizationId, before, auditedSettings(organization))) await recordAudit(tx, unit, change);
     await tx.flush();
     return organization;
   });

@@ -8,6 +8,8 @@ import { endpointInputErrors, newEndpointFields, type EndpointInput } from '../w
 import { addEndpoint } from '../webhook.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
+import { endpointSummary } from '../webhook.audit';
 
 /**
  * Mutation.createWebhookEndpoint and `webhook create` (D18): every failing field at once (the
@@ -27,9 +29,10 @@ export async function createWebhookEndpoint(
 
   const url = input.url!; // the policy refuses a missing url
   // The secret is part of the unit's result: a retry after a crash gets the one that committed.
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(em, async (tx, unit) => {
     const secret = newSigningSecret();
     const endpoint = addEndpoint(tx, organizationId, { ...newEndpointFields({ ...input, url }), secretCiphertext: runtime.secrets.seal(secret) });
+    await recordAudit(tx, unit, { organizationId, action: 'webhook_endpoint.created', targetId: endpoint.id, summary: endpointSummary(endpoint) });
     return { endpoint, secret };
   });
 }

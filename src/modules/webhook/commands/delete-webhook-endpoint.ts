@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findEndpoint, removeEndpoint } from '../webhook.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
+import { endpointSummary } from '../webhook.audit';
 
 /**
  * Mutation.deleteWebhookEndpoint and `webhook delete` (D18): the endpoint found in the organization
@@ -8,8 +10,10 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * sent to it, an attempt under way finishes without being recorded.
  */
 export async function deleteWebhookEndpoint(em: EntityManager, organizationId: string, endpointId: string): Promise<{ id: string }> {
-  return inUnitOfWork(em, async (tx) => {
-    await removeEndpoint(tx, await findEndpoint(tx, organizationId, endpointId));
+  return inUnitOfWork(em, async (tx, unit) => {
+    const endpoint = await findEndpoint(tx, organizationId, endpointId);
+    await recordAudit(tx, unit, { organizationId, action: 'webhook_endpoint.deleted', targetId: endpoint.id, summary: endpointSummary(endpoint) });
+    await removeEndpoint(tx, endpoint);
     return { id: endpointId };
   });
 }

@@ -5,6 +5,7 @@ import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { rotatedSecrets } from '../webhook.policy';
 import { lockEndpoint } from '../webhook.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
 
 /**
  * Mutation.rotateWebhookSecret (D18): the endpoint locked (two rotations at once go one after the
@@ -19,10 +20,17 @@ export async function rotateWebhookSecret(
   runtime: WebhookRuntime,
 ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
   // The secret is part of the unit's result: a retry after a crash gets the one that committed.
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(em, async (tx, unit) => {
     const secret = newSigningSecret();
     const endpoint = await lockEndpoint(tx, organizationId, endpointId);
     Object.assign(endpoint, rotatedSecrets(endpoint, runtime.secrets.seal(secret), Date.now()));
+    // Neither secret enters the entry: only that it was rotated, and until when the old one still signs.
+    await recordAudit(tx, unit, {
+      organizationId,
+      action: 'webhook_endpoint.secret_rotated',
+      targetId: endpoint.id,
+      summary: { url: endpoint.url, previousSignsUntil: endpoint.previousSecretExpiresAt?.toISOString() ?? null },
+    });
     return { endpoint, secret };
   });
 }

@@ -6,6 +6,8 @@ import { endpointChanges, endpointInputErrors, type EndpointInput } from '../web
 import { findEndpoint } from '../webhook.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import { recordAudit } from '../../../platform/audit/audit-log';
+import { changedFields, endpointSummary } from '../webhook.audit';
 
 /**
  * Mutation.updateWebhookEndpoint (D18): the endpoint found in the caller's organization first (an
@@ -26,9 +28,12 @@ export async function updateWebhookEndpoint(
   const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
   assertValidInput(endpointInputErrors(input, 'update', destination));
 
-  const endpoint = await inUnitOfWork(em, async (tx) => {
+  const endpoint = await inUnitOfWork(em, async (tx, unit) => {
     const current = await findEndpoint(tx, organizationId, endpointId);
+    const before = endpointSummary(current);
     Object.assign(current, endpointChanges(current, input));
+    const summary = changedFields(before, endpointSummary(current));
+    if (summary) await recordAudit(tx, unit, { organizationId, action: 'webhook_endpoint.updated', targetId: current.id, summary });
     return current;
   });
   if (endpoint.enabled) runtime.wake();

@@ -3,6 +3,13 @@
 type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** Who made an audited change: a dashboard member, an API key, the operator at the admin CLI, or the service itself. */
+export type AuditActorKind =
+  | 'API_KEY'
+  | 'CLI'
+  | 'MEMBER'
+  | 'SYSTEM';
+
 export type CreateApiKeyInput = {
   /** live or test. */
   environment: string;
@@ -218,6 +225,25 @@ export type RedeliverWebhookMessageMutationVariables = Exact<{
 
 export type RedeliverWebhookMessageMutation = { redeliverWebhookMessage: { id: string } };
 
+export type AuditEntryFieldsFragment = { id: string, action: string, targetId: string, summary: unknown, clientIp: string | null, requestId: string | null, createdAt: string, actor: { kind: AuditActorKind, id: string | null, label: string } };
+
+export type AuditLogQueryVariables = Exact<{
+  page: number;
+  limit: number;
+  action: string | null | undefined;
+  actor: string | null | undefined;
+  since: string | null | undefined;
+  until: string | null | undefined;
+}>;
+
+
+export type AuditLogQuery = { auditLog: { total: number, page: number, limit: number, entries: Array<{ id: string, action: string, targetId: string, summary: unknown, clientIp: string | null, requestId: string | null, createdAt: string, actor: { kind: AuditActorKind, id: string | null, label: string } }> } };
+
+export type AuditActorsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AuditActorsQuery = { members: { members: Array<{ id: string, email: string, name: string }> }, apiKeys: Array<{ id: string, name: string, prefix: string }> };
+
 export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -240,3 +266,5 @@ export const DeleteWebhookEndpointDocument = "mutation DeleteWebhookEndpoint($id
 export const RotateWebhookSecretDocument = "mutation RotateWebhookSecret($id: ID!) {\n  rotateWebhookSecret(id: $id) {\n    secret\n    endpoint {\n      ...WebhookEndpointFields\n    }\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const SendTestWebhookDocument = "mutation SendTestWebhook($endpointId: ID!) {\n  sendTestWebhook(endpointId: $endpointId) {\n    id\n  }\n}";
 export const RedeliverWebhookMessageDocument = "mutation RedeliverWebhookMessage($endpointId: ID!, $messageId: ID!) {\n  redeliverWebhookMessage(endpointId: $endpointId, messageId: $messageId) {\n    id\n  }\n}";
+export const AuditLogDocument = "query AuditLog($page: Int!, $limit: Int!, $action: String, $actor: String, $since: DateTimeISO, $until: DateTimeISO) {\n  auditLog(\n    page: $page\n    limit: $limit\n    action: $action\n    actor: $actor\n    since: $since\n    until: $until\n  ) {\n    total\n    page\n    limit\n    entries {\n      ...AuditEntryFields\n    }\n  }\n}\n\nfragment AuditEntryFields on AuditEntry {\n  id\n  action\n  actor {\n    kind\n    id\n    label\n  }\n  targetId\n  summary\n  clientIp\n  requestId\n  createdAt\n}";
+export const AuditActorsDocument = "query AuditActors {\n  members(page: 1, limit: 100) {\n    members {\n      id\n      email\n      name\n    }\n  }\n  apiKeys {\n    id\n    name\n    prefix\n  }\n}";

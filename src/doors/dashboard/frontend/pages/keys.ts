@@ -16,7 +16,7 @@ import {
 } from '../generated/operations';
 import type { Page, PageContext } from '../page';
 
-const PERMISSION_NAMES = ['events:read', 'events:write', 'bookings:read', 'bookings:write', 'members:read', 'webhooks:read', 'webhooks:write', 'checkin:write', 'organization:write'];
+const PERMISSION_NAMES = ['events:read', 'events:write', 'bookings:read', 'bookings:write', 'members:read', 'webhooks:read', 'webhooks:write', 'checkin:write', 'organization:write', 'audit:read'];
 /** A key just created or rotated, shown once at the top of the re-rendered list. */
 let pendingSecret: string | undefined;
 const SECRET_WARNING = 'This is the only time the key is shown. Store it in your secret manager; we keep only its hash.';
@@ -36,7 +36,7 @@ function createForm(context: PageContext, onCreated: (key: string) => void): HTM
       {},
       h('legend', {}, 'Permissions'),
       ...grantable.map((name) =>
-        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'permissions', value: name, checked: name.endsWith(':read') }), name),
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'permissions', value: name, checked: name.endsWith(':read') && name !== 'audit:read' }), name),
       ),
     ),
     h('label', { for: 'key-expires' }, 'Expires (optional, your local time)'),
