@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * src/modules/audit/audit.retention.ts, deletes only older ones). No foreign keys: an entry outlives
  * the member, key, endpoint or event it names.
  *
- * Indexes: an organization's entries newest first (the list, its pages and cursors), the same by
+ * The primary key leads with organization_id, like every organization table's (issue 22). Indexes: an organization's entries newest first (the list, its pages and cursors), the same by
  * action (the dashboard's filter), and by creation time alone (the retention job's oldest-first scan).
  */
 export class Migration20261129010000_audit_log extends Migration {
@@ -24,7 +24,7 @@ export class Migration20261129010000_audit_log extends Migration {
       "client_ip" varchar(64) null,
       "request_id" varchar(200) null,
       "created_at" timestamptz(3) not null default now(),
-      constraint "audit_log_pkey" primary key ("id"),
+      constraint "audit_log_pkey" primary key ("organization_id", "id"),
       constraint "audit_log_actor_kind_check" check ("actor_kind" in ('MEMBER', 'API_KEY', 'CLI', 'SYSTEM'))
     );`);
     this.addSql(`create index "audit_log_organization_created_index" on "audit_log" ("organization_id", "created_at" desc, "id" desc);`);
