@@ -39,7 +39,19 @@ export class ReadTimeoutError extends Error {
  */
 export function openReadPool(
   orm: MikroORM,
-  options: { max: number; timeouts: DatabaseTimeouts; name?: string; synchronousCommit?: boolean },
+  options: {
+    max: number;
+    timeouts: DatabaseTimeouts;
+    name?: string;
+    synchronousCommit?: boolean;
+    /**
+     * Plan each execution with its values and the tables' size at that moment (`plan_cache_mode =
+     * force_custom_plan`) instead of a generic plan kept for the connection's life: for statements that
+     * join a batch (`unnest` of arrays) to a table, whose generic plan, made while the table was still
+     * empty and not yet analyzed, scans the whole table once it has grown (see IdempotencyKeyStore).
+     */
+    customPlans?: boolean;
+  },
 ): ReadPool {
   const { timeouts } = options;
   const url = orm.config.get('clientUrl');
@@ -55,6 +67,7 @@ export function openReadPool(
       application_name: `event-service ${options.name ?? 'reads'}`,
       // See IdempotencyKeyStore: commits that need not wait for their own flush.
       ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
+      ...(options.customPlans ? { plan_cache_mode: 'force_custom_plan' } : {}),
     } as never,
     onnotice: () => undefined,
   });
