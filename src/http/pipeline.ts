@@ -5,6 +5,7 @@ import type { AuthContext } from '../platform/auth/auth-context';
 import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { Metrics } from '../platform/observability/metrics';
+import { tracing, type RequestSpan } from '../platform/observability/tracing';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
 import { writeAccessLine } from './access-log';
 import { abandon, setDeadline } from './deadline';
@@ -18,6 +19,7 @@ import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { assertHygienic } from './request-hygiene';
 import { requestIdOf } from './request-id';
+import { runTraced } from './request-tracing';
 
 /**
  * The steps every request takes, in this order, whatever its path, method or headers (issue 24). A
@@ -85,6 +87,8 @@ export class Exchange {
   overdue = false;
   /** Usage, metrics and access line written (once). */
   recorded = false;
+  /** The request's span while tracing is on (D27, src/http/request-tracing.ts). */
+  trace: RequestSpan | undefined = undefined;
   private requestContext: HttpRequestContext | undefined = undefined;
   private requestLogger: Logger | undefined = undefined;
 
@@ -213,6 +217,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     usage.recordResponse(x.auth, status);
     const route = routeOf(x);
     metrics.observe(x.req.method as string, route, status, x.started);
+    x.trace?.end(status, route);
     if (accessLineEnabled) {
       writeAccessLine(x.logger, {
         method: x.req.method as string,
@@ -286,7 +291,9 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
   };
 
   return (req, res) => {
-    run(new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared)).catch(failed(res));
+    const exchange = new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared);
+    const runtime = tracing.runtime;
+    (runtime ? runTraced(runtime, exchange, run) : run(exchange)).catch(failed(res));
   };
 }
 

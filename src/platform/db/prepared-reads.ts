@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { tracedStatements } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
@@ -66,7 +67,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
     return name;
   };
 
-  return {
+  return tracedStatements('orm', em.config.get('dbName'), {
     async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
       const name = nameOf(text);
       let connection: PooledClient;
@@ -87,7 +88,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
         void knexClient.releaseConnection(connection);
       }
     },
-  };
+  });
 }
 
 const numbered = new Map<string, string>();

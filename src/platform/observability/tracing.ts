@@ -1,0 +1,92 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+
+/**
+ * Tracing (D27): OpenTelemetry spans exported over OTLP/HTTP, configured by the standard `OTEL_*`
+ * variables. This file is what the instrumented places see: `tracing.runtime` is undefined while
+ * tracing is off (no OTLP endpoint set, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER=none), and each place
+ * checks it once and does nothing else; the SDK (tracing-sdk.ts) is required only when tracing is on.
+ * Spans are made at the few places the service owns (the request pipeline, the GraphQL executor, each
+ * pool's statement runner, the webhook sender), not by the stock monkey-patching instrumentations.
+ */
+export interface TracingRuntime {
+  /** The SERVER span of one request, continuing its `traceparent`; `run` goes on with it active. */
+  request<T>(headers: IncomingHttpHeaders, start: RequestStart, run: (span: RequestSpan) => T): T;
+  /** A span for one GraphQL operation (`query events`), active while `run` and the promise it returns run. */
+  operation<R>(type: string, name: string | undefined, run: () => R): R;
+  /** A CLIENT span for one SQL statement on the pool `pool` (the statement's text, never its values). */
+  statement(pool: string, database: string | undefined, text: string): StatementSpan;
+  /** A CLIENT span for one webhook attempt, the root of its own trace, active while `run` runs. */
+  webhookAttempt<T>(attempt: WebhookAttemptStart, run: (span: WebhookAttemptSpan) => Promise<T>): Promise<T>;
+  /** `trace_id` and `span_id` of the active span, for log lines (pino's mixin); empty without one. */
+  logFields(): Record<string, string>;
+  /** Where the SDK's own complaints (an export that failed) go: warnings of the service's log. */
+  attachLogger(logger: Logger): void;
+  /** Exports what is still buffered and stops. */
+  shutdown(): Promise<void>;
+}
+
+export interface RequestStart {
+  readonly method: string;
+  readonly target: string;
+  readonly clientAddress: string | undefined;
+  readonly requestId: string;
+}
+
+export interface RequestSpan {
+  /** Ends the span with the answer's status and the route that answered (the span's name). */
+  end(status: number, route: string): void;
+}
+
+export interface StatementSpan {
+  end(error?: unknown): void;
+}
+
+export interface WebhookAttemptStart {
+  readonly url: string;
+  readonly messageId: string;
+  readonly attempt: number;
+}
+
+export interface WebhookAttemptSpan {
+  /** The attempt's trace id (stored with the attempt). */
+  readonly traceId: string;
+  /** The W3C `traceparent` (and `tracestate`) headers that continue this attempt's trace at the receiver. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Ends the span with the attempt's outcome. */
+  end(outcome: { statusCode: number | null; error: string | null }): void;
+}
+
+/** The process's tracing: `runtime` is set by startTracing when tracing is on, and stays undefined otherwise. */
+export const tracing: { runtime: TracingRuntime | undefined } = { runtime: undefined };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Whether the environment asks for traces: an OTLP endpoint is set, and neither the SDK nor the exporter is turned off. */
+export function tracingWanted(env: Env): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  const exporter = (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim().toLowerCase();
+  if (exporter === 'none') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
+}
+
+/**
+ * Starts tracing when the environment asks for it (see tracingWanted) and returns its runtime, or
+ * undefined (nothing loaded). Throws a one-line message for a setting it cannot honour.
+ */
+export function startTracing(env: Env = process.env): TracingRuntime | undefined {
+  if (!tracingWanted(env)) return undefined;
+  // Loaded only when tracing is on: a process without it never loads the SDK.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startTracingSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
+  tracing.runtime = startTracingSdk(env);
+  return tracing.runtime;
+}
+
+/** Stops tracing (flushing what is buffered); nothing when it is off. */
+export async function stopTracing(): Promise<void> {
+  const runtime = tracing.runtime;
+  if (!runtime) return;
+  tracing.runtime = undefined;
+  await runtime.shutdown();
+}
