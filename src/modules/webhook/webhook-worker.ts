@@ -7,6 +7,7 @@ import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookListener } from './webhook-listener';
 import type { Resolve } from '../../platform/outbox/webhook-destination';
 import { signingCiphertexts } from './webhook.policy';
+import { tracing, type WebhookAttemptSpan } from '../../platform/observability/tracing';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
@@ -150,16 +151,24 @@ export class WebhookWorker {
     );
   }
 
-  private async attempt(row: ClaimedRow): Promise<void> {
+  /** One attempt; with tracing on (D27), inside its span, whose `traceparent` the receiver gets and whose trace id is stored. */
+  private attempt(row: ClaimedRow): Promise<void> {
+    const runtime = tracing.runtime;
+    if (!runtime) return this.attemptOnce(row, undefined);
+    return runtime.webhookAttempt({ url: row.url, messageId: row.message_id, attempt: row.attempt_count }, (span) => this.attemptOnce(row, span));
+  }
+
+  private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {
     if (row.interrupted) await this.recordInterrupted(row);
     const attemptedAt = new Date();
     const signing = this.signingSecrets(row);
     const outcome = signing
-      ? await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing })
+      ? await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing, headers: span?.headers })
       : UNSIGNABLE;
+    span?.end(outcome);
     this.options.metrics.attempts.inc({ result: resultOf(outcome) });
     this.options.metrics.duration.observe(outcome.durationMs / 1000);
-    await this.record(row, attemptedAt, outcome);
+    await this.record(row, attemptedAt, outcome, span?.traceId ?? null);
   }
 
   /** The current secret, and the previous one while its rotation overlap lasts; undefined when the key cannot open them. */
@@ -189,7 +198,7 @@ export class WebhookWorker {
     );
   }
 
-  private async record(row: ClaimedRow, attemptedAt: Date, outcome: AttemptOutcome): Promise<void> {
+  private async record(row: ClaimedRow, attemptedAt: Date, outcome: AttemptOutcome, traceId: string | null): Promise<void> {
     const { settings, metrics, logger } = this.options;
     const retryIn = outcome.ok ? undefined : retryDelayMs(settings.retryScheduleMs, row.retry_index);
     const status = outcome.ok ? 'SUCCEEDED' : retryIn === undefined ? 'FAILED' : 'PENDING';
@@ -212,8 +221,8 @@ export class WebhookWorker {
     // ours (same attempt number, else another worker owns it now); the endpoint's failure clock.
     const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
       `with attempt as (
-         insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-         values (?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+         insert into webhook_attempts (delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
        delivery as (
          update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
            next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
@@ -235,6 +244,7 @@ export class WebhookWorker {
         outcome.durationMs,
         outcome.error,
         outcome.responseBody,
+        traceId,
         status,
         outcome.ok ? 0 : 1,
         attemptedAt,
