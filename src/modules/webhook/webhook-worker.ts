@@ -29,6 +29,8 @@ interface ClaimedRow {
   interrupted: Date | null;
   message_id: string;
   body: string;
+  /** The traceparent of the change that wrote the message (D27), or null. */
+  trace_parent: string | null;
   endpoint_id: string;
   url: string;
   secret_ciphertext: string;
@@ -95,7 +97,9 @@ export class WebhookWorker {
       return;
     }
     this.ticking = true;
-    void this.tick()
+    // A request's commit wakes the worker: its claims belong to no request's trace (D27).
+    const runtime = tracing.runtime;
+    void (runtime ? runtime.detached(() => this.tick()) : this.tick())
       .catch((error: unknown) => this.options.logger.warn({ err: errorText(error) }, 'webhook worker: claiming deliveries failed'))
       .finally(() => {
         this.ticking = false;
@@ -145,7 +149,7 @@ export class WebhookWorker {
            next_attempt_at = now() + ? * interval '1 millisecond'
        from due, webhook_messages m, webhook_endpoints e
        where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
-       returning d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body,
+       returning d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body, m.trace_parent,
          e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
       [limit, leaseMs, leaseMs],
     );
@@ -155,7 +159,8 @@ export class WebhookWorker {
   private attempt(row: ClaimedRow): Promise<void> {
     const runtime = tracing.runtime;
     if (!runtime) return this.attemptOnce(row, undefined);
-    return runtime.webhookAttempt({ url: row.url, messageId: row.message_id, attempt: row.attempt_count }, (span) => this.attemptOnce(row, span));
+    const start = { parent: row.trace_parent, url: row.url, messageId: row.message_id, attempt: row.attempt_count };
+    return runtime.webhookAttempt(start, (span) => this.attemptOnce(row, span));
   }
 
   private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {

@@ -194,9 +194,10 @@ export function startTracingSdk(env: Env): TracingRuntime {
         attributes[ATTR_SERVER_ADDRESS] = destination.host;
         attributes[ATTR_SERVER_PORT] = destination.port;
       }
-      // Its own trace: an attempt runs long after the request whose change it announces.
-      const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, attributes, root: true }, ROOT_CONTEXT);
-      const active = trace.setSpan(ROOT_CONTEXT, span);
+      // In the trace of the change that wrote the message, when it was traced; else a trace of its own.
+      const parent = attempt.parent ? propagator.extract(ROOT_CONTEXT, { traceparent: attempt.parent }, defaultTextMapGetter) : ROOT_CONTEXT;
+      const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, attributes }, parent);
+      const active = trace.setSpan(parent, span);
       const headers: Record<string, string> = {};
       propagator.inject(active, headers, defaultTextMapSetter);
       const handle: WebhookAttemptSpan = {
@@ -210,6 +211,16 @@ export function startTracingSdk(env: Env): TracingRuntime {
         },
       };
       return context.with(active, run, undefined, handle);
+    },
+
+    traceparent(): string | undefined {
+      const carrier: Record<string, string> = {};
+      propagator.inject(context.active(), carrier, defaultTextMapSetter);
+      return carrier.traceparent;
+    },
+
+    detached<T>(run: () => T): T {
+      return context.with(ROOT_CONTEXT, run);
     },
 
     logFields(): Record<string, string> {

@@ -16,8 +16,15 @@ export interface TracingRuntime {
   operation<R>(type: string, name: string | undefined, run: () => R): R;
   /** A CLIENT span for one SQL statement on the pool `pool` (the statement's text, never its values). */
   statement(pool: string, database: string | undefined, text: string): StatementSpan;
-  /** A CLIENT span for one webhook attempt, the root of its own trace, active while `run` runs. */
+  /**
+   * A CLIENT span for one webhook attempt, active while `run` runs: a child of the span that wrote the
+   * message (`attempt.parent`, its traceparent), else the root of a trace of its own.
+   */
   webhookAttempt<T>(attempt: WebhookAttemptStart, run: (span: WebhookAttemptSpan) => Promise<T>): Promise<T>;
+  /** The W3C traceparent of the active span, or undefined without one. */
+  traceparent(): string | undefined;
+  /** Runs `run` outside any trace (work a request only wakes, such as the webhook worker's claims). */
+  detached<T>(run: () => T): T;
   /** `trace_id` and `span_id` of the active span, for log lines (pino's mixin); empty without one. */
   logFields(): Record<string, string>;
   /** Where the SDK's own complaints (an export that failed) go: warnings of the service's log. */
@@ -43,6 +50,8 @@ export interface StatementSpan {
 }
 
 export interface WebhookAttemptStart {
+  /** The traceparent of the change that wrote the message (stored with it), or null. */
+  readonly parent: string | null;
   readonly url: string;
   readonly messageId: string;
   readonly attempt: number;
@@ -81,6 +90,11 @@ export function startTracing(env: Env = process.env): TracingRuntime | undefined
   const { startTracingSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
   tracing.runtime = startTracingSdk(env);
   return tracing.runtime;
+}
+
+/** The traceparent of the active span when tracing is on, else null: what an outbox message stores (D27). */
+export function activeTraceparent(): string | null {
+  return tracing.runtime?.traceparent() ?? null;
 }
 
 /** Stops tracing (flushing what is buffered); nothing when it is off. */
