@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   // D27: on when an OTLP endpoint is set (OTEL_* variables); before anything that runs a statement.
   const tracing = startTracing();
-  const logger = createLogger(config.logLevel, undefined, tracing && (() => tracing.logFields()));
+  const logger = createLogger(config.logLevel);
   tracing?.attachLogger(logger);
   const database = await openServerDatabase(config, logger);
   logger.info({ database: database.description }, `database: ${database.description}`);

@@ -18,7 +18,6 @@ import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
 import { preparedReads } from './platform/db/prepared-reads';
 import { openReadPool } from './platform/db/read-pool';
-import { traceOrmStatements } from './platform/db/traced-statements';
 import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.store';
 import { idempotentRequests } from './http/idempotent-requests';
 import { createLimits } from './platform/limits/limits';
@@ -71,7 +70,6 @@ export interface ServiceHooks {
 
 export async function startService(config: Config, orm: MikroORM, logger: Logger, hooks: ServiceHooks = {}): Promise<RunningService> {
   armCrashForTests(config.crashForTests); // test-only (config.ts); undefined in production
-  traceOrmStatements(orm); // D27: the ORM pool's statements as spans, when tracing is on
   // D24: before anything is served, the secret must be the database's: else refuse (SecretMismatchError),
   // rather than answer 500 at the first retry or webhook whose sealed value this instance cannot open.
   const secrets = loadServerSecrets(config.secret, config.dataDir);

@@ -37,15 +37,11 @@ export function redactUrl(url: string): string {
   return `${path}?${query}`;
 }
 
-/**
- * JSON logs on stdout (or `destination`), with keys and Authorization headers redacted. `fields`, when
- * given, adds its fields to every line (tracing's `trace_id` and `span_id`, D27; none when it is off).
- */
-export function createLogger(level: string, destination?: DestinationStream, fields?: () => Record<string, string>): Logger {
+/** JSON logs on stdout (or `destination`), with keys and Authorization headers redacted. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
       level,
-      ...(fields ? { mixin: fields } : {}),
       base: { service: 'event-service' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {

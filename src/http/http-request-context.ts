@@ -9,6 +9,8 @@ import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
+import { tracedFor } from '../platform/db/traced-statements';
+import { bindTrace, type TraceScope } from '../platform/observability/tracing';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -32,6 +34,8 @@ export class HttpRequestContext implements RequestContext {
   readonly reads: PreparedReads;
   readonly webhooks: WebhookRuntime;
   readonly cursors: ListCursors | undefined;
+  /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */
+  readonly trace: TraceScope | undefined;
   /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
@@ -43,10 +47,11 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The pipeline's exchange: the request's logger, and the Idempotency-Key the request holds, if any. */
-    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim },
+    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, and its span (D27). */
+    private readonly locals?: { readonly logger: Logger; readonly idempotency?: IdempotencyClaim; readonly trace?: { readonly scope: TraceScope } },
   ) {
-    this.reads = shared.reads;
+    this.trace = locals?.trace?.scope;
+    this.reads = tracedFor(shared.reads, this.trace);
     this.webhooks = shared.webhooks;
     this.cursors = shared.cursors;
   }
@@ -64,9 +69,12 @@ export class HttpRequestContext implements RequestContext {
       actor: this.actor,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
-      statements: this.shared.statements,
+      statements: tracedFor(this.shared.statements, this.trace),
+      trace: this.trace,
     };
-    return (this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope));
+    this.forked = withUnitOfWorkScope(this.shared.orm.em.fork(), scope);
+    bindTrace(this.forked, this.trace);
+    return this.forked;
   }
 
   get logger(): Logger {

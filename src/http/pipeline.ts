@@ -19,7 +19,7 @@ import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { assertHygienic } from './request-hygiene';
 import { requestIdOf } from './request-id';
-import { runTraced } from './request-tracing';
+import { startRequestSpan } from './request-tracing';
 
 /**
  * The steps every request takes, in this order, whatever its path, method or headers (issue 24). A
@@ -112,9 +112,9 @@ export class Exchange {
     return (this.requestContext ??= new HttpRequestContext(this.shared, this.requestId, this.auth, this.operation, this.rateLimit, this));
   }
 
-  /** The request's logger (a child with its request id), made when first used. */
+  /** The request's logger (a child with its request id, and its trace_id and span_id when traced), made when first used. */
   get logger(): Logger {
-    return (this.requestLogger ??= this.shared.logger.child({ requestId: this.requestId }));
+    return (this.requestLogger ??= this.shared.logger.child(this.trace ? { requestId: this.requestId, ...this.trace.scope.logFields } : { requestId: this.requestId }));
   }
 }
 
@@ -199,7 +199,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     idempotency: (x) => {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (!write || !x.auth) return;
-      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId };
+      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope };
       return deps.idempotency(request, x.res).then((claim) => {
         x.idempotency = claim;
         return claim === undefined;
@@ -293,7 +293,8 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
   return (req, res) => {
     const exchange = new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared);
     const runtime = tracing.runtime;
-    (runtime ? runTraced(runtime, exchange, run) : run(exchange)).catch(failed(res));
+    if (runtime) startRequestSpan(runtime, exchange);
+    run(exchange).catch(failed(res));
   };
 }
 

@@ -97,9 +97,7 @@ export class WebhookWorker {
       return;
     }
     this.ticking = true;
-    // A request's commit wakes the worker: its claims belong to no request's trace (D27).
-    const runtime = tracing.runtime;
-    void (runtime ? runtime.detached(() => this.tick()) : this.tick())
+    void this.tick()
       .catch((error: unknown) => this.options.logger.warn({ err: errorText(error) }, 'webhook worker: claiming deliveries failed'))
       .finally(() => {
         this.ticking = false;
@@ -157,10 +155,8 @@ export class WebhookWorker {
 
   /** One attempt; with tracing on (D27), inside its span, whose `traceparent` the receiver gets and whose trace id is stored. */
   private attempt(row: ClaimedRow): Promise<void> {
-    const runtime = tracing.runtime;
-    if (!runtime) return this.attemptOnce(row, undefined);
-    const start = { parent: row.trace_parent, url: row.url, messageId: row.message_id, attempt: row.attempt_count };
-    return runtime.webhookAttempt(start, (span) => this.attemptOnce(row, span));
+    const span = tracing.runtime?.webhookAttempt({ parent: row.trace_parent, url: row.url, messageId: row.message_id, attempt: row.attempt_count });
+    return this.attemptOnce(row, span);
   }
 
   private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {

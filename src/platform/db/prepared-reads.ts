@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { tracedStatements } from './traced-statements';
+import { boundTrace } from '../observability/tracing';
+import { labelled, tracedFor } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
@@ -67,7 +68,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
     return name;
   };
 
-  return tracedStatements('orm', em.config.get('dbName'), {
+  return labelled('orm', em.config.get('dbName'), {
     async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
       const name = nameOf(text);
       let connection: PooledClient;
@@ -126,6 +127,8 @@ export function numberedPlaceholders(sql: string): string {
  * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  const statements = em.isInTransaction() ? undefined : unitOfWorkScopeOf(em).statements;
-  return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
+  const scope = unitOfWorkScopeOf(em);
+  const statements = em.isInTransaction() ? undefined : scope.statements;
+  // D27: with tracing on, a statement in a request's transaction is a span of that request.
+  return (statements ?? tracedFor(preparedReads(em), scope.trace ?? boundTrace(em))).query<Row>(numberedPlaceholders(sql), values);
 }

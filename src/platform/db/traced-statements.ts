@@ -1,20 +1,35 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { tracing, type StatementSpan, type TracingRuntime } from '../observability/tracing';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { bindTrace, tracing, type StatementSpan, type TraceScope, type TracingRuntime } from '../observability/tracing';
 import type { PreparedReads } from './prepared-reads';
 
+/** What a span says of a statement runner: its pool and database. */
+interface RunnerLabel {
+  readonly pool: string;
+  readonly database: string | undefined;
+}
+
+const labels = new WeakMap<object, RunnerLabel>();
+
+/** Names a statement runner's pool for its spans (D27); nothing is kept while tracing is off. Returns `runner`. */
+export function labelled<T extends object>(pool: string, database: string | undefined, runner: T): T {
+  if (tracing.runtime) labels.set(runner, { pool, database });
+  return runner;
+}
+
 /**
- * A statement runner whose every statement is a span when tracing is on (D27): the runner itself when
- * it is off, so the pools pay nothing then (the choice is made once, when the runner is made).
+ * `runner` for one request (or webhook attempt) of a trace: each statement a span below `scope`.
+ * `runner` itself while tracing is off or without a scope (the choice is made once, where a request's
+ * context is made), so the pools pay nothing then.
  */
-export function tracedStatements<T extends PreparedReads>(pool: string, database: string | undefined, runner: T): T {
+export function tracedFor<T extends PreparedReads | undefined>(runner: T, scope: TraceScope | undefined): T {
   const runtime = tracing.runtime;
-  if (!runtime) return runner;
-  const query = runner.query.bind(runner);
-  return Object.assign(Object.create(runner) as T, {
+  if (!runtime || !scope || !runner) return runner;
+  const label = labels.get(runner) ?? ORM_LABEL;
+  return {
     async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
-      const span = runtime.statement(pool, database, text);
+      const span = runtime.statement(scope, label.pool, label.database, text);
       try {
-        const rows = await query<Row>(text, values);
+        const rows = await runner.query<Row>(text, values);
         span.end();
         return rows;
       } catch (error) {
@@ -22,8 +37,10 @@ export function tracedStatements<T extends PreparedReads>(pool: string, database
         throw error;
       }
     },
-  });
+  } as T;
 }
+
+const ORM_LABEL: RunnerLabel = { pool: 'orm', database: undefined };
 
 /** The database a URL names (db.namespace), or undefined. */
 export function databaseOf(url: string | undefined): string | undefined {
@@ -41,18 +58,27 @@ interface KnexQuery {
 }
 
 /**
- * Every statement the ORM's pool runs through knex (MikroORM's queries, flushes, `em.execute`) as a
- * span when tracing is on, from knex's own query events, which fire in the caller's async context.
- * BEGIN, COMMIT and ROLLBACK have no answer event in knex and are not spans.
+ * MikroORM writes a statement's values into its text before knex sends it: the text a span shows has
+ * each literal (a quoted string, a number) back as `?`, so no value reaches the traces.
  */
-export function traceOrmStatements(orm: MikroORM, runtime: TracingRuntime | undefined = tracing.runtime): void {
-  if (!runtime) return;
-  const database = orm.config.get('dbName') || databaseOf(orm.config.get('clientUrl'));
-  const client = orm.em.getConnection().getKnex().client as NodeJS.EventEmitter;
+const LITERALS = /[Ee]?'(?:[^']|'')*'|(?<![\w$."])-?\b\d+(?:\.\d+)?\b/g;
+const sanitized = (sql: string): string => sql.replace(LITERALS, '?');
+
+/**
+ * The statements of one ORM transaction (a unit of work of a request) as spans below `scope`, from
+ * the events of the transaction's own knex client (its queries and flushes, `em.execute` in it).
+ * BEGIN and COMMIT are no spans (knex reports no answer for them). Nothing while tracing is off.
+ */
+export function traceTransaction(tx: EntityManager, scope: TraceScope | undefined, runtime: TracingRuntime | undefined = tracing.runtime): void {
+  if (!runtime || !scope) return;
+  bindTrace(tx, scope);
+  const client = tx.getTransactionContext<{ client?: NodeJS.EventEmitter }>()?.client;
+  if (!client || typeof client.on !== 'function') return;
+  const database = tx.config.get('dbName');
   const open = new Map<string, StatementSpan>();
   client.on('query', (query: KnexQuery) => {
     if (query.__knexQueryUid === undefined || query.sql === undefined) return;
-    open.set(query.__knexQueryUid, runtime.statement('orm', database, query.sql));
+    open.set(query.__knexQueryUid, runtime.statement(scope, 'orm', database, sanitized(query.sql)));
   });
   const settle = (query: KnexQuery, error?: unknown) => {
     const uid = query.__knexQueryUid;
@@ -63,3 +89,4 @@ export function traceOrmStatements(orm: MikroORM, runtime: TracingRuntime | unde
   client.on('query-response', (_response: unknown, query: KnexQuery) => settle(query));
   client.on('query-error', (error: unknown, query: KnexQuery) => settle(query, error ?? new Error('query failed')));
 }
+

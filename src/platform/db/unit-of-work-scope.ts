@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlPart } from '../../foundation/sql-part';
 import type { Actor } from '../auth/actor';
+import type { TraceScope } from '../observability/tracing';
 
 /*
  * What a door attaches to the entity manager it hands to commands, for their unit of work
@@ -53,6 +54,8 @@ export interface UnitOfWorkScope {
    * Without it, the ORM's pool.
    */
   readonly statements?: { query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> };
+  /** Where the request is in its trace, when tracing is on (D27): its statements are spans there. */
+  readonly trace?: TraceScope;
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */

@@ -1,7 +1,7 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import { execute, GraphQLError, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { tracing } from '../observability/tracing';
+import { tracing, type TraceScope } from '../observability/tracing';
 import { operationOf } from './operation-of';
 
 interface Entry {
@@ -45,9 +45,10 @@ export class CompiledOperations {
     variableValues: Record<string, unknown> | undefined,
   ): ExecutionResult | Promise<ExecutionResult> {
     const runtime = tracing.runtime;
-    if (runtime === undefined) return this.run(document, operationName, contextValue, variableValues);
+    const scope = runtime && (contextValue as { trace?: TraceScope } | null)?.trace;
+    if (!runtime || !scope) return this.run(document, operationName, contextValue, variableValues);
     const operation = operationOf(document, operationName);
-    return runtime.operation(operation.type, operation.name, () => this.run(document, operationName, contextValue, variableValues));
+    return runtime.operation(scope, operation.type, operation.name, () => this.run(document, operationName, contextValue, variableValues));
   }
 
   private run(

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  context,
   defaultTextMapGetter,
   defaultTextMapSetter,
   diag,
@@ -10,9 +9,9 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -35,7 +34,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import type { RequestSpan, RequestStart, StatementSpan, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing';
+import type { RequestSpan, RequestStart, StatementSpan, TraceScope, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -57,8 +56,6 @@ function checkExporter(env: Env): void {
   const exporter = (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim().toLowerCase();
   if (exporter !== 'otlp' && exporter !== '') throw new Error(`OTEL_TRACES_EXPORTER must be otlp or none, not "${exporter}"`);
 }
-
-const UNTRACED: StatementSpan = { end: () => undefined };
 
 /** The statement's first keyword (SELECT, WITH, INSERT…): the span's name and db.operation.name, found once per text. */
 const keywords = new Map<string, string>();
@@ -89,19 +86,29 @@ function destinationOf(url: string): { full: string; host: string; port: number 
   }
 }
 
+/** Statement texts as spans show them: whitespace runs made one space (the fixed statements are indented), found once per text. */
+const compact = new Map<string, string>();
+function compactOf(text: string): string {
+  let shown = compact.get(text);
+  if (shown === undefined) {
+    shown = text.replace(/\s+/g, ' ').trim();
+    if (compact.size < 10_000) compact.set(text, shown);
+  }
+  return shown;
+}
+
 /**
  * Starts the SDK: the resource (service.name `event-service` unless OTEL_SERVICE_NAME or
  * OTEL_RESOURCE_ATTRIBUTES say otherwise), the sampler (OTEL_TRACES_SAMPLER, _ARG), a batch span
  * processor (OTEL_BSP_*), the OTLP exporter (OTEL_EXPORTER_OTLP_* endpoint, headers, timeout,
- * compression, protocol), W3C trace context, and an AsyncLocalStorage context manager, installed only
- * here, so that a statement deep inside a command finds the request it runs for.
+ * compression, protocol) and W3C trace context. No context manager: parents are passed explicitly
+ * (TraceScope), so no AsyncLocalStorage taxes every promise of the process.
  */
 export function startTracingSdk(env: Env): TracingRuntime {
   checkExporter(env);
   const exporter = exporterFor(env);
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'event-service' }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const tracer = provider.getTracer('event-service');
   const propagator = new W3CTraceContextPropagator();
 
@@ -112,10 +119,14 @@ export function startTracingSdk(env: Env): TracingRuntime {
     }
     span.end();
   };
+  const scopeOf = (parent: Context, span: Span): TraceScope => {
+    const { traceId, spanId } = span.spanContext();
+    return { parent: trace.setSpan(parent, span), logFields: { trace_id: traceId, span_id: spanId } };
+  };
 
   return {
-    request<T>(headers: IncomingHttpHeaders, start: RequestStart, run: (span: RequestSpan) => T): T {
-      const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
+    request(headers: IncomingHttpHeaders, start: RequestStart): RequestSpan {
+      const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
       const questionMark = start.target.indexOf('?');
       const attributes: Attributes = {
         [ATTR_HTTP_REQUEST_METHOD]: start.method,
@@ -127,7 +138,8 @@ export function startTracingSdk(env: Env): TracingRuntime {
       const agent = headers['user-agent'];
       if (agent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = agent;
       const span = tracer.startSpan(start.method, { kind: SpanKind.SERVER, attributes }, parent);
-      const handle: RequestSpan = {
+      return {
+        scope: scopeOf(parent, span),
         end(status, route) {
           span.updateName(`${start.method} ${route}`);
           span.setAttribute(ATTR_HTTP_ROUTE, route);
@@ -135,54 +147,57 @@ export function startTracingSdk(env: Env): TracingRuntime {
           ended(span, status >= 500 ? String(status) : undefined);
         },
       };
-      return context.with(trace.setSpan(parent, span), run, undefined, handle);
     },
 
-    operation<R>(type: string, name: string | undefined, run: () => R): R {
+    operation<R>(scope: TraceScope, type: string, name: string | undefined, run: () => R): R {
       const attributes: Attributes = { 'graphql.operation.type': type };
       if (name !== undefined) attributes['graphql.operation.name'] = name;
-      const active = context.active();
-      const span = tracer.startSpan(name === undefined ? type : `${type} ${name}`, { kind: SpanKind.INTERNAL, attributes }, active);
-      const settle = (result: unknown): void => {
+      const outer = scope.parent as Context;
+      const span = tracer.startSpan(name === undefined ? type : `${type} ${name}`, { kind: SpanKind.INTERNAL, attributes }, outer);
+      // What the operation runs (its statements) is the operation's, until it settles.
+      scope.parent = trace.setSpan(outer, span);
+      const settle = (failure: string | undefined): void => {
+        scope.parent = outer;
+        ended(span, failure);
+      };
+      const settleResult = (result: unknown): void => {
         const errors = (result as { errors?: readonly unknown[] } | null)?.errors;
-        ended(span, errors && errors.length > 0 ? 'graphql_error' : undefined);
+        settle(errors && errors.length > 0 ? 'graphql_error' : undefined);
       };
       let result: R;
       try {
-        result = context.with(trace.setSpan(active, span), run);
+        result = run();
       } catch (error) {
-        ended(span, errorTypeOf(error));
+        settle(errorTypeOf(error));
         throw error;
       }
-      if (result instanceof Promise) {
-        result.then(settle, (error: unknown) => ended(span, errorTypeOf(error)));
-      } else settle(result);
+      if (result instanceof Promise) result.then(settleResult, (error: unknown) => settle(errorTypeOf(error)));
+      else settleResult(result);
       return result;
     },
 
-    statement(pool: string, database: string | undefined, text: string): StatementSpan {
-      // A statement run for no request or attempt (the periodic jobs' polls) makes no trace of its own.
-      const active = context.active();
-      if (trace.getSpan(active) === undefined) return UNTRACED;
+    statement(scope: TraceScope, pool: string, database: string | undefined, text: string): StatementSpan {
       const operation = keywordOf(text);
+      const shown = compactOf(text);
       const attributes: Attributes = {
         [ATTR_DB_SYSTEM_NAME]: 'postgresql',
-        [ATTR_DB_QUERY_TEXT]: text,
+        [ATTR_DB_QUERY_TEXT]: shown,
         [ATTR_DB_OPERATION_NAME]: operation,
         'db.client.connection.pool.name': pool,
         // The names of the semantic conventions before 1.26, which many backends still show.
         'db.system': 'postgresql',
-        'db.statement': text,
+        'db.statement': shown,
       };
       if (database !== undefined) {
         attributes[ATTR_DB_NAMESPACE] = database;
         attributes['db.name'] = database;
       }
-      const span = tracer.startSpan(database === undefined ? operation : `${operation} ${database}`, { kind: SpanKind.CLIENT, attributes }, active);
+      const name = database === undefined ? operation : `${operation} ${database}`;
+      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, scope.parent as Context);
       return { end: (error?: unknown) => ended(span, error === undefined ? undefined : errorTypeOf(error)) };
     },
 
-    async webhookAttempt<T>(attempt: WebhookAttemptStart, run: (span: WebhookAttemptSpan) => Promise<T>): Promise<T> {
+    webhookAttempt(attempt: WebhookAttemptStart): WebhookAttemptSpan {
       const destination = destinationOf(attempt.url);
       const attributes: Attributes = {
         [ATTR_HTTP_REQUEST_METHOD]: 'POST',
@@ -197,10 +212,11 @@ export function startTracingSdk(env: Env): TracingRuntime {
       // In the trace of the change that wrote the message, when it was traced; else a trace of its own.
       const parent = attempt.parent ? propagator.extract(ROOT_CONTEXT, { traceparent: attempt.parent }, defaultTextMapGetter) : ROOT_CONTEXT;
       const span = tracer.startSpan('POST', { kind: SpanKind.CLIENT, attributes }, parent);
-      const active = trace.setSpan(parent, span);
+      const scope = scopeOf(parent, span);
       const headers: Record<string, string> = {};
-      propagator.inject(active, headers, defaultTextMapSetter);
-      const handle: WebhookAttemptSpan = {
+      propagator.inject(scope.parent as Context, headers, defaultTextMapSetter);
+      return {
+        scope,
         traceId: span.spanContext().traceId,
         headers,
         end(outcome) {
@@ -210,24 +226,12 @@ export function startTracingSdk(env: Env): TracingRuntime {
           else ended(span, outcome.statusCode === null ? outcome.error.split(':')[0] : String(outcome.statusCode));
         },
       };
-      return context.with(active, run, undefined, handle);
     },
 
-    traceparent(): string | undefined {
+    traceparent(scope: TraceScope): string {
       const carrier: Record<string, string> = {};
-      propagator.inject(context.active(), carrier, defaultTextMapSetter);
+      propagator.inject(scope.parent as Context, carrier, defaultTextMapSetter);
       return carrier.traceparent;
-    },
-
-    detached<T>(run: () => T): T {
-      return context.with(ROOT_CONTEXT, run);
-    },
-
-    logFields(): Record<string, string> {
-      const span = trace.getSpan(context.active());
-      if (!span) return {};
-      const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
     },
 
     attachLogger(logger: Logger): void {
@@ -243,9 +247,6 @@ export function startTracingSdk(env: Env): TracingRuntime {
       );
     },
 
-    async shutdown(): Promise<void> {
-      await provider.shutdown();
-      context.disable();
-    },
+    shutdown: () => provider.shutdown(),
   };
 }

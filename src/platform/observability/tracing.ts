@@ -10,27 +10,35 @@ import type { Logger } from 'pino';
  * pool's statement runner, the webhook sender), not by the stock monkey-patching instrumentations.
  */
 export interface TracingRuntime {
-  /** The SERVER span of one request, continuing its `traceparent`; `run` goes on with it active. */
-  request<T>(headers: IncomingHttpHeaders, start: RequestStart, run: (span: RequestSpan) => T): T;
-  /** A span for one GraphQL operation (`query events`), active while `run` and the promise it returns run. */
-  operation<R>(type: string, name: string | undefined, run: () => R): R;
-  /** A CLIENT span for one SQL statement on the pool `pool` (the statement's text, never its values). */
-  statement(pool: string, database: string | undefined, text: string): StatementSpan;
+  /** The SERVER span of one request, continuing its `traceparent` (ended by RequestSpan.end). */
+  request(headers: IncomingHttpHeaders, start: RequestStart): RequestSpan;
+  /** A span for one GraphQL operation (`query events`) below `scope`, its parent for what `run` does until its result settles. */
+  operation<R>(scope: TraceScope, type: string, name: string | undefined, run: () => R): R;
+  /** A CLIENT span for one SQL statement on the pool `pool` below `scope` (the statement's text, never its values). */
+  statement(scope: TraceScope, pool: string, database: string | undefined, text: string): StatementSpan;
   /**
-   * A CLIENT span for one webhook attempt, active while `run` runs: a child of the span that wrote the
-   * message (`attempt.parent`, its traceparent), else the root of a trace of its own.
+   * A CLIENT span for one webhook attempt: a child of the span that wrote the message (`attempt.parent`,
+   * its traceparent), else the root of a trace of its own.
    */
-  webhookAttempt<T>(attempt: WebhookAttemptStart, run: (span: WebhookAttemptSpan) => Promise<T>): Promise<T>;
-  /** The W3C traceparent of the active span, or undefined without one. */
-  traceparent(): string | undefined;
-  /** Runs `run` outside any trace (work a request only wakes, such as the webhook worker's claims). */
-  detached<T>(run: () => T): T;
-  /** `trace_id` and `span_id` of the active span, for log lines (pino's mixin); empty without one. */
-  logFields(): Record<string, string>;
+  webhookAttempt(attempt: WebhookAttemptStart): WebhookAttemptSpan;
+  /** The W3C traceparent of `scope`'s current span. */
+  traceparent(scope: TraceScope): string;
   /** Where the SDK's own complaints (an export that failed) go: warnings of the service's log. */
   attachLogger(logger: Logger): void;
   /** Exports what is still buffered and stops. */
   shutdown(): Promise<void>;
+}
+
+/**
+ * Where one request (or webhook attempt) is in its trace: the span new spans are children of. Passed
+ * explicitly (the exchange, the request context, the unit-of-work scope), never through an
+ * AsyncLocalStorage: on Node 20 that alone costs more than the spans (promise hooks on every promise).
+ */
+export interface TraceScope {
+  /** The OpenTelemetry context of the current parent span (opaque here). */
+  parent: unknown;
+  /** `trace_id` and `span_id` of the request's span, for its log lines. */
+  readonly logFields: { readonly trace_id: string; readonly span_id: string };
 }
 
 export interface RequestStart {
@@ -41,6 +49,7 @@ export interface RequestStart {
 }
 
 export interface RequestSpan {
+  readonly scope: TraceScope;
   /** Ends the span with the answer's status and the route that answered (the span's name). */
   end(status: number, route: string): void;
 }
@@ -58,6 +67,7 @@ export interface WebhookAttemptStart {
 }
 
 export interface WebhookAttemptSpan {
+  readonly scope: TraceScope;
   /** The attempt's trace id (stored with the attempt). */
   readonly traceId: string;
   /** The W3C `traceparent` (and `tracestate`) headers that continue this attempt's trace at the receiver. */
@@ -92,9 +102,22 @@ export function startTracing(env: Env = process.env): TracingRuntime | undefined
   return tracing.runtime;
 }
 
-/** The traceparent of the active span when tracing is on, else null: what an outbox message stores (D27). */
-export function activeTraceparent(): string | null {
-  return tracing.runtime?.traceparent() ?? null;
+const bound = new WeakMap<object, TraceScope>();
+
+/** Ties `scope` to an object that travels where the scope cannot be passed (a request's entity manager, a transaction's). */
+export function bindTrace(owner: object, scope: TraceScope | undefined): void {
+  if (scope && tracing.runtime) bound.set(owner, scope);
+}
+
+/** The scope tied to `owner` (bindTrace), or undefined (always while tracing is off). */
+export function boundTrace(owner: object): TraceScope | undefined {
+  return tracing.runtime ? bound.get(owner) : undefined;
+}
+
+/** The traceparent of `scope` when tracing is on, else null: what an outbox message stores (D27). */
+export function traceparentOf(scope: TraceScope | undefined): string | null {
+  const runtime = tracing.runtime;
+  return runtime && scope ? runtime.traceparent(scope) : null;
 }
 
 /** Stops tracing (flushing what is buffered); nothing when it is off. */

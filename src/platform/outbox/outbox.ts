@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
 import type { SqlPart } from '../../foundation/sql-part';
-import { activeTraceparent } from '../observability/tracing';
+import { boundTrace, traceparentOf } from '../observability/tracing';
 
 /** A message's `data`: the JSON object the module that causes the message presents (D18). */
 export type WebhookData = object;
@@ -68,7 +68,7 @@ export async function insertMessage(
     type,
     body,
     createdAt,
-    activeTraceparent(),
+    traceparentOf(boundTrace(em)),
   ]);
   await em.execute(
     `insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
@@ -127,6 +127,6 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
      outbox_deliveries as (
        insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
        select m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
-    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt, activeTraceparent()],
+    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt, null],
   };
 }
