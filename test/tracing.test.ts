@@ -137,7 +137,6 @@ describeOnPostgres('tracing runs the compiled server against PostgreSQL')('traci
     expect(operation!.name).toBe(`query ${String(operation!.attributes['graphql.operation.name'])}`);
     const [statement] = statementsOn(below, 'reads');
     expect(statement.attributes).toMatchObject({ 'db.system': 'postgresql', 'db.system.name': 'postgresql', 'db.namespace': expect.any(String) });
-    expect(statement.attributes['db.statement']).toEqual(statement.attributes['db.query.text']);
     // The statement's text, never its values.
     expect(String(statement.attributes['db.statement'])).toMatch(/\$1/);
     expect(String(statement.attributes['db.statement'])).not.toContain(event.slug);

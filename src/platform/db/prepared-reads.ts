@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundTrace } from '../observability/tracing';
+import { boundTrace, tracing } from '../observability/tracing';
 import { labelled, tracedFor } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
@@ -129,6 +129,8 @@ export function numberedPlaceholders(sql: string): string {
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
   const scope = unitOfWorkScopeOf(em);
   const statements = em.isInTransaction() ? undefined : scope.statements;
-  // D27: with tracing on, a statement in a request's transaction is a span of that request.
-  return (statements ?? tracedFor(preparedReads(em), scope.trace ?? boundTrace(em))).query<Row>(numberedPlaceholders(sql), values);
+  if (statements) return statements.query<Row>(numberedPlaceholders(sql), values);
+  // D27: with tracing on, a statement on the ORM's pool (in a request's transaction) is a span of that request.
+  const reads = tracing.runtime ? tracedFor(preparedReads(em), scope.trace ?? boundTrace(em)) : preparedReads(em);
+  return reads.query<Row>(numberedPlaceholders(sql), values);
 }
