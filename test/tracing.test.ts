@@ -162,7 +162,7 @@ describeOnPostgres('tracing runs the compiled server against PostgreSQL')('traci
     expect(below.find((span) => span.name === 'query Root')!.attributes).toMatchObject({ 'graphql.operation.name': 'Root', 'graphql.operation.type': 'query' });
   });
 
-  test('a booking: its statement on the writes pool; with an Idempotency-Key, the keys pool; the webhook attempt sends traceparent and stores its trace id', async () => {
+  test('a booking: its statement on the writes pool; with an Idempotency-Key, the keys pool; its webhook attempt continues its trace, sends traceparent and stores the trace id', async () => {
     const created = await traced!.client.graphql(key, `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { endpoint { id } } }`, {
       input: { url: hooks.url, eventTypes: ['booking.created'] },
     });
@@ -182,18 +182,24 @@ describeOnPostgres('tracing runs the compiled server against PostgreSQL')('traci
     expect(keyed.response.body.data.createBooking.status).toBe('CONFIRMED');
     await spansUnder(keyed.server, (spans) => statementsOn(spans, 'keys').length > 0);
 
-    // Each booking's message reaches the receiver with the traceparent of its attempt's span: a CLIENT
-    // span of a trace of its own (a booking writes its message inside its one statement).
+    // Each booking's message reaches the receiver in the booking's own trace: the attempt's span is a
+    // child of the span that wrote the message (the mutation), and its traceparent goes to the receiver.
     const received = await hooks.waitFor((messages) => messages.filter((message) => message.json.type === 'booking.created').length >= 2);
-    const [first] = received;
-    expect(String(first.headers.traceparent)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-    const [, attemptTraceId, attemptSpanId] = String(first.headers.traceparent).split('-');
-    await otlp.waitFor(() => otlp.trace(attemptTraceId).some((span) => span.spanId === attemptSpanId));
-    const attemptSpan = otlp.trace(attemptTraceId).find((span) => span.spanId === attemptSpanId)!;
-    expect(attemptSpan).toMatchObject({ kind: SPAN_KIND.client, name: 'POST', parentSpanId: '' });
-    expect(attemptSpan.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.full': hooks.url, 'messaging.message.id': first.id });
+    for (const request of [booking, keyed]) {
+      const message = received.find((candidate) => String(candidate.headers.traceparent).split('-')[1] === request.traceId);
+      expect(message).toBeDefined();
+      expect(String(message!.headers.traceparent)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      const attemptSpanId = String(message!.headers.traceparent).split('-')[2];
+      await otlp.waitFor(() => otlp.trace(request.traceId).some((span) => span.spanId === attemptSpanId));
+      const attemptSpan = otlp.trace(request.traceId).find((span) => span.spanId === attemptSpanId)!;
+      const mutation = otlp.trace(request.traceId).find((span) => span.parentSpanId === request.server.spanId && span.name === 'mutation')!;
+      expect(attemptSpan).toMatchObject({ kind: SPAN_KIND.client, name: 'POST', parentSpanId: mutation.spanId });
+      expect(attemptSpan.attributes).toMatchObject({ 'http.response.status_code': 200, 'url.full': hooks.url, 'messaging.message.id': message!.id });
+    }
     // The worker's own statements (its claims) are in no request's trace.
     expect(otlp.trace(booking.traceId).filter((span) => /webhook_deliveries d join/.test(String(span.attributes['db.statement'])))).toEqual([]);
+    const [first] = received;
+    const attemptTraceId = String(first.headers.traceparent).split('-')[1];
 
     // The attempt records the trace id (GraphQL's WebhookAttempt.traceId).
     const stored = async () =>

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundTrace, tracing } from '../observability/tracing';
+import { boundTrace, fillTraceparent, tracing } from '../observability/tracing';
 import { labelled, tracedFor } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
@@ -129,8 +129,9 @@ export function numberedPlaceholders(sql: string): string {
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
   const scope = unitOfWorkScopeOf(em);
   const statements = em.isInTransaction() ? undefined : scope.statements;
-  if (statements) return statements.query<Row>(numberedPlaceholders(sql), values);
-  // D27: with tracing on, a statement on the ORM's pool (in a request's transaction) is a span of that request.
-  const reads = tracing.runtime ? tracedFor(preparedReads(em), scope.trace ?? boundTrace(em)) : preparedReads(em);
-  return reads.query<Row>(numberedPlaceholders(sql), values);
+  if (!tracing.runtime) return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
+  // D27: a statement on the ORM's pool (in a request's transaction) is a span of that request, and an
+  // outbox message it writes keeps that request's traceparent.
+  const trace = scope.trace ?? boundTrace(em);
+  return (statements ?? tracedFor(preparedReads(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
 }

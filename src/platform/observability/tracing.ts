@@ -114,6 +114,22 @@ export function boundTrace(owner: object): TraceScope | undefined {
   return tracing.runtime ? bound.get(owner) : undefined;
 }
 
+/**
+ * A statement's binding that stands for the traceparent of the request the statement runs for, filled
+ * in by the statement runner that knows the request (fillTraceparent); a statement that never meets one
+ * stores NULL (`nullif`, see outboxCtes). Only bound while tracing is on.
+ */
+export const TRACEPARENT_PLACEHOLDER = '{traceparent}';
+
+/** `values` with the placeholder replaced by `scope`'s traceparent (or null); `values` itself when it has none. */
+export function fillTraceparent(values: readonly unknown[], scope: TraceScope | undefined): readonly unknown[] {
+  const at = values.indexOf(TRACEPARENT_PLACEHOLDER);
+  if (at === -1) return values;
+  const filled = [...values];
+  filled[at] = traceparentOf(scope);
+  return filled;
+}
+
 /** The traceparent of `scope` when tracing is on, else null: what an outbox message stores (D27). */
 export function traceparentOf(scope: TraceScope | undefined): string | null {
   const runtime = tracing.runtime;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
 import type { SqlPart } from '../../foundation/sql-part';
-import { boundTrace, traceparentOf } from '../observability/tracing';
+import { boundTrace, tracing, traceparentOf, TRACEPARENT_PLACEHOLDER } from '../observability/tracing';
 
 /** A message's `data`: the JSON object the module that causes the message presents (D18). */
 export type WebhookData = object;
@@ -121,12 +121,13 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
         where organization_id = ?::text and enabled and (cardinality(event_types) = 0 or ?::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select ?::text, ?::text, ?::text, ${body.sql}, ?::timestamptz, ?::text from ${gate} g
+       select ?::text, ?::text, ?::text, ${body.sql}, ?::timestamptz, nullif(?::text, '${TRACEPARENT_PLACEHOLDER}') from ${gate} g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
        insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, created_at)
        select m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
-    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt, null],
+    // trace_parent (D27): the request's, filled in by executePrepared, which knows the request.
+    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt, tracing.runtime ? TRACEPARENT_PLACEHOLDER : null],
   };
 }
