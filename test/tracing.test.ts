@@ -279,6 +279,22 @@ describeOnPostgres('tracing runs the compiled server against PostgreSQL')('traci
     }
   });
 
+  test('shutdown (SIGTERM) exports the spans still buffered', async () => {
+    const late = await new OtlpReceiver().listen();
+    // A schedule far longer than the test: only the shutdown's flush can send the span.
+    const server = await start(database.url, secret, { OTEL_EXPORTER_OTLP_ENDPOINT: late.endpoint, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    const traceId = hex(16);
+    try {
+      const headers = { authorization: `Bearer ${key}`, traceparent: traceparent(traceId, hex(8)) };
+      expect((await server.client.request('GET', `/v1/events/${event.slug}`, { headers })).status).toBe(200);
+      expect(late.trace(traceId)).toEqual([]);
+    } finally {
+      await stop(server);
+    }
+    expect(late.trace(traceId).find((span) => span.kind === SPAN_KIND.server)).toMatchObject({ name: 'GET /v1/events/:slug' });
+    await late.close();
+  });
+
   test('without an OTLP endpoint (or with OTEL_SDK_DISABLED) nothing is exported and no log line has a trace id', async () => {
     const quiet = await new OtlpReceiver().listen();
     const envs: Array<Record<string, string>> = [{}, { OTEL_EXPORTER_OTLP_ENDPOINT: quiet.endpoint, OTEL_SDK_DISABLED: 'true' }];
