@@ -6,6 +6,7 @@ import { createLogger } from './foundation/logger';
 import { startService, type RunningService } from './service';
 import { startupBanner } from './startup-banner';
 import { disablePretenuring, limitHeapGrowth } from './foundation/heap-growth';
+import { startTracing, stopTracing } from './platform/observability/tracing';
 
 /** How long SIGTERM waits for in-flight requests before closing the remaining connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -14,7 +15,10 @@ async function main(): Promise<void> {
   limitHeapGrowth();
   disablePretenuring();
   const config = loadConfig();
+  // D27: on when an OTLP endpoint is set (OTEL_* variables); before anything that runs a statement.
+  const tracing = startTracing();
   const logger = createLogger(config.logLevel);
+  tracing?.attachLogger(logger);
   const database = await openServerDatabase(config, logger);
   logger.info({ database: database.description }, `database: ${database.description}`);
   let service: RunningService;
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
     try {
       await service.close(SHUTDOWN_GRACE_MS);
       await database.close();
+      await stopTracing();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

@@ -11,6 +11,8 @@ import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
 import type { ReadReplica, ReadSource } from '../platform/db/replica/read-replica';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
+import { tracedFor } from '../platform/db/traced-statements';
+import { bindTrace, type TraceScope } from '../platform/observability/tracing';
 
 /** What every request's context shares (made once). */
 export interface ContextShared {
@@ -36,6 +38,8 @@ export class HttpRequestContext implements RequestContext {
   readonly reads: PreparedReads;
   readonly webhooks: WebhookRuntime;
   readonly cursors: ListCursors | undefined;
+  /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */
+  readonly trace: TraceScope | undefined;
   /** See RequestContext.executed (set by the compiled path of /graphql only). */
   executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
@@ -48,16 +52,18 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, and the client's address. */
+    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, the client's address and its span (D27). */
     private readonly locals?: {
       readonly logger: Logger;
       readonly idempotency?: IdempotencyClaim;
       readonly ip?: string;
       /** A read-only request the replica can answer (its organization's writes replayed): the pipeline's choice. */
       readonly readSource?: ReadSource;
+      readonly trace?: { readonly scope: TraceScope };
     },
   ) {
-    this.reads = locals?.readSource?.reads ?? shared.reads;
+    this.trace = locals?.trace?.scope;
+    this.reads = tracedFor(locals?.readSource?.reads ?? shared.reads, this.trace);
     this.webhooks = shared.webhooks;
     this.cursors = shared.cursors;
   }
@@ -79,17 +85,23 @@ export class HttpRequestContext implements RequestContext {
       requestId: this.requestId,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
-      statements: this.shared.statements,
+      statements: tracedFor(this.shared.statements, this.trace),
+      trace: this.trace,
       committed: replica ? () => replica.wrote(organizationId) : undefined,
     };
     const orm = this.locals?.readSource?.orm ?? this.shared.orm;
-    return (this.forked = withUnitOfWorkScope(orm.em.fork(), scope));
+    this.forked = withUnitOfWorkScope(orm.em.fork(), scope);
+    bindTrace(this.forked, this.trace);
+    return this.forked;
   }
 
   /** See RequestContext.primaryEm: a fork of the primary's with the same scope when `em` reads a replica. */
   get primaryEm(): EntityManager {
     if (this.locals?.readSource === undefined) return this.em;
-    return (this.primary ??= withUnitOfWorkScope(this.shared.orm.em.fork(), unitOfWorkScopeOf(this.em)));
+    if (this.primary) return this.primary;
+    this.primary = withUnitOfWorkScope(this.shared.orm.em.fork(), unitOfWorkScopeOf(this.em));
+    bindTrace(this.primary, this.trace);
+    return this.primary;
   }
 
   get logger(): Logger {

@@ -6,6 +6,7 @@ import { AppError, type ErrorCode } from '../foundation/errors/app-error';
 import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import { retryInBackground, type IdempotencyKeyStore, type StoredResponse } from '../platform/idempotency/idempotency-key.store';
 import { timeLeftMs } from './deadline';
+import type { TraceScope } from '../platform/observability/tracing';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** 1 to 255 printable ASCII characters (D17). */
@@ -97,6 +98,8 @@ export interface IdempotentRequest {
   /** What makes two requests the same (method, path and body; for GraphQL the document and variables). */
   readonly parts: unknown;
   readonly requestId: string;
+  /** Where the request is in its trace, when tracing is on (D27). */
+  readonly trace?: TraceScope;
 }
 
 /**
@@ -109,9 +112,9 @@ export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) 
 
 /** Idempotency-Key (D17) for both doors, backed by `store`. */
 export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
-  return async ({ organizationId, key, parts, requestId }, res) => {
+  return async ({ organizationId, key, parts, requestId, trace }, res) => {
     const fingerprint = fingerprintOf(parts);
-    const claim = await store.claim(organizationId, key, fingerprint);
+    const claim = await store.claim(organizationId, key, fingerprint, trace);
     switch (claim.kind) {
       case 'reused':
         throw AppError.idempotencyKeyReused(key);

@@ -6,6 +6,7 @@ import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { ReadSource } from '../platform/db/replica/read-replica';
 import type { OrganizationRateLimiter, RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { Metrics } from '../platform/observability/metrics';
+import { tracing, type RequestSpan } from '../platform/observability/tracing';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
 import { writeAccessLine } from './access-log';
 import { abandon, setDeadline } from './deadline';
@@ -19,6 +20,7 @@ import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { assertHygienic } from './request-hygiene';
 import { requestIdOf } from './request-id';
+import { startRequestSpan } from './request-tracing';
 
 /**
  * The steps every request takes, in this order, whatever its path, method or headers (issue 24). A
@@ -93,6 +95,8 @@ export class Exchange {
   recorded = false;
   /** Where a read-only request reads when the replica can answer it (D25); undefined: the primary. */
   readSource: ReadSource | undefined = undefined;
+  /** The request's span while tracing is on (D27, src/http/request-tracing.ts). */
+  trace: RequestSpan | undefined = undefined;
   private requestContext: HttpRequestContext | undefined = undefined;
   private requestLogger: Logger | undefined = undefined;
 
@@ -116,9 +120,9 @@ export class Exchange {
     return (this.requestContext ??= new HttpRequestContext(this.shared, this.requestId, this.auth, this.operation, this.rateLimit, this));
   }
 
-  /** The request's logger (a child with its request id), made when first used. */
+  /** The request's logger (a child with its request id, and its trace_id and span_id when traced), made when first used. */
   get logger(): Logger {
-    return (this.requestLogger ??= this.shared.logger.child({ requestId: this.requestId }));
+    return (this.requestLogger ??= this.shared.logger.child(this.trace ? { requestId: this.requestId, ...this.trace.scope.logFields } : { requestId: this.requestId }));
   }
 }
 
@@ -204,7 +208,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     idempotency: (x) => {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (!write || !x.auth) return;
-      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId };
+      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope };
       return deps.idempotency(request, x.res).then((claim) => {
         x.idempotency = claim;
         return claim === undefined;
@@ -231,6 +235,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     usage.recordResponse(x.auth, status);
     const route = routeOf(x);
     metrics.observe(x.req.method as string, route, status, x.started);
+    x.trace?.end(status, route);
     if (accessLineEnabled) {
       writeAccessLine(x.logger, {
         method: x.req.method as string,
@@ -304,7 +309,10 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
   };
 
   return (req, res) => {
-    run(new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared)).catch(failed(res));
+    const exchange = new Exchange(req, res, clientIpOf(req, deps.trustProxy), shared);
+    const runtime = tracing.runtime;
+    if (runtime) startRequestSpan(runtime, exchange);
+    run(exchange).catch(failed(res));
   };
 }
 

@@ -12,6 +12,8 @@ export interface OutgoingMessage {
   readonly url: string;
   /** Every secret that signs now: the current one, and during a rotation the previous one. */
   readonly secrets: readonly string[];
+  /** Headers sent besides the signed ones: the attempt's `traceparent` when tracing is on (D27). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface AttemptOutcome {
@@ -75,7 +77,7 @@ export class WebhookSender {
       return outcome({ ok: false, statusCode: null, error: `refused: ${(error as Error).message}`, responseBody: null });
     }
     const body = Buffer.from(message.body, 'utf8');
-    const headers = { ...signedHeaders(message, new Date()), 'content-length': String(body.length) };
+    const headers = { ...message.headers, ...signedHeaders(message, new Date()), 'content-length': String(body.length) };
     const transport = url.protocol === 'https:' ? https : http;
 
     return new Promise<AttemptOutcome>((resolve) => {

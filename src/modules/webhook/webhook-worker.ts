@@ -9,6 +9,7 @@ import type { Resolve } from '../../platform/outbox/webhook-destination';
 import { signingCiphertexts } from './webhook.policy';
 import { auditCtes } from '../../platform/audit/audit-log';
 import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
+import { tracing, type WebhookAttemptSpan } from '../../platform/observability/tracing';
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
@@ -33,6 +34,8 @@ interface ClaimedRow {
   interrupted: Date | null;
   message_id: string;
   body: string;
+  /** The traceparent of the change that wrote the message (D27), or null. */
+  trace_parent: string | null;
   endpoint_id: string;
   url: string;
   secret_ciphertext: string;
@@ -149,22 +152,29 @@ export class WebhookWorker {
            next_attempt_at = now() + ? * interval '1 millisecond'
        from due, webhook_messages m, webhook_endpoints e
        where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
-       returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body,
+       returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body, m.trace_parent,
          e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
       [limit, leaseMs, leaseMs],
     );
   }
 
-  private async attempt(row: ClaimedRow): Promise<void> {
+  /** One attempt; with tracing on (D27), inside its span, whose `traceparent` the receiver gets and whose trace id is stored. */
+  private attempt(row: ClaimedRow): Promise<void> {
+    const span = tracing.runtime?.webhookAttempt({ parent: row.trace_parent, url: row.url, messageId: row.message_id, attempt: row.attempt_count });
+    return this.attemptOnce(row, span);
+  }
+
+  private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {
     if (row.interrupted) await this.recordInterrupted(row);
     const attemptedAt = new Date();
     const signing = this.signingSecrets(row);
     const outcome = signing
-      ? await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing })
+      ? await this.sender.send({ id: row.message_id, body: row.body, url: row.url, secrets: signing, headers: span?.headers })
       : UNSIGNABLE;
+    span?.end(outcome);
     this.options.metrics.attempts.inc({ result: resultOf(outcome) });
     this.options.metrics.duration.observe(outcome.durationMs / 1000);
-    await this.record(row, attemptedAt, outcome);
+    await this.record(row, attemptedAt, outcome, span?.traceId ?? null);
   }
 
   /** The current secret, and the previous one while its rotation overlap lasts; undefined when the key cannot open them. */
@@ -194,7 +204,7 @@ export class WebhookWorker {
     );
   }
 
-  private async record(row: ClaimedRow, attemptedAt: Date, outcome: AttemptOutcome): Promise<void> {
+  private async record(row: ClaimedRow, attemptedAt: Date, outcome: AttemptOutcome, traceId: string | null): Promise<void> {
     const { settings, metrics, logger } = this.options;
     const retryIn = outcome.ok ? undefined : retryDelayMs(settings.retryScheduleMs, row.retry_index);
     const status = outcome.ok ? 'SUCCEEDED' : retryIn === undefined ? 'FAILED' : 'PENDING';
@@ -224,8 +234,8 @@ export class WebhookWorker {
     );
     const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
       `with attempt as (
-         insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-         values (?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+         insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
        delivery as (
          update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
            next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
@@ -250,6 +260,7 @@ export class WebhookWorker {
         outcome.durationMs,
         outcome.error,
         outcome.responseBody,
+        traceId,
         status,
         outcome.ok ? 0 : 1,
         attemptedAt,

@@ -145,12 +145,13 @@ interface AttemptRow {
   duration_ms: number;
   error: string | null;
   response_body: string | null;
+  trace_id: string | null;
 }
 
 async function withAttempts(em: EntityManager, rows: DeliveryRow[]): Promise<WebhookMessage[]> {
   if (rows.length === 0) return [];
   const attempts = await em.execute<AttemptRow[]>(
-    `select delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body
+    `select delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id
      from webhook_attempts where delivery_id = any(?::bigint[]) order by attempt_number`,
     [`{${rows.map((row) => row.delivery_id).join(',')}}`],
   );
@@ -173,5 +174,6 @@ function attemptView(row: AttemptRow): WebhookAttempt {
     durationMs: row.duration_ms,
     error: row.error,
     responseBody: row.response_body,
+    traceId: row.trace_id,
   };
 }

@@ -77,6 +77,12 @@ export class WebhookAttempt {
 
   @Field(() => String, { nullable: true, description: 'The first 1 KiB of the response body.' })
   responseBody!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'The W3C trace id of the attempt (its `traceparent` went to the receiver); null when tracing was off.',
+  })
+  traceId!: string | null;
 }
 
 @ObjectType('WebhookMessage', { description: 'A message to one endpoint, with every attempt.' })

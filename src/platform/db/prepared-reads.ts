@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { boundTrace, fillTraceparent, tracing } from '../observability/tracing';
+import { labelled, tracedFor } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
@@ -66,7 +68,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
     return name;
   };
 
-  return {
+  return labelled('orm', em.config.get('dbName'), {
     async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
       const name = nameOf(text);
       let connection: PooledClient;
@@ -87,7 +89,7 @@ function createPreparedReads(em: EntityManager, knexClient = em.getConnection().
         void knexClient.releaseConnection(connection);
       }
     },
-  };
+  });
 }
 
 const numbered = new Map<string, string>();
@@ -125,6 +127,11 @@ export function numberedPlaceholders(sql: string): string {
  * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  const statements = em.isInTransaction() ? undefined : unitOfWorkScopeOf(em).statements;
-  return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
+  const scope = unitOfWorkScopeOf(em);
+  const statements = em.isInTransaction() ? undefined : scope.statements;
+  if (!tracing.runtime) return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
+  // D27: a statement on the ORM's pool (in a request's transaction) is a span of that request, and an
+  // outbox message it writes keeps that request's traceparent.
+  const trace = scope.trace ?? boundTrace(em);
+  return (statements ?? tracedFor(preparedReads(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
 }

@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import type { DatabaseTimeouts } from '../../foundation/config';
 import { DRIVER_TIMEOUT_SLACK_MS } from './orm-config';
 import { queryLogOf, type PreparedReads } from './prepared-reads';
+import { databaseOf, labelled } from './traced-statements';
 
 /** A read connection left unused this long is closed (seconds). */
 const IDLE_SECONDS = 60;
@@ -76,7 +77,7 @@ export function openReadPool(
   // For a database that stopped answering (a frozen host): PostgreSQL's own timeout cannot fire.
   const boundMs = timeouts.statementMs + DRIVER_TIMEOUT_SLACK_MS;
 
-  return {
+  return labelled(options.name ?? 'reads', databaseOf(url), {
     async query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> {
       const started = log ? Date.now() : 0;
       let timer: NodeJS.Timeout | undefined;
@@ -97,5 +98,5 @@ export function openReadPool(
       }
     },
     close: () => sql.end({ timeout: timeouts.connectMs / 1000 }),
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlPart } from '../../foundation/sql-part';
 import type { Actor } from '../auth/actor';
+import type { TraceScope } from '../observability/tracing';
 
 /*
  * What a door attaches to the entity manager it hands to commands, for their unit of work
@@ -62,6 +63,8 @@ export interface UnitOfWorkScope {
    * wait for the replica to replay the write. Unset without DATABASE_READ_URL.
    */
   readonly committed?: () => Promise<void>;
+  /** Where the request is in its trace, when tracing is on (D27): its statements are spans there. */
+  readonly trace?: TraceScope;
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */

@@ -2,6 +2,7 @@ import { helper, Utils } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { noteOutboxWrite, takeOutboxWrite } from '../outbox/outbox';
+import { traceTransaction } from './traced-statements';
 import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
@@ -98,6 +99,7 @@ export async function inUnitOfWork<T>(
   if (claim === undefined) {
     const value = await em.transactional((tx) => {
       transaction = tx;
+      traceTransaction(tx, scope.trace);
       return work(tx, scope);
     });
     afterCommit(scope, transaction);
@@ -135,6 +137,7 @@ export async function inUnitOfWork<T>(
   };
   const result = await em.transactional(async (tx) => {
     transaction = tx;
+    traceTransaction(tx, scope.trace);
     if (returns) await fence(tx, { [ENTITY]: returns.entity, id: returns.id });
     const value = await work(tx, scope);
     await tx.flush();
@@ -164,6 +167,7 @@ export async function inUnitOfWork<T>(
 export async function withinTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) return work(em);
   return em.transactional(async (tx) => {
+    traceTransaction(tx, unitOfWorkScopeOf(em).trace);
     const value = await work(tx);
     if (takeOutboxWrite(tx)) noteOutboxWrite(em);
     return value;

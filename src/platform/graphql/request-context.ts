@@ -7,6 +7,7 @@ import { preparedReads, type PreparedReads } from '../db/prepared-reads';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../outbox/webhook-runtime';
 import type { ListCursors } from '../crypto/list-cursor';
+import type { TraceScope } from '../observability/tracing';
 
 /** The per-request context, identical for /graphql and for REST routes executed in-process. */
 export interface RequestContext {
@@ -40,6 +41,8 @@ export interface RequestContext {
    * which it hands to Apollo to report: Apollo's executor returns it instead of executing again.
    */
   readonly executed?: ExecutionResult;
+  /** Where the request is in its trace, when tracing is on (D27): the operation's span goes below it. */
+  readonly trace?: TraceScope;
 }
 
 export function readsOf(context: RequestContext): PreparedReads {

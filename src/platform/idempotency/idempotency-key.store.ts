@@ -4,6 +4,8 @@ import DataLoader from 'dataloader';
 import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
+import { tracedFor } from '../db/traced-statements';
+import type { TraceScope } from '../observability/tracing';
 import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, openPoint, openStored, sealPoint, type ResponseSealer } from './idempotency-statements';
 
 export type { ResponseSealer } from './idempotency-statements';
@@ -68,6 +70,8 @@ export interface HeldKey extends IdempotencyClaim {
   readonly organizationId: string;
   readonly fingerprint: string;
   readonly claimToken: string;
+  /** The claiming request's place in its trace (D27): the key's statements are spans there. */
+  readonly trace?: TraceScope;
 }
 
 interface ClaimedRow {
@@ -79,6 +83,7 @@ interface PendingClaim {
   readonly key: string;
   readonly fingerprint: string;
   readonly claimToken: string;
+  readonly trace?: TraceScope;
 }
 
 interface PendingAnswer {
@@ -130,8 +135,9 @@ export class IdempotencyKeyStore {
    * 409, as while the first request runs), and then the retry runs again, or, where the change had
    * committed, answers it from its recovery point (D17). Not a duplicate, not a lost change.
    */
-  private execute<T>(sql: string, params: unknown[]): Promise<T[]> {
-    if (this.statements) return this.statements.query<T>(numberedPlaceholders(sql), params);
+  private execute<T>(sql: string, params: unknown[], trace?: TraceScope): Promise<T[]> {
+    // A batch's statement is a span of the first request in it (D27).
+    if (this.statements) return tracedFor(this.statements, trace).query<T>(numberedPlaceholders(sql), params);
     return this.orm.em.fork().getConnection().execute<T[]>(sql, params);
   }
 
@@ -140,7 +146,7 @@ export class IdempotencyKeyStore {
    * (same fingerprint, done), in use (same fingerprint, still running), or reused (another
    * fingerprint). An expired record, or a running one whose lease ran out, is taken over.
    */
-  async claim(organizationId: string, key: string, fingerprint: string): Promise<ClaimResult> {
+  async claim(organizationId: string, key: string, fingerprint: string, trace?: TraceScope): Promise<ClaimResult> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const claimToken = randomUUID();
       // The first attempt joins the claims of other requests made in the same turn of the event loop.
@@ -151,14 +157,15 @@ export class IdempotencyKeyStore {
         key,
         claimToken,
         attempt === 0 && this.claims
-          ? this.claims.load({ organizationId, key, fingerprint, claimToken })
-          : this.execute<ClaimedRow>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken]).then((rows) => rows[0]),
+          ? this.claims.load({ organizationId, key, fingerprint, claimToken, trace })
+          : this.execute<ClaimedRow>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken], trace).then((rows) => rows[0]),
       );
-      if (claimed) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}) };
+      if (claimed) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}, trace) };
       const [row] = await this.execute<Row>(
         `select fingerprint, state, response_status, response_headers, response_body
          from idempotency_keys where organization_id = ? and key = ? and expires_at > now()`,
         [organizationId, key],
+        trace,
       );
       if (!row) continue; // released or expired in between: try to take it again
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
@@ -189,7 +196,7 @@ export class IdempotencyKeyStore {
       unique.map((claim) => claim.key),
       unique.map((claim) => claim.fingerprint),
       unique.map((claim) => claim.claimToken),
-    ]);
+    ], unique[0]?.trace);
     const byToken = new Map(rows.map((row) => [row.claim_token, row]));
     return claims.map((claim) => byToken.get(claim.claimToken));
   }
@@ -203,7 +210,7 @@ export class IdempotencyKeyStore {
       answers.map(({ response }) => response.status),
       answers.map(({ response }) => JSON.stringify(response.headers)),
       answers.map(({ response }) => this.sealer.seal(response.body)),
-    ]);
+    ], answers[0]?.held.trace);
     return answers.map(() => undefined);
   }
 
@@ -230,10 +237,11 @@ export class IdempotencyKeyStore {
   }
 
   /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */
-  private held(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>): HeldKey {
+  private held(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>, trace?: TraceScope): HeldKey {
     const { sealer } = this;
     let steps = 0;
     return {
+      trace,
       organizationId,
       key,
       fingerprint,
@@ -284,6 +292,7 @@ export class IdempotencyKeyStore {
       `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
        where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`,
       [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
+      held.trace,
     );
   }
 

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
 import type { SqlPart } from '../../foundation/sql-part';
+import { boundTrace, tracing, traceparentOf, TRACEPARENT_PLACEHOLDER } from '../observability/tracing';
 
 /** A message's `data`: the JSON object the module that causes the message presents (D18). */
 export type WebhookData = object;
@@ -60,12 +61,14 @@ export async function insertMessage(
   const id = newId('msg');
   const createdAt = new Date();
   const body = JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
-  await em.execute(`insert into webhook_messages (id, organization_id, type, body, created_at) values (?, ?, ?, ?, ?)`, [
+  // trace_parent: the change's span when tracing is on (D27), continued by the message's attempts.
+  await em.execute(`insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent) values (?, ?, ?, ?, ?, ?)`, [
     id,
     organizationId,
     type,
     body,
     createdAt,
+    traceparentOf(boundTrace(em)),
   ]);
   await em.execute(
     `insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
@@ -117,13 +120,14 @@ export function outboxCtes(organizationId: string, type: string, gate: string, d
        select id, organization_id from webhook_endpoints
         where organization_id = ?::text and enabled and (cardinality(event_types) = 0 or ?::text = any(event_types))),
      outbox_message as (
-       insert into webhook_messages (id, organization_id, type, body, created_at)
-       select ?::text, ?::text, ?::text, ${body.sql}, ?::timestamptz from ${gate} g
+       insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
+       select ?::text, ?::text, ?::text, ${body.sql}, ?::timestamptz, nullif(?::text, '${TRACEPARENT_PLACEHOLDER}') from ${gate} g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)`,
-    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt],
+    // trace_parent (D27): the request's, filled in by executePrepared, which knows the request.
+    bindings: [organizationId, type, newId('msg'), organizationId, type, ...body.bindings, createdAt, tracing.runtime ? TRACEPARENT_PLACEHOLDER : null],
   };
 }

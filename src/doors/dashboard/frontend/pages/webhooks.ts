@@ -209,7 +209,13 @@ function messagesTable(context: PageContext, endpoint: WebhookEndpointFieldsFrag
             'ul',
             { class: 'attempts-list', 'aria-label': `Attempts of message ${message.id}` },
             ...message.attempts.map((attempt) =>
-              h('li', {}, `#${attempt.attemptNumber} ${formatDate(attempt.attemptedAt)}: ${attempt.statusCode ?? attempt.error ?? '—'} (${Math.round(attempt.durationMs)} ms)`),
+              h(
+                'li',
+                {},
+                `#${attempt.attemptNumber} ${formatDate(attempt.attemptedAt)}: ${attempt.statusCode ?? attempt.error ?? '—'} (${Math.round(attempt.durationMs)} ms)`,
+                // D27: the attempt's trace, to look up in the tracing backend.
+                attempt.traceId ? h('span', { class: 'hint', title: 'Trace id' }, ` trace ${attempt.traceId}`) : null,
+              ),
             ),
           );
     const redeliver = context.session.permissions.includes('webhooks:write')
