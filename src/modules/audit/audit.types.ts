@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ListPage } from '../../platform/graphql/list-page';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum AuditActorKind {
   MEMBER = 'MEMBER',
@@ -52,22 +53,7 @@ export class AuditEntry {
 }
 
 @ObjectType('AuditLogList', { description: 'One page of the audit log, newest first.', simpleResolvers: true })
-export class AuditLogList {
+export class AuditLogList extends ListPage {
   @Field(() => [AuditEntry])
   entries!: AuditEntry[];
-
-  @Field(() => Int, { description: 'Entries matching the filters, on every page.' })
-  total!: number;
-
-  @Field(() => Int)
-  page!: number;
-
-  @Field(() => Int)
-  limit!: number;
-
-  @Field(() => String, {
-    nullable: true,
-    description: 'Pass as `after` for the next page (same filters); null on the last page. Opaque, valid for this organization and list only.',
-  })
-  nextCursor!: string | null;
 }

@@ -1,4 +1,5 @@
 import { GraphQLDateTimeISO } from 'graphql-scalars';
+import { ListPage } from '../../platform/graphql/list-page';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { SeatsRequestInput } from '../booking/booking.inputs';
 import { WaitlistStatus } from './waitlist-entry.entity';
@@ -57,23 +58,7 @@ export class WaitlistEntry {
 }
 
 @ObjectType('WaitlistPage', { description: "One page of an event's waiting list, in join order." })
-export class WaitlistPage {
+export class WaitlistPage extends ListPage {
   @Field(() => [WaitlistEntry])
   entries!: WaitlistEntry[];
-
-  @Field(() => Int, { description: 'Entries matching the filter, on every page.' })
-  total!: number;
-
-  @Field(() => Int)
-  page!: number;
-
-  @Field(() => Int)
-  limit!: number;
-
-  @Field(() => String, {
-    nullable: true,
-    description:
-      'Pass as `after` for the next page (same event and status); null on the last page. Opaque, valid for this organization and list only.',
-  })
-  nextCursor!: string | null;
 }

@@ -1,4 +1,5 @@
 import { GraphQLDateTimeISO, GraphQLJSONObject } from 'graphql-scalars';
+import { ListPage } from '../../platform/graphql/list-page';
 import { Field, Float, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 
@@ -110,23 +111,7 @@ export class WebhookMessage {
 }
 
 @ObjectType('WebhookMessageList', { description: 'One page of an endpoint’s messages, newest first.' })
-export class WebhookMessageList {
+export class WebhookMessageList extends ListPage {
   @Field(() => [WebhookMessage])
   messages!: WebhookMessage[];
-
-  @Field(() => Int)
-  total!: number;
-
-  @Field(() => Int)
-  page!: number;
-
-  @Field(() => Int)
-  limit!: number;
-
-  @Field(() => String, {
-    nullable: true,
-    description:
-      'Pass as `after` for the next page (same endpoint and status); null on the last page. Opaque, valid for this organization and list only.',
-  })
-  nextCursor!: string | null;
 }
