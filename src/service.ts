@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createRequestListener } from './app';
-import type { Exchange } from './http/pipeline';
+import type { Exchange } from './http/exchange';
 import type { ApiKeyAuthenticator } from './modules/api-key/api-key-authenticator';
 import { startAuthentication, type Authentication } from './modules/api-key/authentication';
 import type { Config } from './foundation/config';

@@ -1,5 +1,5 @@
 import { ApolloServer, type BaseContext } from '@apollo/server';
-import { FINISHING_STEPS, PIPELINE_STEPS, type Exchange, type StepName } from '../src/http/pipeline';
+import { FINISHING_STEPS, PIPELINE_STEPS, type Exchange, type StepName } from '../src/http/exchange';
 import { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../src/modules/organization/organization.entity';
 import { bookingInput, createPublishedEvent, CREATE_BOOKING } from './helpers/bookings';
 import { createApiKey, createOrganization, createTenant, eventInput } from './helpers/factories';

@@ -12,7 +12,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { RequestContext } from '../platform/graphql/request-context';
 import { assertGraphqlBounds } from './graphql-bounds';
 import { idempotencyKeyOf } from './idempotent-requests';
-import type { Endpoint, Exchange } from './pipeline';
+import type { Endpoint, Exchange } from './exchange';
 
 const GRAPHQL_PATH = '/graphql';
 /** Probes and scrapers: reached directly, without a proxy's HTTPS mark. */

@@ -1,5 +1,5 @@
 import type { TracingRuntime } from '../platform/observability/tracing';
-import type { Exchange } from './pipeline';
+import type { Exchange } from './exchange';
 
 /**
  * Starts a request's SERVER span when tracing is on (D27): it continues the request's `traceparent`;
