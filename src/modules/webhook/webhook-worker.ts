@@ -7,15 +7,10 @@ import { WebhookSender, type AttemptOutcome } from './webhook-sender';
 import { WebhookListener } from './webhook-listener';
 import type { Resolve } from '../../platform/outbox/webhook-destination';
 import { signingCiphertexts } from './webhook.policy';
-import { auditCtes } from '../../platform/audit/audit-log';
-import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
+import { claimDueDeliveries, recordAttempt, recordInterruptedAttempt, type ClaimedRow } from './webhook-delivery.repository';
 import { tracing, type WebhookAttemptSpan } from '../../platform/observability/tracing';
 
-/** An endpoint whose every attempt has failed for this long is disabled (D18). */
-export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 const JITTER = 0.2;
-/** Who disables an endpoint that failed for 5 days, in the audit log (D26): the delivery worker. */
-const DELIVERY_UNIT: UnitOfWork = { actor: { kind: 'system', task: 'webhook-delivery' } };
 
 /** A message whose secret this server cannot decrypt is not sent: the attempt says why, and it is retried. */
 const UNSIGNABLE: AttemptOutcome = {
@@ -26,22 +21,6 @@ const UNSIGNABLE: AttemptOutcome = {
   responseBody: null,
 };
 
-interface ClaimedRow {
-  organization_id: string;
-  delivery_id: string;
-  attempt_count: number;
-  retry_index: number;
-  interrupted: Date | null;
-  message_id: string;
-  body: string;
-  /** The traceparent of the change that wrote the message (D27), or null. */
-  trace_parent: string | null;
-  endpoint_id: string;
-  url: string;
-  secret_ciphertext: string;
-  previous_secret_ciphertext: string | null;
-  previous_secret_expires_at: Date | null;
-}
 
 export interface WorkerOptions {
   readonly orm: MikroORM;
@@ -126,7 +105,7 @@ export class WebhookWorker {
     for (;;) {
       const capacity = this.options.settings.concurrency - this.inFlight.size;
       if (this.stopped || capacity <= 0) return;
-      const claimed = await this.claim(capacity);
+      const claimed = await claimDueDeliveries(this.options.orm, capacity, this.options.settings.leaseMs);
       for (const row of claimed) {
         const attempt: Promise<void> = this.attempt(row)
           .catch((error: unknown) => this.options.logger.error({ err: errorText(error), messageId: row.message_id }, 'webhook attempt could not be recorded'))
@@ -140,23 +119,6 @@ export class WebhookWorker {
     }
   }
 
-  private claim(limit: number): Promise<ClaimedRow[]> {
-    const { leaseMs } = this.options.settings;
-    return this.options.orm.em.fork().execute<ClaimedRow[]>(
-      `with due as (
-         select d.id, d.locked_until from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-         where d.status = 'PENDING' and d.next_attempt_at <= now() and e.enabled
-         order by d.next_attempt_at limit ? for update of d skip locked)
-       update webhook_deliveries d
-       set attempt_count = d.attempt_count + 1, locked_until = now() + ? * interval '1 millisecond',
-           next_attempt_at = now() + ? * interval '1 millisecond'
-       from due, webhook_messages m, webhook_endpoints e
-       where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
-       returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body, m.trace_parent,
-         e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
-      [limit, leaseMs, leaseMs],
-    );
-  }
 
   /** One attempt; with tracing on (D27), inside its span, whose `traceparent` the receiver gets and whose trace id is stored. */
   private attempt(row: ClaimedRow): Promise<void> {
@@ -165,7 +127,7 @@ export class WebhookWorker {
   }
 
   private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {
-    if (row.interrupted) await this.recordInterrupted(row);
+    if (row.interrupted) await recordInterruptedAttempt(this.options.orm, row);
     const attemptedAt = new Date();
     const signing = this.signingSecrets(row);
     const outcome = signing
@@ -194,15 +156,6 @@ export class WebhookWorker {
     }
   }
 
-  /** The previous holder's lease ran out without a result: it died (or hung) during that attempt. */
-  private recordInterrupted(row: ClaimedRow): Promise<unknown> {
-    return this.options.orm.em.fork().execute(
-      `insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-       values (?, ?, ?, ?, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
-       on conflict (organization_id, delivery_id, attempt_number) do nothing`,
-      [row.organization_id, row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
-    );
-  }
 
   private async record(row: ClaimedRow, attemptedAt: Date, outcome: AttemptOutcome, traceId: string | null): Promise<void> {
     const { settings, metrics, logger } = this.options;
@@ -223,62 +176,9 @@ export class WebhookWorker {
         `webhook attempt failed: ${outcome.error}`,
       );
     }
-    // One statement (atomic, one round trip): the attempt; the delivery, only while the lease is still
-    // ours (same attempt number, else another worker owns it now); the endpoint's failure clock; and,
-    // when this attempt disables the endpoint, its audit entry by the system (D26).
-    const disabledAudit = auditCtes(
-      DELIVERY_UNIT,
-      { action: 'webhook_endpoint.updated', summary: { enabled: { from: true, to: false }, disabledReason: 'every message failed for 5 days' } },
-      'endpoint',
-      'g.was_enabled and not g.enabled',
-    );
-    const [result] = await this.options.orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
-      `with attempt as (
-         insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
-       delivery as (
-         update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
-           next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
-         where id = ? and attempt_count = ? returning endpoint_id),
-       endpoint as (
-         update webhook_endpoints e set
-           failing_since = case when ?::boolean then null else coalesce(e.failing_since, now()) end,
-           enabled = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond' then false else e.enabled end,
-           disabled_reason = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond'
-             then 'every message failed for 5 days' else e.disabled_reason end
-         from delivery, webhook_endpoints was
-         where e.id = delivery.endpoint_id and was.id = e.id and (not ?::boolean or e.failing_since is not null)
-         returning e.id, e.organization_id, e.enabled, was.enabled as was_enabled),
-       ${disabledAudit.sql}
-       select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
-      [
-        row.organization_id,
-        row.delivery_id,
-        row.attempt_count,
-        attemptedAt,
-        outcome.statusCode,
-        outcome.durationMs,
-        outcome.error,
-        outcome.responseBody,
-        traceId,
-        status,
-        outcome.ok ? 0 : 1,
-        attemptedAt,
-        retryIn ?? null,
-        retryIn ?? null,
-        row.delivery_id,
-        row.attempt_count,
-        outcome.ok,
-        outcome.ok,
-        DISABLE_AFTER_MS,
-        outcome.ok,
-        DISABLE_AFTER_MS,
-        outcome.ok,
-        ...disabledAudit.bindings,
-      ],
-    );
-    if (result.updated === 0) return;
-    const disabled = result.disabled === true;
+    const result = await recordAttempt(this.options.orm, row, { attemptedAt, outcome, traceId, status, retryIn });
+    if (!result.updated) return;
+    const disabled = result.disabled;
     if (status !== 'PENDING') metrics.deliveries.inc({ outcome: status === 'SUCCEEDED' ? 'succeeded' : 'failed' });
     if (disabled) logger.warn({ webhookEndpointId: row.endpoint_id }, 'webhook endpoint disabled: every message failed for 5 days');
   }

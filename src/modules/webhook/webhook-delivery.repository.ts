@@ -1,0 +1,135 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { auditCtes } from '../../platform/audit/audit-log';
+import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
+import type { AttemptOutcome } from './webhook-sender';
+
+/*
+ * The delivery worker's statements (webhook-worker.ts runs them): claiming due deliveries across
+ * organizations, and recording each attempt with what follows from it.
+ */
+
+/** An endpoint whose every attempt has failed for this long is disabled (D18). */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+/** Who disables an endpoint that failed for 5 days, in the audit log (D26): the delivery worker. */
+const DELIVERY_UNIT: UnitOfWork = { actor: { kind: 'system', task: 'webhook-delivery' } };
+
+/** A delivery the worker claimed, with its message and endpoint. */
+export interface ClaimedRow {
+  organization_id: string;
+  delivery_id: string;
+  attempt_count: number;
+  retry_index: number;
+  interrupted: Date | null;
+  message_id: string;
+  body: string;
+  /** The traceparent of the change that wrote the message (D27), or null. */
+  trace_parent: string | null;
+  endpoint_id: string;
+  url: string;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** Claims up to `limit` due deliveries of enabled endpoints for `leaseMs` (skipping those another worker holds). */
+export function claimDueDeliveries(orm: MikroORM, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+  return orm.em.fork().execute<ClaimedRow[]>(
+      `with due as (
+         select d.id, d.locked_until from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+         where d.status = 'PENDING' and d.next_attempt_at <= now() and e.enabled
+         order by d.next_attempt_at limit ? for update of d skip locked)
+       update webhook_deliveries d
+       set attempt_count = d.attempt_count + 1, locked_until = now() + ? * interval '1 millisecond',
+           next_attempt_at = now() + ? * interval '1 millisecond'
+       from due, webhook_messages m, webhook_endpoints e
+       where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
+       returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body, m.trace_parent,
+         e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
+      [limit, leaseMs, leaseMs],
+  );
+}
+
+/** Records an attempt whose worker's lease ran out without a result: it died (or hung) during that attempt. */
+export function recordInterruptedAttempt(orm: MikroORM, row: ClaimedRow): Promise<unknown> {
+  return orm.em.fork().execute(
+      `insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
+       values (?, ?, ?, ?, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
+       on conflict (organization_id, delivery_id, attempt_number) do nothing`,
+      [row.organization_id, row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
+  );
+}
+
+/** What an attempt leads to: the delivery's new status and, when it is retried, in how long. */
+export interface AttemptRecord {
+  readonly attemptedAt: Date;
+  readonly outcome: AttemptOutcome;
+  readonly traceId: string | null;
+  readonly status: 'SUCCEEDED' | 'FAILED' | 'PENDING';
+  readonly retryIn: number | undefined;
+}
+
+/**
+ * Records an attempt. Returns whether the delivery was still the worker's (else nothing changed) and
+ * whether this attempt disabled the endpoint.
+ */
+export async function recordAttempt(
+  orm: MikroORM,
+  row: ClaimedRow,
+  { attemptedAt, outcome, traceId, status, retryIn }: AttemptRecord,
+): Promise<{ updated: boolean; disabled: boolean }> {
+    // One statement (atomic, one round trip): the attempt; the delivery, only while the lease is still
+    // ours (same attempt number, else another worker owns it now); the endpoint's failure clock; and,
+    // when this attempt disables the endpoint, its audit entry by the system (D26).
+    const disabledAudit = auditCtes(
+      DELIVERY_UNIT,
+      { action: 'webhook_endpoint.updated', summary: { enabled: { from: true, to: false }, disabledReason: 'every message failed for 5 days' } },
+      'endpoint',
+      'g.was_enabled and not g.enabled',
+    );
+    const [result] = await orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
+      `with attempt as (
+         insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+       delivery as (
+         update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
+           next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
+         where id = ? and attempt_count = ? returning endpoint_id),
+       endpoint as (
+         update webhook_endpoints e set
+           failing_since = case when ?::boolean then null else coalesce(e.failing_since, now()) end,
+           enabled = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond' then false else e.enabled end,
+           disabled_reason = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond'
+             then 'every message failed for 5 days' else e.disabled_reason end
+         from delivery, webhook_endpoints was
+         where e.id = delivery.endpoint_id and was.id = e.id and (not ?::boolean or e.failing_since is not null)
+         returning e.id, e.organization_id, e.enabled, was.enabled as was_enabled),
+       ${disabledAudit.sql}
+       select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
+      [
+        row.organization_id,
+        row.delivery_id,
+        row.attempt_count,
+        attemptedAt,
+        outcome.statusCode,
+        outcome.durationMs,
+        outcome.error,
+        outcome.responseBody,
+        traceId,
+        status,
+        outcome.ok ? 0 : 1,
+        attemptedAt,
+        retryIn ?? null,
+        retryIn ?? null,
+        row.delivery_id,
+        row.attempt_count,
+        outcome.ok,
+        outcome.ok,
+        DISABLE_AFTER_MS,
+        outcome.ok,
+        DISABLE_AFTER_MS,
+        outcome.ok,
+        ...disabledAudit.bindings,
+      ],
+    );
+  return { updated: result.updated > 0, disabled: result.disabled === true };
+}
