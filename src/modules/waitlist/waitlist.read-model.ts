@@ -4,7 +4,7 @@ import { cursorErrors, cursorsOf, openCursor } from '../../platform/graphql/list
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { idBySlug } from '../event/event.repository';
 import type { WaitlistStatus } from './waitlist-entry.entity';
-import { entryPage } from './waitlist.repository';
+import { entryPage } from './waitlist.read-repository';
 import type { WaitlistPage } from './waitlist.types';
 
 /** What a waiting-list cursor is bound to besides the organization: the event and the status filter. */

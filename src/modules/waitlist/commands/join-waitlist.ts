@@ -7,7 +7,8 @@ import { assertBookable } from '../../event/event.policy';
 import { effectiveStatus, type EventStatus } from '../../event/event-status';
 import { newWaitlistEntryId } from '../waitlist-entry.entity';
 import { assertSoldOutFor } from '../waitlist.policy';
-import { entryById, insertEntry, lockEventForWaitlist, readLockedEvent } from '../waitlist.repository';
+import { entryById } from '../waitlist.read-repository';
+import { insertEntry, lockEventForWaitlist, readLockedEvent } from '../waitlist.repository';
 import type { JoinWaitlistInput, WaitlistEntry } from '../waitlist.types';
 
 /**

@@ -6,7 +6,8 @@ import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-wo
 import { releaseOfferedSeats } from '../../booking/commands/offer-holds';
 import { WaitlistStatus } from '../waitlist-entry.entity';
 import { leaveOf } from '../waitlist.policy';
-import { entryById, lockEventForWaitlist, markLeft, storedEntry } from '../waitlist.repository';
+import { entryById } from '../waitlist.read-repository';
+import { lockEventForWaitlist, markLeft, storedEntry } from '../waitlist.repository';
 import type { WaitlistEntry } from '../waitlist.types';
 import { offerSeats } from './offer-seats';
 
