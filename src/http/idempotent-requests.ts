@@ -4,7 +4,8 @@ import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
 import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
-import { retryInBackground, type IdempotencyKeyStore, type StoredResponse } from '../platform/idempotency/idempotency-key.store';
+import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
+import { retryInBackground } from '../platform/idempotency/idempotency-lease';
 import { timeLeftMs } from './deadline';
 import type { TraceScope } from '../platform/observability/tracing';
 

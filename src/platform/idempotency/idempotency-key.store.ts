@@ -6,7 +6,8 @@ import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope'
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
-import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, openPoint, openStored, sealPoint, type ResponseSealer } from './idempotency-statements';
+import { CLAIM_CTE, CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openPoint, openStored, pointCte, RECORD_POINT, sealPoint, type ResponseSealer } from './idempotency-statements';
+import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
 export type { ResponseSealer } from './idempotency-statements';
 import { deleteExpiredIdempotencyKeys } from './idempotency-retention';
@@ -30,36 +31,6 @@ interface Row {
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: string | null;
-}
-
-/**
- * How long a RUNNING record holds its key when its request never finishes (the process died): past
- * that, a retry runs the operation. Every request is bounded well below this (database timeouts,
- * the server's request timeout of 60 s).
- */
-export const LEASE_SECONDS = 120;
-
-/**
- * Runs `attempt` in the background with a doubling delay (from 0.5 s, at most 10 s between two) until
- * it resolves true, or the lease of a key would have ended: how a record the database could not take
- * when it was due (a claim to forget, an answer to store, a key to release) is written once it can.
- */
-export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () => void): void {
-  const giveUpAt = Date.now() + LEASE_SECONDS * 1000;
-  const next = (delayMs: number) => {
-    setTimeout(() => {
-      attempt().then(
-        (finished) => {
-          if (finished) onDone?.();
-          else if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
-        },
-        () => {
-          if (Date.now() + delayMs < giveUpAt) next(Math.min(delayMs * 2, 10_000));
-        },
-      );
-    }, delayMs).unref();
-  };
-  next(500);
 }
 
 /**
@@ -227,7 +198,7 @@ export class IdempotencyKeyStore {
     } catch (error) {
       retryInBackground(async () => {
         const deleted = await this.execute<{ key: string }>(
-          `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`,
+          FORGET_CLAIM,
           [organizationId, key, claimToken],
         );
         return deleted.length > 0;
@@ -254,10 +225,7 @@ export class IdempotencyKeyStore {
       // Inside the change's transaction (tx): one statement, the recovery point and the fence at once.
       record: async (tx: EntityManager, step: number, result: RecordedResult, actor: Actor) => {
         const rows = await tx.execute<Array<{ key: string }>>(
-          `update idempotency_keys
-           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
-           where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
-           returning key`,
+          RECORD_POINT,
           [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken],
         );
         return rows.length > 0;
@@ -265,20 +233,11 @@ export class IdempotencyKeyStore {
       // Inside the change's own statement: the claim locked and checked first, the point written with the change.
       recoveryPointCtes: (step: number, result: RecordedResult, actor: Actor) => ({
         claim: {
-          sql: `idem_claim as (
-       select key, recovery_points from idempotency_keys
-        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`,
+          sql: CLAIM_CTE,
           bindings: [organizationId, key, claimToken],
         },
         point: (gate: string) => ({
-          // From the values idem_claim locked, not the row's own (see booking.repository.ts: a row locked
-          // by a CTE is changed from that CTE's values).
-          sql: `idem_point as (
-       update idempotency_keys k
-          set recovery_points = coalesce(c.recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
-         from idem_claim c
-        where k.organization_id = ?::text and k.key = ?::text and k.claim_token = ?::uuid and exists (select 1 from ${gate})
-       returning k.key)`,
+          sql: pointCte(gate),
           bindings: [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken],
         }),
       }),
@@ -289,8 +248,7 @@ export class IdempotencyKeyStore {
   async complete(held: HeldKey, response: StoredResponse): Promise<void> {
     if (this.answers) return this.answers.load({ held, response });
     await this.execute(
-      `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
-       where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`,
+      COMPLETE_ONE,
       [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
       held.trace,
     );
@@ -304,11 +262,11 @@ export class IdempotencyKeyStore {
   async release(held: HeldKey): Promise<void> {
     const params = [held.organizationId, held.key, held.claimToken];
     const deleted = await this.execute<{ key: string }>(
-      `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`,
+      FORGET_CLAIM,
       params,
     );
     if (deleted.length === 0) {
-      await this.execute(`update idempotency_keys set locked_until = now() where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`, params);
+      await this.execute(END_LEASE, params);
     }
   }
 

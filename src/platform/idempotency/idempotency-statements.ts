@@ -67,6 +67,38 @@ export const COMPLETE_MANY = `update idempotency_keys k
            from unnest(?::text[], ?::text[], ?::uuid[], ?::int[], ?::text[], ?::text[]) as a(organization_id, key, claim_token, status, headers, body)
           where k.organization_id = a.organization_id and k.key = a.key and k.claim_token = a.claim_token and k.state = 'RUNNING'`;
 
+export const COMPLETE_ONE = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
+       where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
+
+/** Frees a key this request claimed, unless a change already committed under it (its recovery points keep it). */
+export const FORGET_CLAIM = `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`;
+
+/** Ends the lease of a key that holds recovery points: the retry takes it over at once. */
+export const END_LEASE = `update idempotency_keys set locked_until = now() where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
+
+/** A unit of work's recovery point, inside its transaction: written only while the request still holds the key (the fence). */
+export const RECORD_POINT = `update idempotency_keys
+           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
+           where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
+           returning key`;
+
+/** Inside a change's own statement: the claim, locked and checked first. */
+export const CLAIM_CTE = `idem_claim as (
+       select key, recovery_points from idempotency_keys
+        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`;
+
+/**
+ * Inside a change's own statement: the recovery point, written when `gate` has a row, from the values
+ * idem_claim locked, not the row's own (see booking.repository.ts: a row locked by a CTE is changed
+ * from that CTE's values).
+ */
+export const pointCte = (gate: string): string => `idem_point as (
+       update idempotency_keys k
+          set recovery_points = coalesce(c.recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
+         from idem_claim c
+        where k.organization_id = ?::text and k.key = ?::text and k.claim_token = ?::uuid and exists (select 1 from ${gate})
+       returning k.key)`;
+
 /**
  * Opens a stored answer or recovery point. One this instance cannot open was sealed under a server
  * secret it lacks (D24: refused at start, so only while a rotation's restarts are under way): 503, for
