@@ -34,6 +34,7 @@ import { startHoldExpiry } from './modules/booking/commands/expire-holds';
 import { sparesConnections } from './platform/db/orm-config';
 import { armCrashForTests } from './platform/db/unit-of-work';
 import { RetentionJob, type RetentionRule } from './platform/retention/retention-job';
+import { FirstStatistics } from './platform/db/first-statistics';
 import { idempotencyKeysRetention } from './platform/idempotency/idempotency-retention';
 import { webhookMessagesRetention } from './modules/webhook/webhook.retention';
 import { credentialsRetention } from './modules/member/credentials.retention';
@@ -137,6 +138,8 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
   // Every instance runs it; one at a time deletes (an advisory lock), in batches.
   const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
+  // A table's first statistics as soon as it holds rows, not at autovacuum's next visit (D25).
+  const firstStatistics = new FirstStatistics(orm, logger);
   const listener = createRequestListener({
     cursors: ListCursors.of(secrets),
     config,
@@ -180,11 +183,12 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   });
   const port = (server.address() as AddressInfo).port;
   retention.start();
+  firstStatistics.start();
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
-      await Promise.all([retention.stop(), drain(graceMs)]);
+      await Promise.all([retention.stop(), firstStatistics.stop(), drain(graceMs)]);
       await stopHoldExpiry();
       await readPool?.close();
       await writePool?.close();
