@@ -78,10 +78,15 @@ export class HttpRequestContext implements RequestContext {
     if (this.forked) return this.forked;
     const { webhooks, replica } = this.shared;
     const organizationId = this.auth.organization.id;
+    const ip = this.locals?.ip;
+    let clientIp: { value: string | undefined } | undefined;
     const scope: UnitOfWorkScope = {
       actor: this.actor,
-      // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4).
-      clientIp: IpAllowlist.clientAddress(this.locals?.ip),
+      // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4),
+      // parsed only when an audited change reads it (a booking never does).
+      get clientIp() {
+        return (clientIp ??= { value: IpAllowlist.clientAddress(ip) }).value;
+      },
       requestId: this.requestId,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),

@@ -94,8 +94,9 @@ const QUOTED_HOLE = JSON.stringify(HOLE);
  */
 function messageBody(type: string, timestamp: Date, data: object, holes: readonly string[]): SqlPart {
   const text = JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
-  const template = text.replaceAll('%', '%%').split(QUOTED_HOLE).join('%s');
-  const count = template.split('%s').length - 1;
+  const parts = text.replaceAll('%', '%%').split(QUOTED_HOLE);
+  const template = parts.join('%s');
+  const count = parts.length - 1;
   if (count !== holes.length) throw new Error(`messageBody: ${count} holes in the data, ${holes.length} expressions`);
   return { sql: holes.length === 0 ? '?::text' : `format(?::text, ${holes.join(', ')})`, bindings: [template] };
 }
