@@ -4,18 +4,13 @@ import {
   getNamedType,
   isInterfaceType,
   isObjectType,
-  isInputObjectType,
-  isEnumType,
-  isUnionType,
   Kind,
   OperationTypeNode,
   parse,
   SchemaMetaFieldDef,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
-  type DirectiveNode,
   type DocumentNode,
-  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLError,
   type GraphQLField,
@@ -27,7 +22,8 @@ import {
 } from 'graphql';
 import { AppError } from '../../foundation/errors/app-error';
 import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
-import { MAX_LIMIT } from '../../foundation/validation/arguments';
+import { INTROSPECTION_ALLOWANCE, INTROSPECTION_TYPES, introspectionSizes, type IntrospectionSizes } from './introspection-sizes';
+import { isSkipped, pageSize } from './operation-values';
 import { toGraphQLError } from '../../platform/graphql/graphql-errors';
 import type { RequestContext } from '../../platform/graphql/request-context';
 
@@ -43,56 +39,6 @@ export interface QueryLimits {
  * walked 1,000 times): as many as a document may hold tokens. Past it, the estimate stops and refuses.
  */
 export const MAX_EXPANDED_SELECTIONS = MAX_DOCUMENT_TOKENS;
-
-/**
- * How many times the standard full introspection query (graphql-js getIntrospectionQuery with every
- * option, what GraphiQL, Apollo Sandbox and code generators send) an operation's introspection fields
- * may ask for: enough for every explorer, far from 1,380 copies of the schema.
- */
-const INTROSPECTION_ALLOWANCE = 2;
-
-const INTROSPECTION_TYPES = new Set(['__Schema', '__Type', '__Field', '__InputValue', '__EnumValue', '__Directive']);
-
-/**
- * For each introspection list field, how many items it answers on average in this schema
- * (`__Schema.types`: every type; `__Type.fields`: the schema's fields over its types…): the estimate of
- * an introspection answer follows the schema's real size, as a page's estimate follows its `limit`.
- */
-type IntrospectionSizes = ReadonlyMap<string, number>;
-
-function introspectionSizes(schema: GraphQLSchema): IntrospectionSizes {
-  const types = Object.values(schema.getTypeMap());
-  const directives = schema.getDirectives();
-  let fields = 0;
-  let fieldArgs = 0;
-  let inputFields = 0;
-  let enumValues = 0;
-  let interfaces = 0;
-  let possibleTypes = 0;
-  for (const type of types) {
-    if (isObjectType(type) || isInterfaceType(type)) {
-      const own = Object.values(type.getFields());
-      fields += own.length;
-      for (const field of own) fieldArgs += field.args.length;
-      interfaces += type.getInterfaces().length;
-    }
-    if (isInterfaceType(type) || isUnionType(type)) possibleTypes += schema.getPossibleTypes(type).length;
-    if (isInputObjectType(type)) inputFields += Object.keys(type.getFields()).length;
-    if (isEnumType(type)) enumValues += type.getValues().length;
-  }
-  const perType = (total: number) => Math.max(1, Math.ceil(total / Math.max(1, types.length)));
-  return new Map([
-    ['__Schema.types', Math.max(1, types.length)],
-    ['__Schema.directives', Math.max(1, directives.length)],
-    ['__Type.fields', perType(fields)],
-    ['__Type.inputFields', perType(inputFields)],
-    ['__Type.enumValues', perType(enumValues)],
-    ['__Type.interfaces', perType(interfaces)],
-    ['__Type.possibleTypes', perType(possibleTypes)],
-    ['__Field.args', Math.max(1, Math.ceil(fieldArgs / Math.max(1, fields)))],
-    ['__Directive.args', Math.max(1, Math.ceil(directives.reduce((sum, directive) => sum + directive.args.length, 0) / Math.max(1, directives.length)))],
-  ]);
-}
 
 /** Why an operation is refused before it runs: which limit, and what was counted when the walk stopped. */
 export interface LimitVerdict {
@@ -128,54 +74,6 @@ function fieldDefinition(schema: GraphQLSchema, parent: GraphQLNamedType | undef
   }
   if (isObjectType(parent) || isInterfaceType(parent)) return parent.getFields()[name];
   return undefined;
-}
-
-/** An argument's value when it is known before execution (a literal, a variable, a default); else undefined. */
-function valueOf(node: ValueNode, variables: Record<string, unknown>, defaults: ReadonlyMap<string, ValueNode>): unknown {
-  switch (node.kind) {
-    case Kind.INT:
-      return Number.parseInt(node.value, 10);
-    case Kind.BOOLEAN:
-      return node.value;
-    case Kind.VARIABLE: {
-      const name = node.name.value;
-      if (variables[name] !== undefined) return variables[name];
-      const fallback = defaults.get(name);
-      return fallback === undefined || fallback.kind === Kind.VARIABLE ? undefined : valueOf(fallback, variables, defaults);
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** @skip(if: true) or @include(if: false), with literals or the request's variables. */
-function isSkipped(directives: readonly DirectiveNode[] | undefined, variables: Record<string, unknown>, defaults: ReadonlyMap<string, ValueNode>): boolean {
-  if (!directives) return false;
-  for (const directive of directives) {
-    const name = directive.name.value;
-    if (name !== 'skip' && name !== 'include') continue;
-    const condition = directive.arguments?.find((argument) => argument.name.value === 'if');
-    const value = condition ? valueOf(condition.value, variables, defaults) : undefined;
-    if ((name === 'skip' && value === true) || (name === 'include' && value === false)) return true;
-  }
-  return false;
-}
-
-/** The page size a field with a `limit` argument answers (its default when not given), as the cost counts it. */
-function pageSize(
-  field: FieldNode,
-  definition: GraphQLField<unknown, unknown> | undefined,
-  variables: Record<string, unknown>,
-  defaults: ReadonlyMap<string, ValueNode>,
-): number | undefined {
-  const argument = definition?.args.find((candidate) => candidate.name === 'limit');
-  if (!argument) return undefined;
-  const given = field.arguments?.find((candidate) => candidate.name.value === 'limit');
-  // A variable the request does not give leaves the argument's own default (as graphql-js coerces it).
-  const value = (given ? valueOf(given.value, variables, defaults) : undefined) ?? argument.defaultValue;
-  // A limit above the page maximum is refused by the field's own validation (400 naming `limit`): it is
-  // costed as the maximum, not reported as a complexity problem.
-  return typeof value === 'number' && Number.isFinite(value) ? Math.min(Math.max(value, 1), MAX_LIMIT) : undefined;
 }
 
 /**
