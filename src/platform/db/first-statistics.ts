@@ -78,14 +78,16 @@ export class FirstStatistics {
   }
 
   private async analyzeNew(): Promise<string[]> {
-    const em = this.orm.em.fork();
-    const tables = await em.execute<Array<{ table: string }>>(NEVER_ANALYZED, [this.settings.minRows]);
+    const connection = this.orm.em.fork().getConnection();
+    const tables = await connection.execute<Array<{ table: string }>>(NEVER_ANALYZED, [this.settings.minRows]);
     if (tables.length === 0 || this.stopped) return [];
-    return em.transactional(async (tx) => {
-      const [{ locked }] = await tx.execute<Array<{ locked: boolean }>>(FIRST_STATISTICS_LOCK_SQL);
+    // The connection's transaction, not em.transactional: MikroORM runs that one in an
+    // AsyncLocalStorage, whose first use turns on Node's promise hooks for the whole process.
+    return connection.transactional(async (trx) => {
+      const [{ locked }] = await connection.execute<Array<{ locked: boolean }>>(FIRST_STATISTICS_LOCK_SQL, [], 'all', trx);
       // Another instance is analyzing: it does these too.
       if (!locked) return [];
-      for (const { table } of tables) await tx.execute(`analyze ${quoted(table)}`);
+      for (const { table } of tables) await connection.execute(`analyze ${quoted(table)}`, [], 'all', trx);
       this.logger.info({ tables: tables.map((row) => row.table) }, 'first statistics: analyzed tables that had none');
       return tables.map((row) => row.table);
     });
