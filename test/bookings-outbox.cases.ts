@@ -85,7 +85,16 @@ test('no NOTIFY inside a change: the booking is one statement, the workers are w
   const made = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
   const id = made.body.data.createBooking.id as string;
   await receiver.waitFor((received) => received.some((message) => message.json.type === 'booking.created' && message.json.data.id === id));
-  const statements = app.sql.statements.filter((statement) => !/api_key_usage|webhook_endpoints e on|from webhook_messages m/.test(statement));
+  const captured = () => app.sql.statements.filter((statement) => !/api_key_usage|webhook_endpoints e on|from webhook_messages m/.test(statement));
+  const notifiedAfterBooking = () => {
+    const all = captured();
+    const at = all.findIndex((statement) => /insert into bookings/.test(statement));
+    return at >= 0 && all.slice(at + 1).some((statement) => /select pg_notify/.test(statement));
+  };
+  // This process's worker is woken directly and may deliver before the NOTIFY for the other processes
+  // is sent (it waits for one still on its way, the publication's, then goes): give it a moment.
+  for (let waited = 0; !notifiedAfterBooking() && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  const statements = captured();
   const booking = statements.findIndex((statement) => /insert into bookings/.test(statement));
   expect(booking).toBeGreaterThanOrEqual(0);
   expect(statements.some((statement) => /^\[query\] begin/.test(statement))).toBe(false);

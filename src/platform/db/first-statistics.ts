@@ -1,5 +1,5 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { PreparedReads } from './prepared-reads';
 
 /*
  * A table's first statistics, taken as soon as it holds rows (D25: reads that stay fast as data grows).
@@ -17,14 +17,22 @@ import type { Logger } from 'pino';
  * Every instance looks every `intervalMs` for tables of the service's schema that were never analyzed
  * (pg_class.reltuples < 0) and hold at least `minRows` live rows, and analyzes them, one instance at a
  * time (an advisory lock taken without waiting). After that first time autovacuum keeps them current
- * (it analyzes a table again once 10 % of its rows changed). The check is one catalog query.
+ * (it analyzes a table again once 10 % of its rows changed). The check is one catalog query; the
+ * analysis is one statement (a DO block: its own transaction, the lock released with it), run on the
+ * service's pool for single statements, which answers a stopped database with a rejected query.
  */
 
 const NEVER_ANALYZED = `select s.relname as "table" from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= ?
+  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= $1
   order by s.relname`;
 
-export const FIRST_STATISTICS_LOCK_SQL = `select pg_try_advisory_xact_lock(hashtext('event_service_first_statistics')) as locked`;
+/** Of the given tables, those that have statistics now (whoever took them). */
+const ANALYZED = `select c.relname as "table" from pg_class c
+  where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[]) and c.reltuples >= 0
+  order by c.relname`;
+
+/** The lock the instances take (transaction-scoped, without waiting) to analyze one at a time. */
+export const FIRST_STATISTICS_LOCK = `hashtext('event_service_first_statistics')`;
 
 export interface FirstStatisticsSettings {
   /** How often every instance looks for tables without statistics. */
@@ -37,13 +45,18 @@ export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 5
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** One statement analyzing the tables while this instance holds the lock; nothing when another holds it. */
+const analyzeStatement = (tables: readonly string[]) =>
+  `do $$ begin if pg_try_advisory_xact_lock(${FIRST_STATISTICS_LOCK}) then ${tables.map((table) => `analyze ${quoted(table)};`).join(' ')} end if; end $$`;
+
 export class FirstStatistics {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<string[]> | undefined;
   private stopped = false;
 
   constructor(
-    private readonly orm: MikroORM,
+    /** Where the statements run: the service's pool for single statements. */
+    private readonly statements: PreparedReads,
     private readonly logger: Logger,
     private readonly settings: FirstStatisticsSettings = DEFAULT_FIRST_STATISTICS,
   ) {}
@@ -58,7 +71,7 @@ export class FirstStatistics {
     await this.running;
   }
 
-  /** One look now (one under way is joined): the tables this instance analyzed. */
+  /** One look now (one under way is joined): the tables it found without statistics that have them now. */
   runOnce(): Promise<string[]> {
     this.running ??= this.analyzeNew()
       .catch((error: unknown) => {
@@ -78,18 +91,13 @@ export class FirstStatistics {
   }
 
   private async analyzeNew(): Promise<string[]> {
-    const connection = this.orm.em.fork().getConnection();
-    const tables = await connection.execute<Array<{ table: string }>>(NEVER_ANALYZED, [this.settings.minRows]);
-    if (tables.length === 0 || this.stopped) return [];
-    // The connection's transaction, not em.transactional: MikroORM runs that one in an
-    // AsyncLocalStorage, whose first use turns on Node's promise hooks for the whole process.
-    return connection.transactional(async (trx) => {
-      const [{ locked }] = await connection.execute<Array<{ locked: boolean }>>(FIRST_STATISTICS_LOCK_SQL, [], 'all', trx);
-      // Another instance is analyzing: it does these too.
-      if (!locked) return [];
-      for (const { table } of tables) await connection.execute(`analyze ${quoted(table)}`, [], 'all', trx);
-      this.logger.info({ tables: tables.map((row) => row.table) }, 'first statistics: analyzed tables that had none');
-      return tables.map((row) => row.table);
-    });
+    const found = await this.statements.query<{ table: string }>(NEVER_ANALYZED, [this.settings.minRows]);
+    if (found.length === 0 || this.stopped) return [];
+    const tables = found.map((row) => row.table);
+    await this.statements.query(analyzeStatement(tables), []);
+    // Analyzed by this instance, or by another that held the lock: either way they have statistics now.
+    const analyzed = (await this.statements.query<{ table: string }>(ANALYZED, [tables])).map((row) => row.table);
+    if (analyzed.length > 0) this.logger.info({ tables: analyzed }, 'first statistics: analyzed tables that had none');
+    return analyzed;
   }
 }
