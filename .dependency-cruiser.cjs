@@ -148,6 +148,8 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Packages' subpath exports (`@opentelemetry/otlp-exporter-base/node-http`), resolved as Node resolves them.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'default'] },
     exclude: { path: '^dist/' },
   },
 };
