@@ -139,7 +139,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   // Every instance runs it; one at a time deletes (an advisory lock), in batches.
   const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
   // A table's first statistics as soon as it holds rows, not at autovacuum's next visit (D25).
-  const firstStatistics = new FirstStatistics(writePool ?? preparedReads(orm.em.fork()), logger);
+  const firstStatistics = new FirstStatistics(orm.em, logger);
   const listener = createRequestListener({
     cursors: ListCursors.of(secrets),
     config,

@@ -1,5 +1,5 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { PreparedReads } from './prepared-reads';
 
 /*
  * A table's first statistics, taken as soon as it holds rows (D25: reads that stay fast as data grows).
@@ -18,17 +18,19 @@ import type { PreparedReads } from './prepared-reads';
  * (pg_class.reltuples < 0) and hold at least `minRows` live rows, and analyzes them, one instance at a
  * time (an advisory lock taken without waiting). After that first time autovacuum keeps them current
  * (it analyzes a table again once 10 % of its rows changed). The check is one catalog query; the
- * analysis is one statement (a DO block: its own transaction, the lock released with it), run on the
- * service's pool for single statements, which answers a stopped database with a rejected query.
+ * analysis is one statement (a DO block: its own transaction, the lock released with it). Each runs on
+ * the ORM's pool outside any transaction, as the hold-expiry sweep's do: with a stopped database the
+ * statement fails and the next look tries again (a knex transaction begun there, or a postgres.js pool
+ * idle until the job's query, ended a faults-database run with an unhandled connection error).
  */
 
 const NEVER_ANALYZED = `select s.relname as "table" from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= $1
+  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= ?
   order by s.relname`;
 
 /** Of the given tables, those that have statistics now (whoever took them). */
 const ANALYZED = `select c.relname as "table" from pg_class c
-  where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[]) and c.reltuples >= 0
+  where c.relnamespace = current_schema()::regnamespace and c.relname = any(?::text[]) and c.reltuples >= 0
   order by c.relname`;
 
 /** The lock the instances take (transaction-scoped, without waiting) to analyze one at a time. */
@@ -55,8 +57,7 @@ export class FirstStatistics {
   private stopped = false;
 
   constructor(
-    /** Where the statements run: the service's pool for single statements. */
-    private readonly statements: PreparedReads,
+    private readonly em: EntityManager,
     private readonly logger: Logger,
     private readonly settings: FirstStatisticsSettings = DEFAULT_FIRST_STATISTICS,
   ) {}
@@ -91,12 +92,12 @@ export class FirstStatistics {
   }
 
   private async analyzeNew(): Promise<string[]> {
-    const found = await this.statements.query<{ table: string }>(NEVER_ANALYZED, [this.settings.minRows]);
+    const found = await this.em.fork().execute<Array<{ table: string }>>(NEVER_ANALYZED, [this.settings.minRows]);
     if (found.length === 0 || this.stopped) return [];
     const tables = found.map((row) => row.table);
-    await this.statements.query(analyzeStatement(tables), []);
+    await this.em.fork().execute(analyzeStatement(tables));
     // Analyzed by this instance, or by another that held the lock: either way they have statistics now.
-    const analyzed = (await this.statements.query<{ table: string }>(ANALYZED, [tables])).map((row) => row.table);
+    const analyzed = (await this.em.fork().execute<Array<{ table: string }>>(ANALYZED, [`{${tables.join(',')}}`])).map((row) => row.table);
     if (analyzed.length > 0) this.logger.info({ tables: analyzed }, 'first statistics: analyzed tables that had none');
     return analyzed;
   }
