@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { openDatabase } from '../src/schema/database';
-import { FIRST_STATISTICS_LOCK, FirstStatistics } from '../src/platform/db/first-statistics';
+import { FIRST_STATISTICS_LOCK, FirstStatistics, noteCommit } from '../src/platform/db/first-statistics';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 
 jest.setTimeout(60_000);
@@ -76,7 +76,7 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
 
   test('a table that was never analyzed and holds rows is analyzed at the next look; the slug read then uses its unique index', async () => {
     expect(await neverAnalyzed('events')).toBe(true);
-    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, minRows: 100 });
+    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
     // The live row count reaches PostgreSQL's statistics within a second of the insert's commit.
     const analyzed = await until(async () => {
       const tables = await job.runOnce();
@@ -91,12 +91,12 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
 
   test('a table below the row threshold, or one another instance is analyzing, is left alone', async () => {
     await forgetStatistics('events');
-    const small = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, minRows: 1_000_000 });
+    const small = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 1_000_000 });
     expect(await small.runOnce()).toEqual([]);
     expect(await neverAnalyzed('events')).toBe(true);
 
     // Another instance holds the lock: this one analyzes nothing now.
-    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, minRows: 100 });
+    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
     const holder = orm.em.fork();
     await holder.transactional(async (tx) => {
       const [{ locked }] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(${FIRST_STATISTICS_LOCK}) as locked`);
@@ -105,5 +105,25 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
     });
     expect(await neverAnalyzed('events')).toBe(true);
     expect(await job.runOnce()).toContain('events');
+  });
+  test('the started job looks after enough commits of units of work, not on a timer', async () => {
+    await forgetStatistics('events');
+    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 0, commitsPerLook: 3, minRows: 100 });
+    job.start();
+    try {
+      noteCommit();
+      noteCommit();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await neverAnalyzed('events')).toBe(true);
+      noteCommit();
+      await until(async () => ((await neverAnalyzed('events')) ? undefined : true), 'events analyzed after the third commit');
+    } finally {
+      await job.stop();
+    }
+    // Stopped: commits no longer start looks.
+    await forgetStatistics('events');
+    for (let commit = 0; commit < 6; commit += 1) noteCommit();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await neverAnalyzed('events')).toBe(true);
   });
 });

@@ -14,9 +14,11 @@ import type { Logger } from 'pino';
  * ANALYZE invalidates the plans made without statistics, so the problem lasts until then: after a
  * deployment's first bulk load, or on a fresh database.
  *
- * Every instance looks every `intervalMs` for tables of the service's schema that were never analyzed
- * (pg_class.reltuples < 0) and hold at least `minRows` live rows, and analyzes them, one instance at a
- * time (an advisory lock taken without waiting). After that first time autovacuum keeps them current
+ * An instance looks, after every `commitsPerLook` commits of its units of work and at most once every
+ * `intervalMs`, for tables of the service's schema that were never analyzed (pg_class.reltuples < 0)
+ * and hold at least `minRows` live rows, and analyzes them, one instance at a time (an advisory lock
+ * taken without waiting). Writes are what make a table grow, so an idle instance, or one whose
+ * database is down (whose units of work do not commit), makes no look. After that first time autovacuum keeps them current
  * (it analyzes a table again once 10 % of its rows changed). The check is one catalog query; the
  * analysis is one statement (a DO block: its own transaction, the lock released with it). Each runs on
  * the ORM's pool outside any transaction, as the hold-expiry sweep's do: with a stopped database the
@@ -37,13 +39,23 @@ const ANALYZED = `select c.relname as "table" from pg_class c
 export const FIRST_STATISTICS_LOCK = `hashtext('event_service_first_statistics')`;
 
 export interface FirstStatisticsSettings {
-  /** How often every instance looks for tables without statistics. */
+  /** The shortest time between two looks of an instance. */
   readonly intervalMs: number;
+  /** Commits of units of work (noteCommit) after which an instance looks again. */
+  readonly commitsPerLook: number;
   /** A table is analyzed once it holds this many live rows (a smaller one is read whole cheaply anyway). */
   readonly minRows: number;
 }
 
-export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 5_000, minRows: 100 };
+export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 5_000, commitsPerLook: 100, minRows: 100 };
+
+/** The job of this process, started by the service: the one noteCommit() drives. */
+let active: FirstStatistics | undefined;
+
+/** A unit of work committed (src/platform/db/unit-of-work.ts): the started job looks when enough did. */
+export function noteCommit(): void {
+  active?.committed();
+}
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -52,9 +64,10 @@ const analyzeStatement = (tables: readonly string[]) =>
   `do $$ begin if pg_try_advisory_xact_lock(${FIRST_STATISTICS_LOCK}) then ${tables.map((table) => `analyze ${quoted(table)};`).join(' ')} end if; end $$`;
 
 export class FirstStatistics {
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<string[]> | undefined;
   private stopped = false;
+  private commits = 0;
+  private lastLook = 0;
 
   constructor(
     private readonly em: EntityManager,
@@ -63,13 +76,25 @@ export class FirstStatistics {
   ) {}
 
   start(): void {
-    this.schedule();
+    // The process's one job, which the units of work drive through noteCommit().
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    active = this;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    if (active === this) active = undefined;
     await this.running;
+  }
+
+  /** A unit of work committed: a look in the background once enough did and the last one is old enough. */
+  committed(): void {
+    this.commits += 1;
+    const now = Date.now();
+    if (this.stopped || this.running || this.commits < this.settings.commitsPerLook || now - this.lastLook < this.settings.intervalMs) return;
+    this.commits = 0;
+    this.lastLook = now;
+    void this.runOnce();
   }
 
   /** One look now (one under way is joined): the tables it found without statistics that have them now. */
@@ -83,12 +108,6 @@ export class FirstStatistics {
         this.running = undefined;
       });
     return this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => void this.runOnce().finally(() => this.schedule()), this.settings.intervalMs);
-    this.timer.unref();
   }
 
   private async analyzeNew(): Promise<string[]> {

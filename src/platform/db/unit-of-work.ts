@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { noteOutboxWrite, takeOutboxWrite } from '../outbox/outbox';
 import { traceTransaction } from './traced-statements';
+import { noteCommit } from './first-statistics';
 import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
@@ -196,6 +197,8 @@ async function singleStatementMarked<T>(
 /** What follows a commit: the webhook workers woken when the unit wrote outbox messages (never inside the transaction). */
 function afterCommit(scope: UnitOfWorkScope, tx: EntityManager | undefined): void {
   if (tx !== undefined && takeOutboxWrite(tx)) scope.outboxWritten?.();
+  // A table's first statistics are taken once writes have made it grow (first-statistics.ts).
+  noteCommit();
 }
 
 // ---- Results as recorded ------------------------------------------------------------------------
