@@ -110,7 +110,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   // Idempotency-Key claims and answers: commits that need not wait for their own flush (see IdempotencyKeyStore).
   const keyPool =
     config.writePoolMax > 0 && spares
-      ? openReadPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false, indexPlans: true })
+      ? openReadPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false, customPlans: true })
       : undefined;
   const primaryReads = readPool ?? preparedReads(orm.em);
   // D25: reads of read-only requests on the replica, as far as it replayed their organization's writes.

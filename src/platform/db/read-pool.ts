@@ -46,14 +46,12 @@ export function openReadPool(
     name?: string;
     synchronousCommit?: boolean;
     /**
-     * Plans that look rows up by index, made once per statement and connection (`plan_cache_mode =
-     * force_generic_plan`, sequential scans, hash and merge joins off): for statements that find their
-     * rows by primary key, alone or joined to a batch (`unnest` of arrays). A plan made with the table's
-     * size at the time scanned the whole table for each batch once a table planned while empty had grown
-     * (issue 24; see IdempotencyKeyStore), and planning each execution instead (force_custom_plan) cost
-     * about as much as the statement itself. Only for a pool whose statements all find rows by an index.
+     * Plan each execution with its values and the tables' size at that moment (`plan_cache_mode =
+     * force_custom_plan`) instead of a generic plan kept for the connection's life: for statements that
+     * join a batch (`unnest` of arrays) to a table, whose generic plan, made while the table was still
+     * empty and not yet analyzed, scans the whole table once it has grown (see IdempotencyKeyStore).
      */
-    indexPlans?: boolean;
+    customPlans?: boolean;
   },
 ): ReadPool {
   const { timeouts } = options;
@@ -70,7 +68,7 @@ export function openReadPool(
       application_name: `event-service ${options.name ?? 'reads'}`,
       // See IdempotencyKeyStore: commits that need not wait for their own flush.
       ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
-      ...(options.indexPlans ? { plan_cache_mode: 'force_generic_plan', enable_seqscan: 'off', enable_hashjoin: 'off', enable_mergejoin: 'off' } : {}),
+      ...(options.customPlans ? { plan_cache_mode: 'force_custom_plan' } : {}),
     } as never,
     onnotice: () => undefined,
   });
