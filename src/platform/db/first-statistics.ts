@@ -14,8 +14,8 @@ import type { Logger } from 'pino';
  * ANALYZE invalidates the plans made without statistics, so the problem lasts until then: after a
  * deployment's first bulk load, or on a fresh database.
  *
- * An instance looks, after every `commitsPerLook` commits of its units of work and at most once every
- * `intervalMs`, for tables of the service's schema that were never analyzed (pg_class.reltuples < 0)
+ * An instance looks, once `commitsPerLook` commits of its units of work were made since a look last
+ * analyzed something, and at most once every `intervalMs`, for tables of the service's schema that were never analyzed (pg_class.reltuples < 0)
  * and hold at least `minRows` live rows, and analyzes them, one instance at a time (an advisory lock
  * taken without waiting). Writes are what make a table grow, so an idle instance, or one whose
  * database is down (whose units of work do not commit), makes no look. After that first time autovacuum keeps them current
@@ -47,7 +47,7 @@ export interface FirstStatisticsSettings {
   readonly minRows: number;
 }
 
-export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 5_000, commitsPerLook: 100, minRows: 100 };
+export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 1_000, commitsPerLook: 100, minRows: 100 };
 
 /** The job of this process, started by the service: the one noteCommit() drives. */
 let active: FirstStatistics | undefined;
@@ -66,6 +66,7 @@ const analyzeStatement = (tables: readonly string[]) =>
 export class FirstStatistics {
   private running: Promise<string[]> | undefined;
   private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
   private commits = 0;
   private lastLook = 0;
 
@@ -83,18 +84,35 @@ export class FirstStatistics {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.timer);
     if (active === this) active = undefined;
     await this.running;
   }
 
-  /** A unit of work committed: a look in the background once enough did and the last one is old enough. */
+  /**
+   * A unit of work committed: once `commitsPerLook` did since a look last analyzed something, a look in
+   * the background, at once or (the last one too recent) when `intervalMs` has passed since it, so that
+   * the last commits of a bulk load are looked at too.
+   */
   committed(): void {
     this.commits += 1;
-    const now = Date.now();
-    if (this.stopped || this.running || this.commits < this.settings.commitsPerLook || now - this.lastLook < this.settings.intervalMs) return;
-    this.commits = 0;
-    this.lastLook = now;
-    void this.runOnce();
+    if (this.stopped || this.timer !== undefined || this.commits < this.settings.commitsPerLook) return;
+    const wait = this.lastLook + this.settings.intervalMs - Date.now();
+    if (wait <= 0) return this.look();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.look();
+    }, wait);
+    this.timer.unref();
+  }
+
+  private look(): void {
+    if (this.stopped || this.running) return;
+    this.lastLook = Date.now();
+    void this.runOnce().then((analyzed) => {
+      // Nothing yet (PostgreSQL's live row counts trail the commits by up to a second): keep counting.
+      if (analyzed.length > 0) this.commits = 0;
+    });
   }
 
   /** One look now (one under way is joined): the tables it found without statistics that have them now. */
