@@ -62,6 +62,8 @@ export interface AppDeps {
   statements?: PreparedReads;
   /** The read replica (DATABASE_READ_URL, D25), when configured. */
   readReplica?: ReadReplica;
+  /** Called after each commit of a request's unit of work (first statistics, D25). */
+  written?: () => void;
   /** More metrics for /metrics (the retention job's). */
   extraMetrics?: readonly Metric[];
 }
@@ -81,6 +83,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     cursors: deps.cursors,
     logger,
     replica: deps.readReplica,
+    written: deps.written,
   };
   const metrics = createMetrics({
     token: config.metricsToken,

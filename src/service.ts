@@ -159,6 +159,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     reads: primaryReads,
     statements: writePool,
     readReplica: replica?.readReplica,
+    written: () => firstStatistics.committed(),
     extraMetrics: retention.metrics,
     onFinished: hooks.onRequestFinished,
   });

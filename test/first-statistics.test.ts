@@ -1,7 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { openDatabase } from '../src/schema/database';
-import { FIRST_STATISTICS_LOCK, FirstStatistics, noteCommit } from '../src/platform/db/first-statistics';
+import { inUnitOfWork } from '../src/platform/db/unit-of-work';
+import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
+import { FIRST_STATISTICS_LOCK, FirstStatistics } from '../src/platform/db/first-statistics';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 
 jest.setTimeout(60_000);
@@ -111,19 +113,28 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
     const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 0, commitsPerLook: 3, minRows: 100 });
     job.start();
     try {
-      noteCommit();
-      noteCommit();
+      job.committed();
+      job.committed();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await neverAnalyzed('events')).toBe(true);
-      noteCommit();
+      job.committed();
       await until(async () => ((await neverAnalyzed('events')) ? undefined : true), 'events analyzed after the third commit');
     } finally {
       await job.stop();
     }
     // Stopped: commits no longer start looks.
     await forgetStatistics('events');
-    for (let commit = 0; commit < 6; commit += 1) noteCommit();
+    for (let commit = 0; commit < 6; commit += 1) job.committed();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await neverAnalyzed('events')).toBe(true);
+  });
+  test('each committed unit of work reports itself through its scope (what drives the job in a request)', async () => {
+    let written = 0;
+    const scoped = () => withUnitOfWorkScope(orm.em.fork(), { actor: { kind: 'system', task: 'test' }, written: () => (written += 1) });
+    await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'));
+    await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'), { singleStatement: true });
+    expect(written).toBe(2);
+    await expect(inUnitOfWork(scoped(), () => Promise.reject(new Error('rolled back')))).rejects.toThrow('rolled back');
+    expect(written).toBe(2);
   });
 });

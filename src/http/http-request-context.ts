@@ -26,6 +26,8 @@ export interface ContextShared {
   readonly logger: Logger;
   /** The read replica (DATABASE_READ_URL, D25): read-only requests may read it; every commit records its organization's mark. */
   readonly replica?: ReadReplica;
+  /** Called after each commit of a request's unit of work (a table's first statistics, D25). */
+  readonly written?: () => void;
 }
 
 /**
@@ -90,6 +92,7 @@ export class HttpRequestContext implements RequestContext {
       requestId: this.requestId,
       idempotency: this.locals?.idempotency,
       outboxWritten: () => webhooks.wake(),
+      written: this.shared.written,
       statements: tracedFor(this.shared.statements, this.trace),
       trace: this.trace,
       committed: replica ? () => replica.wrote(organizationId) : undefined,

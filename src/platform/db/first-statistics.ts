@@ -41,21 +41,13 @@ export const FIRST_STATISTICS_LOCK = `hashtext('event_service_first_statistics')
 export interface FirstStatisticsSettings {
   /** The shortest time between two looks of an instance. */
   readonly intervalMs: number;
-  /** Commits of units of work (noteCommit) after which an instance looks again. */
+  /** Commits of units of work (`committed()`) after which an instance looks again. */
   readonly commitsPerLook: number;
   /** A table is analyzed once it holds this many live rows (a smaller one is read whole cheaply anyway). */
   readonly minRows: number;
 }
 
 export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 1_000, commitsPerLook: 100, minRows: 100 };
-
-/** The job of this process, started by the service: the one noteCommit() drives. */
-let active: FirstStatistics | undefined;
-
-/** A unit of work committed (src/platform/db/unit-of-work.ts): the started job looks when enough did. */
-export function noteCommit(): void {
-  active?.committed();
-}
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -65,6 +57,7 @@ const analyzeStatement = (tables: readonly string[]) =>
 
 export class FirstStatistics {
   private running: Promise<string[]> | undefined;
+  private started = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private commits = 0;
@@ -76,16 +69,14 @@ export class FirstStatistics {
     private readonly settings: FirstStatisticsSettings = DEFAULT_FIRST_STATISTICS,
   ) {}
 
+  /** Looks from now on (the request context calls committed() after each unit of work: `written`). */
   start(): void {
-    // The process's one job, which the units of work drive through noteCommit().
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    active = this;
+    this.started = true;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (active === this) active = undefined;
     await this.running;
   }
 
@@ -96,7 +87,7 @@ export class FirstStatistics {
    */
   committed(): void {
     this.commits += 1;
-    if (this.stopped || this.timer !== undefined || this.commits < this.settings.commitsPerLook) return;
+    if (!this.started || this.stopped || this.timer !== undefined || this.commits < this.settings.commitsPerLook) return;
     const wait = this.lastLook + this.settings.intervalMs - Date.now();
     if (wait <= 0) return this.look();
     this.timer = setTimeout(() => {

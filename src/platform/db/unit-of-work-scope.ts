@@ -51,6 +51,8 @@ export interface UnitOfWorkScope {
   readonly idempotency?: IdempotencyClaim;
   /** Called after the commit of a unit of work that wrote outbox messages: wakes the webhook workers. */
   readonly outboxWritten?: () => void;
+  /** Called after each commit of a unit of work: counts writes towards a table's first statistics (first-statistics.ts). */
+  readonly written?: () => void;
   /**
    * Where a fixed statement outside a transaction runs (executePrepared): the service's pool for hot
    * statements, which pipelines the statements of concurrent requests (src/platform/db/read-pool.ts).

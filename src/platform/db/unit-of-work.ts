@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { noteOutboxWrite, takeOutboxWrite } from '../outbox/outbox';
 import { traceTransaction } from './traced-statements';
-import { noteCommit } from './first-statistics';
 import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
@@ -197,8 +196,7 @@ async function singleStatementMarked<T>(
 /** What follows a commit: the webhook workers woken when the unit wrote outbox messages (never inside the transaction). */
 function afterCommit(scope: UnitOfWorkScope, tx: EntityManager | undefined): void {
   if (tx !== undefined && takeOutboxWrite(tx)) scope.outboxWritten?.();
-  // A table's first statistics are taken once writes have made it grow (first-statistics.ts).
-  noteCommit();
+  scope.written?.();
 }
 
 // ---- Results as recorded ------------------------------------------------------------------------
