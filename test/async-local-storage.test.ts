@@ -104,4 +104,22 @@ describe('MikroORM transactions and flushes leave no storage enabled', () => {
     // MikroORM's own storage of transaction contexts (private in its types).
     expect(isEnabled((TransactionContext as unknown as { storage: AsyncLocalStorage<unknown> }).storage)).toBe(false);
   });
+
+  test('a fork does not apply the configuration again, and the global context stays refused (withLightForks)', async () => {
+    const colors = process.env.MIKRO_ORM_COLORS;
+    process.env.MIKRO_ORM_COLORS = 'untouched';
+    try {
+      const fork = orm.em.fork();
+      await fork.execute('select 1');
+      // MikroORM's own fork() would have written process.env here (Configuration.sync).
+      expect(process.env.MIKRO_ORM_COLORS).toBe('untouched');
+      expect(orm.config.get('allowGlobalContext')).toBe(false);
+      expect(() => orm.em.getContext()).toThrow(/global EntityManager/);
+      // Any other key is set as MikroORM sets it.
+      orm.config.set('debug', false);
+      expect(process.env.MIKRO_ORM_COLORS).toBe('false');
+    } finally {
+      process.env.MIKRO_ORM_COLORS = colors;
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
@@ -49,7 +49,7 @@ function isStorable(status: number, body: string): boolean {
 }
 
 export function fingerprintOf(parts: unknown): string {
-  return createHash('sha256').update(stableStringify(parts)).digest('hex');
+  return hash('sha256', stableStringify(parts), 'hex');
 }
 
 type EndArguments = Parameters<ServerResponse['end']>;

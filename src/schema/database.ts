@@ -3,7 +3,7 @@ import type * as MigrationsModule from '@mikro-orm/migrations';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import path from 'node:path';
-import { createOrmConfig, sparesConnections, type DatabaseModel, type OrmSettings } from '../platform/db/orm-config';
+import { createOrmConfig, sparesConnections, withLightForks, type DatabaseModel, type OrmSettings } from '../platform/db/orm-config';
 import { ENTITIES } from './entities';
 
 /** Where the migrations are: compiled `.js` next to this file, or `.ts` when run from source (jest). */
@@ -59,7 +59,7 @@ async function migrate(orm: MikroORM, settings: OrmSettings): Promise<string[]> 
 export type OpenSettings = OrmSettings;
 
 export async function openMigratedDatabase(settings: OrmSettings): Promise<{ orm: MikroORM; migrationsApplied: string[] }> {
-  const orm = await MikroORM.init(createOrmConfig(settings, MODEL));
+  const orm = withLightForks(await MikroORM.init(createOrmConfig(settings, MODEL)));
   try {
     return { orm, migrationsApplied: await migrate(orm, settings) };
   } catch (error) {
@@ -80,5 +80,5 @@ export async function openDatabase(settings: OrmSettings): Promise<MikroORM> {
  */
 export async function openReplicaDatabase(settings: OrmSettings): Promise<MikroORM> {
   // connect: false: the first read connects (a replica that does not answer never holds up the start).
-  return MikroORM.init({ ...createOrmConfig({ ...settings, ensureDatabase: false }, MODEL), connect: false });
+  return withLightForks(await MikroORM.init({ ...createOrmConfig({ ...settings, ensureDatabase: false }, MODEL), connect: false }));
 }

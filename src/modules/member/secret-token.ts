@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** 32 random bytes, base64url: session ids and invitation tokens (stored only as their SHA-256). */
 export function newSecretToken(): string {
@@ -6,7 +6,7 @@ export function newSecretToken(): string {
 }
 
 export function hashSecretToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export const SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
