@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { TransactionContext, type MikroORM } from '@mikro-orm/postgresql';
 import { isEnabled, releaseIdleAsyncLocalStorage } from '../src/foundation/async-local-storage';
-import { openDatabase } from '../src/schema/database';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
+import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
 
 // src/foundation/async-local-storage.ts: an AsyncLocalStorage is disabled once its last run ended, so
 // that Node's promise hooks are off whenever none is in use (the server installs it at start).
@@ -83,15 +82,14 @@ describe('idle AsyncLocalStorage is released', () => {
 });
 
 describe('MikroORM transactions and flushes leave no storage enabled', () => {
-  let database: TestDatabase;
+  let database: CommandDatabase;
   let orm: MikroORM;
   beforeAll(async () => {
-    database = await createTestDatabase();
-    orm = await openDatabase({ clientUrl: database.url, pool: database.pool });
+    database = await openCommandDatabase();
+    orm = database.orm;
   });
   afterAll(async () => {
-    await orm?.close(true);
-    await database?.drop();
+    await database?.close();
   });
 
   test('inside em.transactional the transaction context is there; after it, the storage is disabled', async () => {

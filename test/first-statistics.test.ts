@@ -1,10 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino from 'pino';
-import { openDatabase } from '../src/schema/database';
 import { inUnitOfWork } from '../src/platform/db/unit-of-work';
 import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
 import { FIRST_STATISTICS_LOCK, FirstStatistics } from '../src/platform/db/first-statistics';
-import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
+import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
+import { describeOnPostgres } from './helpers/database';
 
 jest.setTimeout(60_000);
 
@@ -12,15 +12,14 @@ jest.setTimeout(60_000);
 // because a plan made without them read an event by its slug through the primary key, walking every
 // event of its organization.
 
-let database: TestDatabase;
+let database: CommandDatabase;
 let orm: MikroORM;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase({ clientUrl: database.url, pool: database.pool });
+  database = await openCommandDatabase();
+  orm = database.orm;
 });
 afterAll(async () => {
-  await orm?.close(true);
-  await database?.drop();
+  await database?.close();
 });
 
 const execute = <T extends object>(sql: string, bindings: unknown[] = []): Promise<T[]> => orm.em.fork().execute<T[]>(sql, bindings);

@@ -1,7 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type * as MigrationsModule from '@mikro-orm/migrations';
-import { openDatabase } from '../src/schema/database';
-import { createTestDatabase, type TestDatabase } from './helpers/database';
+import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
 
 // Issue 22: the schema can be distributed by tenant (docs/operating.md, "Distributing by tenant
 // (Citus)"). Read from the migrated database's catalog, so that a table added later without
@@ -26,15 +25,14 @@ const GLOBAL_UNIQUE_KEYS: Readonly<Record<string, string>> = {
   dashboard_sessions_id_hash_unique: 'a dashboard request finds its session by the hash of its cookie',
 };
 
-let database: TestDatabase;
+let database: CommandDatabase;
 let orm: MikroORM;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  orm = await openDatabase({ clientUrl: database.url, pool: database.pool });
+  database = await openCommandDatabase();
+  orm = database.orm;
 });
 afterAll(async () => {
-  await orm?.close(true);
-  await database?.drop();
+  await database?.close();
 });
 
 const query = <T extends object>(sql: string): Promise<T[]> => orm.em.fork().getConnection().execute<T[]>(sql);
