@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '../../foundation/ids';
 
 /** `whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format (D18). */
 export function newSigningSecret(): string {
@@ -55,7 +56,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 function gcmSeal(key: Buffer, plain: string): string {
-  const iv = randomBytes(IV_BYTES);
+  // A random 96-bit IV per value (never reused: pooled bytes are handed out once).
+  const iv = pooledRandomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
