@@ -10,6 +10,7 @@ import { createTestDatabase, describeOnPostgres, withAdminClient } from './helpe
 import { openDatabase } from '../src/schema/database';
 import { insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
 import { createTenant, eventInput } from './helpers/factories';
+import { startTcpProxy } from './helpers/tcp-proxy';
 import { startTestApp } from './helpers/test-app';
 
 // Issue 8: the hot reads run on a read pool of their own (postgres.js, pipelined). It must return
@@ -216,6 +217,32 @@ describeOnPostgres('the ORM pool needs a PostgreSQL server')("the ORM's pool", (
       expect(await alive()).toBe(0);
     } finally {
       await orm.close(true);
+      await database.drop();
+    }
+  });
+
+  test('once the database answers again after a run of failed connection attempts, the pool is back within a second', async () => {
+    const database = await createTestDatabase();
+    const target = new URL(database.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const through = new URL(database.url);
+    through.port = String(proxy.port);
+    const orm = await openDatabase({ clientUrl: through.toString(), pool: { min: 0, max: 1 } });
+    const pool = openReadPool(orm, { max: 1, timeouts: DEFAULT_DATABASE_TIMEOUTS });
+    try {
+      await pool.query('select 1', []);
+      await proxy.cut();
+      // Refused attempts, one after the other. postgres.js's own backoff grows with each (3^n / 100 s):
+      // after seven it would wait 10-20 s before it tried again.
+      for (let attempt = 0; attempt < 7; attempt += 1) await expect(pool.query('select 1', [])).rejects.toThrow();
+      await proxy.restore();
+      const started = performance.now();
+      await pool.query('select 1', []);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    } finally {
+      await pool.close();
+      await orm.close(true);
+      await proxy.close();
       await database.drop();
     }
   });

@@ -8,6 +8,15 @@ import { databaseOf, labelled } from './traced-statements';
 /** A read connection left unused this long is closed (seconds). */
 const IDLE_SECONDS = 60;
 
+/**
+ * Seconds before a postgres.js connection tries again after a failed attempt. Its default grows with every
+ * failure of any connection of the pool (3^n / 100 s, up to 20 s): a database down for a second under load
+ * made a pool wait 10-20 s after the database was back, every statement queued meanwhile answered 503 at
+ * the driver's bound (test/faults-database.test.ts). Bounded at half a second; a connection tries again
+ * only while statements wait for it.
+ */
+export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 ** retries, 0.5);
+
 /** The hot reads' own connections, closed with the service. */
 export interface ReadPool extends PreparedReads {
   close(): Promise<void>;
@@ -62,6 +71,7 @@ export function openReadPool(
     prepare: true,
     idle_timeout: IDLE_SECONDS,
     connect_timeout: timeouts.connectMs / 1000,
+    backoff: reconnectBackoff,
     // The same bounds as the ORM's connections: PostgreSQL cancels a slow statement itself.
     connection: {
       statement_timeout: String(timeouts.statementMs),

@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { Counter, Gauge, type Metric } from 'prom-client';
 import type { DatabaseTimeouts, ReadReplicaSettings } from '../../../foundation/config';
 import type { PreparedReads } from '../prepared-reads';
-import { openReadPool, type ReadPool } from '../read-pool';
+import { openReadPool, reconnectBackoff, type ReadPool } from '../read-pool';
 import { ReplicaState, type ReplicaStatus } from './replica-state';
 import { PrimaryWalPosition, walPositionOf } from './wal-position';
 import { WriteMarks } from './write-marks';
@@ -198,6 +198,7 @@ export function openReadReplica(options: ReadReplicaOptions): { readReplica: Rea
       max: 1,
       idle_timeout: 60,
       connect_timeout: Math.max(1, Math.round(timeouts.connectMs / 1000)),
+      backoff: reconnectBackoff,
       connection: { application_name: `event-service ${name}`, statement_timeout: '1000' } as never,
       onnotice: () => undefined,
     });
