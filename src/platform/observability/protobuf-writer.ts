@@ -118,8 +118,12 @@ export class Writer {
       this.buffer.copyWithin(start + size, start + 1, this.pos);
       this.pos += size - 1;
     }
-    let at = start;
-    let v = length;
+    this.varintAt(start, length);
+  }
+
+  /** A varint written at `at`, where its room was left (a length known only after what it measures). */
+  private varintAt(at: number, value: number): void {
+    let v = value;
     while (v > 0x7f) {
       this.buffer[at++] = (v & 0x7f) | 0x80;
       v >>>= 7;
@@ -160,13 +164,7 @@ export class Writer {
     const written = this.buffer.write(value, start + 5);
     const size = varintSize(written);
     if (size < 5) this.buffer.copyWithin(start + size, start + 5, start + 5 + written);
-    let at = start;
-    let v = written;
-    while (v > 0x7f) {
-      this.buffer[at++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buffer[at] = v;
+    this.varintAt(start, written);
     this.pos = start + size + written;
   }
 
