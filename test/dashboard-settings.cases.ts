@@ -1,4 +1,5 @@
-import { ConfigError, loadDashboardSettings } from '../src/foundation/config';
+import { ConfigError } from '../src/foundation/env-values';
+import { loadDashboardSettings } from '../src/foundation/dashboard-settings';
 
 test('defaults: links on https://localhost:$PORT, 30 min idle, 12 h lifetime, usage written every 10 s', () => {
   expect(loadDashboardSettings({})).toEqual({ publicUrl: 'https://localhost:8443', idleTimeoutMs: 30 * 60_000, absoluteLifetimeMs: 12 * 3_600_000, usageFlushMs: 10_000 });

@@ -1,4 +1,8 @@
 import path from 'node:path';
+import { loadDashboardSettings, type DashboardSettings } from './dashboard-settings';
+import { ConfigError, duration, flag, integer, optional } from './env-values';
+
+export { ConfigError } from './env-values';
 
 /** GRAPHQL_EXPLORER: see src/doors/graphql/explorer.ts. */
 export const EXPLORER_KINDS = ['graphiql', 'sandbox', 'off'] as const;
@@ -142,43 +146,6 @@ export interface RetentionSettings {
 
 export const DEFAULT_RETENTION: RetentionSettings = { intervalMs: 300_000, batchSize: 1000, webhookMessageMs: 30 * 86_400_000, usageDays: 400 };
 
-export class ConfigError extends Error {}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration written as a whole number and a unit: `500ms`, `90s`, `15m`, `12h`, `30d`. */
-function duration(env: NodeJS.ProcessEnv, name: string, fallbackMs: number, minMs: number, maxMs: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallbackMs;
-  const match = /^(\d+)\s*(ms|s|m|h|d)$/.exec(raw);
-  if (!match) throw new ConfigError(`${name} must be a whole number and a unit (ms, s, m, h, d), like 30d; got "${raw}"`);
-  const value = Number(match[1]) * DURATION_UNITS[match[2]];
-  if (value < minMs || value > maxMs) throw new ConfigError(`${name} must be between ${minMs / 1000} s and ${maxMs / 86_400_000} days, got "${raw}"`);
-  return value;
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = optional(env, name);
-  if (raw === undefined) return false;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const tlsCertFile = optional(env, 'TLS_CERT_FILE');
   const tlsKeyFile = optional(env, 'TLS_KEY_FILE');
@@ -303,37 +270,5 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, 60_000),
     leaseMs,
     concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
-  };
-}
-
-/** Settings of the dashboard, read from the environment like every other setting (see README). */
-export interface DashboardSettings {
-  /** Where people open the dashboard; invitation links start with it. */
-  readonly publicUrl: string;
-  /** A session unused this long ends (DASHBOARD_IDLE_MINUTES, default 30). */
-  readonly idleTimeoutMs: number;
-  /** A session ends this long after sign-in, used or not (DASHBOARD_SESSION_HOURS, default 12). */
-  readonly absoluteLifetimeMs: number;
-  /** How often in-memory usage counters are written to PostgreSQL (USAGE_FLUSH_MS, default 10 s). */
-  readonly usageFlushMs: number;
-}
-
-function dashboardWhole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
-export function loadDashboardSettings(env: NodeJS.ProcessEnv = process.env): DashboardSettings {
-  const port = env.PORT?.trim() || '8443';
-  const publicUrl = (env.PUBLIC_URL?.trim() || `https://localhost:${port}`).replace(/\/+$/, '');
-  if (!/^https:\/\/[^/]+/.test(publicUrl)) throw new ConfigError(`PUBLIC_URL must be an https URL, got "${publicUrl}"`);
-  return {
-    publicUrl,
-    idleTimeoutMs: dashboardWhole(env, 'DASHBOARD_IDLE_MINUTES', 30, 1, 24 * 60) * 60_000,
-    absoluteLifetimeMs: dashboardWhole(env, 'DASHBOARD_SESSION_HOURS', 12, 1, 24 * 30) * 3_600_000,
-    usageFlushMs: dashboardWhole(env, 'USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
   };
 }

@@ -11,7 +11,7 @@ import { findMember } from '../../modules/member/member.repository';
 import { IpAllowlist } from '../../modules/organization/ip-allowlist';
 import { findOrganization } from '../../modules/organization/organization.repository';
 import { assertSameOrigin, clearedSessionCookie, sessionCookie, sessionCookieOf } from './cross-site';
-import type { DashboardSettings } from '../../foundation/config';
+import type { DashboardSettings } from '../../foundation/dashboard-settings';
 import { findSession } from './dashboard-session';
 
 /** Where `npm run build` puts the bundled pages (the same place from src/ under jest and from dist/). */

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuthContext, OrganizationSnapshot } from '../../platform/auth/auth-context';
 import { permissionsOfRole } from '../../platform/auth/permissions';
-import type { DashboardSettings } from '../../foundation/config';
+import type { DashboardSettings } from '../../foundation/dashboard-settings';
 import { findLiveSession, touchSession } from '../../modules/member/credentials.repository';
 import { hashSecretToken, SECRET_TOKEN_PATTERN } from '../../modules/member/secret-token';
 

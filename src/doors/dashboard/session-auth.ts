@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import type { DashboardSettings } from '../../foundation/config';
+import type { DashboardSettings } from '../../foundation/dashboard-settings';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { assertSameOrigin, sessionCookieOf } from './cross-site';
 import { findSession } from './dashboard-session';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { ApolloServer } from '@apollo/server';
 import {
   getOperationAST,
   OperationTypeNode,
@@ -17,7 +17,8 @@ import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { checkOperation } from './apollo';
 import { AppError } from '../../foundation/errors/app-error';
-import { acceptedMediaType, APPLICATION_JSON, writeGraphqlRequestError } from './graphql-http';
+import { mediaTypeOf, writeGraphqlRequestError } from './graphql-http';
+import { answerByApollo, isRecord, parametersOf, withoutEmptyOperationName, type GraphqlParameters } from './graphql-request';
 import { queryLimitsCheck, type QueryLimits } from './query-limits';
 
 /**
@@ -45,31 +46,8 @@ type Kind = 'query' | 'mutation' | 'invalid mutation' | 'other';
 /** Documents kept, by query text and operation name; the least recently used goes first. */
 const MAX_KNOWN_DOCUMENTS = 500;
 const JSON_REQUEST = /^application\/json(?:;\s*charset=utf-8)?$/i;
-/** The media type of the common Accept headers (graphql-http.ts: as Apollo chooses), found once each. */
-const MEDIA_TYPES = new Map<string | undefined, string | undefined>([
-  [undefined, APPLICATION_JSON],
-  ['*/*', APPLICATION_JSON],
-  ['application/json', APPLICATION_JSON],
-]);
-const MAX_MEDIA_TYPES = 64;
-
-function mediaTypeOf(accept: string | undefined): string | undefined {
-  if (MEDIA_TYPES.has(accept)) return MEDIA_TYPES.get(accept);
-  const mediaType = acceptedMediaType(accept);
-  if (MEDIA_TYPES.size < MAX_MEDIA_TYPES) MEDIA_TYPES.set(accept, mediaType);
-  return mediaType;
-}
-
 /** The context an operation runs with: the compiled path may hand Apollo a result it already has. */
 export type ExecutionContext = RequestContext & { executed: ExecutionResult | undefined };
-
-/** A GraphQL request's parameters, from a JSON body (POST) or the query string (GET). */
-export interface GraphqlParameters {
-  readonly query?: unknown;
-  readonly operationName?: unknown;
-  readonly variables?: unknown;
-  readonly extensions?: unknown;
-}
 
 export interface GraphqlExecution {
   /** Is this request's operation a mutation? One parse per distinct document, shared with execution. */
@@ -88,83 +66,6 @@ export interface GraphqlExecutionDeps {
   /** The executor Apollo's gateway uses: one compiled function per document. */
   readonly operations: CompiledOperations;
   readonly limits: QueryLimits;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** A text content type without a charset gets utf-8, as Express's res.send wrote Apollo's answers. */
-function withCharset(type: string): string {
-  return /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
-}
-
-/** Apollo answers the request (as its Express integration wrote it), with this request's context. */
-export async function answerByApollo(
-  apollo: ApolloServer<RequestContext>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: unknown,
-  context: () => Promise<RequestContext>,
-  /** The URL Apollo reads the GET parameters from, when it is not the request's own. */
-  url: string = req.url as string,
-): Promise<void> {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const queryAt = url.indexOf('?');
-  const response = await apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: { method: (req.method as string).toUpperCase(), headers, search: queryAt === -1 ? '' : url.slice(queryAt), body: body ?? {} },
-    context,
-  });
-  for (const [name, value] of response.headers) res.setHeader(name, name === 'content-type' ? withCharset(value) : value);
-  res.statusCode = response.status ?? 200;
-  if (response.body.kind === 'complete') {
-    res.setHeader('Content-Length', Buffer.byteLength(response.body.string));
-    res.end(response.body.string);
-    return;
-  }
-  for await (const chunk of response.body.asyncIterator) res.write(chunk);
-  res.end();
-}
-
-/** The request's GraphQL parameters: a POST's JSON body, or a GET's query string (its variables parsed). */
-function parametersOf(req: IncomingMessage, body: unknown): GraphqlParameters | undefined {
-  if (req.method === 'POST') return isRecord(body) ? body : undefined;
-  const url = req.url as string;
-  const queryAt = url.indexOf('?');
-  if (queryAt === -1) return undefined;
-  const search = new URLSearchParams(url.slice(queryAt + 1));
-  const variables = search.get('variables');
-  let parsed: unknown;
-  if (variables !== null && variables !== '') {
-    try {
-      parsed = JSON.parse(variables);
-    } catch {
-      parsed = undefined; // Apollo reports it
-    }
-  }
-  return { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: parsed };
-}
-
-/**
- * An empty `operationName` is an absent one (GraphQL over HTTP: "Setting the value of the operationName
- * parameter to the empty string is equivalent to omitting the operationName parameter"); Apollo would
- * look for an operation named "" instead. Returns the body or URL Apollo gets, without it.
- */
-function withoutEmptyOperationName(req: IncomingMessage, body: unknown): { body: unknown; url?: string } {
-  if (req.method === 'POST') {
-    if (!isRecord(body) || body.operationName !== '') return { body };
-    return { body: { ...body, operationName: null } };
-  }
-  const url = req.url as string;
-  const queryAt = url.indexOf('?');
-  if (queryAt === -1) return { body };
-  const search = new URLSearchParams(url.slice(queryAt + 1));
-  if (search.get('operationName') !== '') return { body };
-  search.delete('operationName');
-  return { body, url: `${url.slice(0, queryAt)}?${search.toString()}` };
 }
 
 /**

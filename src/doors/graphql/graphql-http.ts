@@ -71,3 +71,18 @@ export function writeGraphqlRequestError(req: IncomingMessage, res: ServerRespon
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
+
+/** The media type of the common Accept headers (acceptedMediaType: as Apollo chooses), found once each. */
+const MEDIA_TYPES = new Map<string | undefined, string | undefined>([
+  [undefined, APPLICATION_JSON],
+  ['*/*', APPLICATION_JSON],
+  ['application/json', APPLICATION_JSON],
+]);
+const MAX_MEDIA_TYPES = 64;
+
+export function mediaTypeOf(accept: string | undefined): string | undefined {
+  if (MEDIA_TYPES.has(accept)) return MEDIA_TYPES.get(accept);
+  const mediaType = acceptedMediaType(accept);
+  if (MEDIA_TYPES.size < MAX_MEDIA_TYPES) MEDIA_TYPES.set(accept, mediaType);
+  return mediaType;
+}

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import { loadDashboardSettings } from '../../foundation/config';
+import { loadDashboardSettings } from '../../foundation/dashboard-settings';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { RequiresSession } from '../../platform/graphql/requires-session';
 import { changeMemberRole } from '../member/commands/change-member-role';

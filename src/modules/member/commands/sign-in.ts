@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DashboardSettings } from '../../../foundation/config';
+import type { DashboardSettings } from '../../../foundation/dashboard-settings';
 import { addSession, forgetFailuresBefore, forgetFailuresOf, passwordHashesOf, recentFailures, recordFailure } from '../credentials.repository';
 import { normalizeEmail } from '../member.policy';
 import { verifyPassword } from '../password';

@@ -5,7 +5,6 @@ import {
   DeleteWebhookEndpointDocument,
   DisableWebhookEndpointDocument,
   EnableWebhookEndpointDocument,
-  RedeliverWebhookMessageDocument,
   RotateWebhookSecretDocument,
   SendTestWebhookDocument,
   UpdateWebhookEndpointDocument,
@@ -19,8 +18,6 @@ import {
   type DisableWebhookEndpointMutationVariables,
   type EnableWebhookEndpointMutation,
   type EnableWebhookEndpointMutationVariables,
-  type RedeliverWebhookMessageMutation,
-  type RedeliverWebhookMessageMutationVariables,
   type RotateWebhookSecretMutation,
   type RotateWebhookSecretMutationVariables,
   type SendTestWebhookMutation,
@@ -33,25 +30,9 @@ import {
   type WebhookMessagesQueryVariables,
 } from '../generated/operations';
 import type { Page, PageContext } from '../page';
+import { messagesTable } from './webhook-messages';
+import { checkedTypes, typeCheckboxes } from './webhook-event-types';
 
-const EVENT_TYPES = [
-  'event.created',
-  'event.updated',
-  'event.published',
-  'event.cancelled',
-  'event.deleted',
-  'ticket_type.created',
-  'ticket_type.updated',
-  'ticket_type.deleted',
-  'booking.created',
-  'booking.cancelled',
-  'booking.held',
-  'booking.confirmed',
-  'booking.expired',
-  'booking.checked_in',
-  'booking.check_in_undone',
-  'waitlist.offered',
-];
 const SECRET_WARNING = 'This is the only time the signing secret is shown. Configure your receiver with it now.';
 
 /** How often the open messages are read again while the page shows them (deliveries happen in the background). */
@@ -61,14 +42,6 @@ const MESSAGES_POLL_MS = 2_000;
 let pendingSecret: string | undefined;
 let openEndpointId: string | undefined;
 let editingEndpointId: string | undefined;
-
-function typeCheckboxes(checked: readonly string[]): HTMLElement[] {
-  return EVENT_TYPES.map((type) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'eventTypes', value: type, checked: checked.includes(type) }), type));
-}
-
-function checkedTypes(data: FormData): string[] {
-  return data.getAll('eventTypes').filter((value): value is string => typeof value === 'string');
-}
 
 function createForm(context: PageContext): HTMLFormElement {
   const form = h(
@@ -197,54 +170,6 @@ async function messagesOf(context: PageContext, endpoint: WebhookEndpointFieldsF
   };
   setTimeout(poll, MESSAGES_POLL_MS);
   return section;
-}
-
-function messagesTable(context: PageContext, endpoint: WebhookEndpointFieldsFragment, result: WebhookMessagesQuery): HTMLElement {
-  if (result.webhookMessages.messages.length === 0) return h('p', {}, 'No messages yet.');
-  const rows = result.webhookMessages.messages.map((message) => {
-    const attempts =
-      message.attempts.length === 0
-        ? 'none yet'
-        : h(
-            'ul',
-            { class: 'attempts-list', 'aria-label': `Attempts of message ${message.id}` },
-            ...message.attempts.map((attempt) =>
-              h(
-                'li',
-                {},
-                `#${attempt.attemptNumber} ${formatDate(attempt.attemptedAt)}: ${attempt.statusCode ?? attempt.error ?? '—'} (${Math.round(attempt.durationMs)} ms)`,
-                // D27: the attempt's trace, to look up in the tracing backend.
-                attempt.traceId ? h('span', { class: 'hint', title: 'Trace id' }, ` trace ${attempt.traceId}`) : null,
-              ),
-            ),
-          );
-    const redeliver = context.session.permissions.includes('webhooks:write')
-      ? h('button', {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': `Redeliver message ${message.id}`,
-          onclick: () =>
-            void request<RedeliverWebhookMessageMutation, RedeliverWebhookMessageMutationVariables>(RedeliverWebhookMessageDocument, {
-              endpointId: endpoint.id,
-              messageId: message.id,
-            }).then(() => {
-              context.announce(`Message ${message.id} sent again`);
-              context.reload();
-            }, (error: unknown) => context.showError(error)),
-        }, 'Redeliver')
-      : null;
-    return h(
-      'tr',
-      {},
-      h('td', {}, h('code', {}, message.id)),
-      h('td', {}, message.type),
-      h('td', {}, message.status),
-      h('td', {}, formatDate(message.createdAt)),
-      h('td', { class: 'attempts' }, attempts, message.nextAttemptAt ? h('div', { class: 'hint' }, `next: ${formatDate(message.nextAttemptAt)}`) : null),
-      h('td', { class: 'row-actions' }, redeliver),
-    );
-  });
-  return scrollingTable(`Messages to ${endpoint.url}`, ['Message', 'Type', 'Status', 'Created', 'Attempts', 'Actions'], rows);
 }
 
 async function rotateSecret(context: PageContext, endpoint: WebhookEndpointFieldsFragment): Promise<void> {

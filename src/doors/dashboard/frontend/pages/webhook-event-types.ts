@@ -1,0 +1,31 @@
+import { h } from '../dom';
+
+/** The event types an endpoint can subscribe to (D18, the lifecycle's and the ticket types' included), as the forms offer them. */
+const EVENT_TYPES = [
+  'event.created',
+  'event.updated',
+  'event.published',
+  'event.cancelled',
+  'event.deleted',
+  'ticket_type.created',
+  'ticket_type.updated',
+  'ticket_type.deleted',
+  'booking.created',
+  'booking.cancelled',
+  'booking.held',
+  'booking.confirmed',
+  'booking.expired',
+  'booking.checked_in',
+  'booking.check_in_undone',
+  'waitlist.offered',
+];
+
+/** A checkbox per event type, those of `checked` ticked. */
+export function typeCheckboxes(checked: readonly string[]): HTMLElement[] {
+  return EVENT_TYPES.map((type) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'eventTypes', value: type, checked: checked.includes(type) }), type));
+}
+
+/** The event types ticked in a form. */
+export function checkedTypes(data: FormData): string[] {
+  return data.getAll('eventTypes').filter((value): value is string => typeof value === 'string');
+}
