@@ -15,6 +15,11 @@
 # stime of /proc/<pid>/stat) over its slices divided by the requests they answered. The machine may be
 # shared: compare servers within a round, not rounds or runs. ROUNDS rounds (default 3); the summary
 # gives the medians. NODE_OPTIONS_ON adds node options to `on` (e.g. '--cpu-prof --cpu-prof-dir=/tmp/p').
+# STOCK=1 adds `stock`: the same server with its own tracing off and the stock OpenTelemetry Node
+# instrumentations on instead, as `node --require @opentelemetry/auto-instrumentations-node/register`
+# starts them (every default instrumentation, exporting to the same sink): what issue 23 compares with.
+# They are not a dependency of the project: the first such run installs them (STOCK_VERSION, from the npm
+# registry) into STOCK_DIR (default /tmp/event-service-stock-otel), outside the project.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ADMIN_URL=${BENCH_ADMIN_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
@@ -27,6 +32,18 @@ SINK_PORT=$((PORT_BASE + 9))
 IFS=',' read -r -a KINDS <<<"${KINDS:-get,book}"
 SERVERS=(off on)
 [ -n "${ALT_ENV:-}" ] && SERVERS+=(alt)
+STOCK_DIR=${STOCK_DIR:-/tmp/event-service-stock-otel}
+if [ -n "${STOCK:-}" ]; then
+  SERVERS+=(stock)
+  if [ ! -f "$STOCK_DIR/preload.cjs" ]; then
+    echo "installing @opentelemetry/auto-instrumentations-node@${STOCK_VERSION:-0.82.0} into $STOCK_DIR (npm)"
+    mkdir -p "$STOCK_DIR"
+    echo '{"private": true}' >"$STOCK_DIR/package.json"
+    npm install --prefix "$STOCK_DIR" --no-audit --no-fund --loglevel=error "@opentelemetry/auto-instrumentations-node@${STOCK_VERSION:-0.82.0}" >/dev/null
+    # The stock SDK reads the endpoint when it starts; the service's own tracing then finds none and stays off.
+    printf '%s\n' "require('@opentelemetry/auto-instrumentations-node/register');" 'delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;' >"$STOCK_DIR/preload.cjs"
+  fi
+fi
 if ! command -v wrk >/dev/null; then echo "installing wrk (apt-get)"; apt-get install -y wrk >/dev/null; fi
 
 DB=event_service_tracing_$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')
@@ -75,6 +92,9 @@ for index in "${!SERVERS[@]}"; do
     off) serve off "" & ;;
     on) serve on "${NODE_OPTIONS_ON:-}" "$TRACED" ${TRACE_ENV:-} & ;;
     alt) serve alt "" "$TRACED" ${TRACE_ENV:-} ${ALT_ENV} & ;;
+    # No cloud metadata lookups (the default detectors ask GCP's and others' metadata servers), no metrics or logs.
+    stock) serve stock "--require=$STOCK_DIR/preload.cjs" "$TRACED" OTEL_NODE_RESOURCE_DETECTORS=env,host,os,process \
+      OTEL_METRICS_EXPORTER=none OTEL_LOGS_EXPORTER=none & ;;
   esac
   PID[$name]=$!
   # One after the other: the first start migrates the database.
