@@ -1,6 +1,11 @@
 import { h } from '../dom';
 
-/** The event types an endpoint can subscribe to (D18, the lifecycle's and the ticket types' included), as the forms offer them. */
+/**
+ * The event types an endpoint can subscribe to (D18, the lifecycle's and the ticket types' included), as the forms offer them.
+ * The same list as the service's (src/modules/webhook/webhook-types.ts WEBHOOK_EVENT_TYPES), kept here because the
+ * dashboard reaches the service through its API only (.dependency-cruiser.cjs, cli-and-dashboard-through-commands);
+ * test/dashboard-browser.test.ts checks the form offers every one of the service's.
+ */
 const EVENT_TYPES = [
   'event.created',
   'event.updated',
