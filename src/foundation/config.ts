@@ -53,14 +53,12 @@ export interface Config {
    */
   readonly readReplica: ReadReplicaSettings | undefined;
   /**
-   * Connections of the pool for writes that are one statement (DB_WRITE_POOL_MAX, default 2; 0: they
+   * Connections of the pool for writes that are one statement (DB_WRITE_POOL_MAX, default 1; 0: they
    * run on the ORM's pool): a booking or a create without Idempotency-Key, pipelined like the reads but
    * apart from them, so that a statement waiting for a row lock never holds up a read queued behind it.
-   * Two connections by default: concurrent writes queue on them and PostgreSQL runs them back to back,
-   * one wake-up of a backend for many statements; spread over 4 connections, each statement cost about
-   * twice the CPU in both processes. One would be faster still, but a connection that PostgreSQL's
-   * restart leaves hanging then holds up every write until it gives up (README, Performance: "Fewer
-   * connections for the writes").
+   * One connection by default: concurrent writes queue on it and PostgreSQL runs them back to back, one
+   * wake-up of a backend for many statements; spread over 4 connections, each statement cost about twice
+   * the CPU in both processes (README, Performance: "Fewer connections for the writes").
    */
   readonly writePoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
@@ -104,7 +102,7 @@ export interface DatabaseTimeouts {
 /** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/platform/db/read-pool.ts). */
 export const DEFAULT_READ_POOL_MAX = 4;
 /** Connections of the one-statement writes' pool unless DB_WRITE_POOL_MAX says otherwise. */
-export const DEFAULT_WRITE_POOL_MAX = 2;
+export const DEFAULT_WRITE_POOL_MAX = 1;
 
 /** A request's answer is due this long after it arrived, at the latest (a 503 then): within 10 s, with slack. */
 export const DEFAULT_REQUEST_DEADLINE_MS = 8_000;
