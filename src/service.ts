@@ -134,7 +134,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     keyPool,
   );
   const idempotency = idempotentRequests(idempotencyKeys, logger);
-  const webhooks = await startWebhooks(config, orm, logger, secrets);
+  const webhooks = await startWebhooks(config, orm, logger, secrets, writePool);
   const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
   // Every instance runs it; one at a time deletes (an advisory lock), in batches.
   const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);

@@ -1,11 +1,15 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { auditCtes } from '../../platform/audit/audit-log';
+import { numberedPlaceholders, type PreparedReads } from '../../platform/db/prepared-reads';
 import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
 import type { AttemptOutcome } from './webhook-sender';
 
 /*
  * The delivery worker's statements (webhook-worker.ts runs them): claiming due deliveries across
- * organizations, and recording each attempt with what follows from it.
+ * organizations, and recording each attempt with what follows from it. Fixed text, run as prepared
+ * statements on the service's pool of one-statement writes (planned once per connection, and written
+ * to the socket with the bookings of the same turn of the event loop); through the ORM, each was sent
+ * with its values inlined and planned again, on a connection of its own: with an endpoint subscribed
+ * to booking.created, a ticket drop booked 0.29x as fast as without one (README, Performance).
  */
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */
@@ -32,30 +36,30 @@ export interface ClaimedRow {
 }
 
 /** Claims up to `limit` due deliveries of enabled endpoints for `leaseMs` (skipping those another worker holds). */
-export function claimDueDeliveries(orm: MikroORM, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
-  return orm.em.fork().execute<ClaimedRow[]>(
-      `with due as (
+export function claimDueDeliveries(statements: PreparedReads, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+  return statements.query<ClaimedRow>(
+    numberedPlaceholders(`with due as (
          select d.id, d.locked_until from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
          where d.status = 'PENDING' and d.next_attempt_at <= now() and e.enabled
-         order by d.next_attempt_at limit ? for update of d skip locked)
+         order by d.next_attempt_at limit ?::int for update of d skip locked)
        update webhook_deliveries d
-       set attempt_count = d.attempt_count + 1, locked_until = now() + ? * interval '1 millisecond',
-           next_attempt_at = now() + ? * interval '1 millisecond'
+       set attempt_count = d.attempt_count + 1, locked_until = now() + ?::int * interval '1 millisecond',
+           next_attempt_at = now() + ?::int * interval '1 millisecond'
        from due, webhook_messages m, webhook_endpoints e
        where d.id = due.id and m.id = d.message_id and e.id = d.endpoint_id
        returning d.organization_id, d.id as delivery_id, d.attempt_count, d.retry_index, due.locked_until as interrupted, m.id as message_id, m.body, m.trace_parent,
-         e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`,
-      [limit, leaseMs, leaseMs],
+         e.id as endpoint_id, e.url, e.secret_ciphertext, e.previous_secret_ciphertext, e.previous_secret_expires_at`),
+    [limit, leaseMs, leaseMs],
   );
 }
 
 /** Records an attempt whose worker's lease ran out without a result: it died (or hung) during that attempt. */
-export function recordInterruptedAttempt(orm: MikroORM, row: ClaimedRow): Promise<unknown> {
-  return orm.em.fork().execute(
-      `insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
-       values (?, ?, ?, ?, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
-       on conflict (organization_id, delivery_id, attempt_number) do nothing`,
-      [row.organization_id, row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
+export function recordInterruptedAttempt(statements: PreparedReads, row: ClaimedRow): Promise<unknown> {
+  return statements.query(
+    numberedPlaceholders(`insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
+       values (?, ?, ?::int, ?::timestamptz, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
+       on conflict (organization_id, delivery_id, attempt_number) do nothing`),
+    [row.organization_id, row.delivery_id, row.attempt_count - 1, new Date(row.interrupted as Date)],
   );
 }
 
@@ -73,7 +77,7 @@ export interface AttemptRecord {
  * whether this attempt disabled the endpoint.
  */
 export async function recordAttempt(
-  orm: MikroORM,
+  statements: PreparedReads,
   row: ClaimedRow,
   { attemptedAt, outcome, traceId, status, retryIn }: AttemptRecord,
 ): Promise<{ updated: boolean; disabled: boolean }> {
@@ -86,25 +90,25 @@ export async function recordAttempt(
       'endpoint',
       'g.was_enabled and not g.enabled',
     );
-    const [result] = await orm.em.fork().execute<Array<{ updated: number; disabled: boolean | null }>>(
-      `with attempt as (
+    const [result] = await statements.query<{ updated: number; disabled: boolean | null }>(
+      numberedPlaceholders(`with attempt as (
          insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning delivery_id),
+         values (?, ?, ?::int, ?::timestamptz, ?::int, ?::int, ?, ?, ?) returning delivery_id),
        delivery as (
-         update webhook_deliveries set status = ?, retry_index = retry_index + ?, locked_until = null, last_attempt_at = ?,
+         update webhook_deliveries set status = ?, retry_index = retry_index + ?::int, locked_until = null, last_attempt_at = ?::timestamptz,
            next_attempt_at = case when ?::int is null then next_attempt_at else now() + ?::int * interval '1 millisecond' end
-         where id = ? and attempt_count = ? returning endpoint_id),
+         where id = ? and attempt_count = ?::int returning endpoint_id),
        endpoint as (
          update webhook_endpoints e set
            failing_since = case when ?::boolean then null else coalesce(e.failing_since, now()) end,
-           enabled = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond' then false else e.enabled end,
-           disabled_reason = case when not ?::boolean and e.failing_since <= now() - ? * interval '1 millisecond'
+           enabled = case when not ?::boolean and e.failing_since <= now() - ?::bigint * interval '1 millisecond' then false else e.enabled end,
+           disabled_reason = case when not ?::boolean and e.failing_since <= now() - ?::bigint * interval '1 millisecond'
              then 'every message failed for 5 days' else e.disabled_reason end
          from delivery, webhook_endpoints was
          where e.id = delivery.endpoint_id and was.id = e.id and (not ?::boolean or e.failing_since is not null)
          returning e.id, e.organization_id, e.enabled, was.enabled as was_enabled),
        ${disabledAudit.sql}
-       select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`,
+       select (select count(*) from delivery)::int as updated, (select not enabled from endpoint) as disabled`),
       [
         row.organization_id,
         row.delivery_id,

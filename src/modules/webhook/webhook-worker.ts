@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PreparedReads } from '../../platform/db/prepared-reads';
 import type { Logger } from 'pino';
 import type { WebhookSettings } from '../../foundation/config';
 import type { WebhookMetrics, AttemptResult } from './webhook-metrics';
@@ -23,7 +23,8 @@ const UNSIGNABLE: AttemptOutcome = {
 
 
 export interface WorkerOptions {
-  readonly orm: MikroORM;
+  /** Where the worker's statements run (webhook-delivery.repository.ts): prepared, on the service's pool of one-statement writes. */
+  readonly statements: PreparedReads;
   readonly settings: WebhookSettings;
   /** The box of signing secrets (webhook-runtime.ts). */
   readonly secrets: SecretBox;
@@ -105,7 +106,7 @@ export class WebhookWorker {
     for (;;) {
       const capacity = this.options.settings.concurrency - this.inFlight.size;
       if (this.stopped || capacity <= 0) return;
-      const claimed = await claimDueDeliveries(this.options.orm, capacity, this.options.settings.leaseMs);
+      const claimed = await claimDueDeliveries(this.options.statements, capacity, this.options.settings.leaseMs);
       for (const row of claimed) {
         const attempt: Promise<void> = this.attempt(row)
           .catch((error: unknown) => this.options.logger.error({ err: errorText(error), messageId: row.message_id }, 'webhook attempt could not be recorded'))
@@ -127,7 +128,7 @@ export class WebhookWorker {
   }
 
   private async attemptOnce(row: ClaimedRow, span: WebhookAttemptSpan | undefined): Promise<void> {
-    if (row.interrupted) await recordInterruptedAttempt(this.options.orm, row);
+    if (row.interrupted) await recordInterruptedAttempt(this.options.statements, row);
     const attemptedAt = new Date();
     const signing = this.signingSecrets(row);
     const outcome = signing
@@ -176,7 +177,7 @@ export class WebhookWorker {
         `webhook attempt failed: ${outcome.error}`,
       );
     }
-    const result = await recordAttempt(this.options.orm, row, { attemptedAt, outcome, traceId, status, retryIn });
+    const result = await recordAttempt(this.options.statements, row, { attemptedAt, outcome, traceId, status, retryIn });
     if (!result.updated) return;
     const disabled = result.disabled;
     if (status !== 'PENDING') metrics.deliveries.inc({ outcome: status === 'SUCCEEDED' ? 'succeeded' : 'failed' });
