@@ -78,18 +78,18 @@ describeOnPostgres('a real PostgreSQL session whose socket the test closes')('th
       expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
       // From inside an immediate, as the service's batched statements are sent: the statement's write
       // waits for the next immediate, and the socket closes (close callbacks run first) before it.
-      const inFlight = await new Promise<Promise<string>>((resolve) =>
+      const inFlight = await new Promise<{ answer: Promise<string> }>((resolve) =>
         setImmediate(async () => {
           const answer = sql`select 2 as two`.execute().then(
             () => 'answered',
             (error: { code?: string }) => String(error.code),
           );
-          for (let tick = 0; tick < 4; tick += 1) await null;
+          for (let tick = 0; tick < 4; tick += 1) await Promise.resolve();
           sockets[sockets.length - 1].destroy();
-          resolve(answer);
+          resolve({ answer });
         }),
       );
-      expect(await inFlight).toBe('CONNECTION_CLOSED');
+      expect(await inFlight.answer).toBe('CONNECTION_CLOSED');
       // Unpatched: CONNECT_TIMEOUT after 3 s (the startup message never left the buffer).
       const next = await sql`select 3 as three`.then(
         (rows) => rows[0].three as number,
