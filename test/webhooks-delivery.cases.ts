@@ -1,4 +1,4 @@
-import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING } from './helpers/bookings';
+import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
@@ -166,4 +166,32 @@ test('an event that becomes COMPLETED by time sends nothing', async () => {
   expect((await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.status).toBe('COMPLETED');
   const rows = await app.orm.em.fork().execute<Array<{ type: string }>>(`select type from webhook_messages where organization_id = ?`, [organization.id]);
   expect(rows.map((row: { type: string }) => row.type).sort()).toEqual(['event.created', 'event.published']);
+});
+
+// The worker's claim and record, and the wake-up's NOTIFY, run on the pool of one-statement writes
+// (DB_WRITE_POOL_MAX, the app above); without that pool they run as prepared statements on the ORM's.
+test('DB_WRITE_POOL_MAX=0: a booking is delivered, and its attempt recorded, through the ORM pool', async () => {
+  const ormOnly = await startTestApp({ ...WEBHOOK_TEST_ENV, DB_WRITE_POOL_MAX: '0' });
+  try {
+    const { key, organization } = await createTenant(ormOnly.orm);
+    const endpoint = await ormOnly.client.graphql(key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?org=${organization.id}`, eventTypes: ['booking.created'] } });
+    expect(endpoint.body.errors).toBeUndefined();
+    const { secret } = endpoint.body.data.createWebhookEndpoint;
+    const event = await createPublishedEvent(ormOnly.client, key, { capacity: 10 });
+    const booked = await ormOnly.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
+    expect(booked.body.errors).toBeUndefined();
+    const messages = await waitForTypes(organization.id, ['booking.created']);
+    expect(expectSignedOnce(secret, messages, 'booking.created').json.data.id).toBe(booked.body.data.createBooking.id);
+    const deliveries = async () =>
+      ormOnly.orm.em.fork().execute<Array<{ status: string; attempts: number }>>(
+        `select d.status, (select count(*) from webhook_attempts a where a.delivery_id = d.id)::int as attempts
+           from webhook_deliveries d where d.organization_id = ?`,
+        [organization.id],
+      );
+    // The record follows the receiver's answer.
+    for (let tries = 0; tries < 100 && (await deliveries())[0]?.status !== 'SUCCEEDED'; tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await deliveries()).toEqual([{ status: 'SUCCEEDED', attempts: 1 }]);
+  } finally {
+    await ormOnly.close();
+  }
 });
