@@ -12,6 +12,7 @@ caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
 caseFile('bookings-rest', () => require('./bookings-rest.cases'));
 caseFile('bookings-slots', () => require('./bookings-slots.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));
+caseFile('idempotency-in-statement', () => require('./idempotency-in-statement.cases'));
 caseFile('waitlist-rest', () => require('./waitlist-rest.cases'));
 caseFile('bookings-waitlist', () => require('./bookings-waitlist.cases'));
 caseFile('ticket-types-mutations', () => require('./ticket-types-mutations.cases'));

@@ -136,6 +136,29 @@ describeOnPostgres('the crash tests spawn servers on a PostgreSQL server')('Idem
     expect(errorCodeOf(await book(client, key, 3))).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
+  test('REST POST /v1/events/{slug}/bookings: killed after COMMIT, the retry replays the answer the booking stored with itself', async () => {
+    const key = randomUUID();
+    const before = await counts();
+    const bookOverRest = (client: HttpsClient) =>
+      client.request('POST', `/v1/events/${slug}/bookings`, {
+        headers: headers(key),
+        json: { ticketTypeId, quantity: 2, attendeeEmail: 'ada@example.com', attendeeName: 'Ada' },
+      });
+    await expectCrash(bookOverRest(await start({ EVENT_SERVICE_TEST_KILL_AFTER_COMMIT: key })));
+
+    // The key's claim, the booking and its answer committed in one statement: the key is already DONE.
+    expect(await counts()).toEqual({ registrationCount: before.registrationCount + 2, sold: before.sold + 2, bookings: before.bookings + 1 });
+    expect(await record(key)).toMatchObject({ state: 'DONE' });
+    const [{ id: bookingId }] = await sql<{ id: string }>('select b.id from bookings b join events e on e.id = b.event_id where e.slug = ? order by b.created_at desc limit 1', [slug]);
+
+    const client = await start();
+    const retried = await bookOverRest(client);
+    expect([retried.status, retried.headers['idempotent-replayed'], retried.headers.location]).toEqual([201, 'true', `/v1/bookings/${bookingId}`]);
+    expect(retried.body).toMatchObject({ id: bookingId, eventSlug: slug, ticketTypeId, quantity: 2, status: 'CONFIRMED' });
+    expect(retried.body).toEqual((await client.request('GET', `/v1/bookings/${bookingId}`, { headers: { authorization: `Bearer ${apiKey}` } })).body);
+    expect(await counts()).toEqual({ registrationCount: before.registrationCount + 2, sold: before.sold + 2, bookings: before.bookings + 1 });
+  });
+
   test('REST POST /v1/events: killed after COMMIT, the retry answers the same event (201, same id and Location), created once', async () => {
     const key = randomUUID();
     const input = eventInput();
@@ -160,10 +183,10 @@ describeOnPostgres('the crash tests spawn servers on a PostgreSQL server')('Idem
     const before = await counts();
     await expectCrash(book(await start({ EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT: key }), key));
     expect(await counts()).toEqual(before);
-    expect(await record(key)).toMatchObject({ state: 'RUNNING', recovery_points: null });
+    // A booking claims its key with its own statement (issue 24), which was never sent: no record.
+    expect(await record(key)).toBeUndefined();
 
     const client = await start();
-    await endLease(key);
     const retried = await book(client, key);
     expect(retried.status).toBe(200);
     expect(retried.body.data.createBooking).toMatchObject({ quantity: 2, status: 'CONFIRMED' });

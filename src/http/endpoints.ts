@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../foundation/errors/app-error';
-import { sendJson } from '../platform/web/send-json';
+import { JSON_CONTENT_TYPE, sendJson } from '../platform/web/send-json';
+import type { ResourceAnswer } from '../platform/idempotency/pending-key';
 import { readJsonBody } from '../platform/web/json-body';
 import { runDownload, runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
 import { REST_DOWNLOADS, type RestDownload } from '../doors/rest/routes';
@@ -71,6 +72,20 @@ function patternsOf(routes: ReadonlyArray<{ readonly path: string; readonly meth
   });
 }
 
+/**
+ * A route whose answer is its resource as the module presents it (`answerIsResource`): the status and
+ * headers sendJson and the Location give that answer, for a change that stores it with itself.
+ */
+function resourceAnswerOf(route: CompiledRoute): ResourceAnswer | undefined {
+  if (!route.answerIsResource) return undefined;
+  const { status, location } = route;
+  return (resource) => ({
+    status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...(location ? { location: location(resource) } : {}) },
+    body: resource,
+  });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -82,9 +97,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endpoint {
   const { schema, graphql, apollo } = deps;
+  /** The mutations whose answer is a resource as its module presents it (as their REST routes declare). */
+  const resourceFields = new Set(deps.routes.flatMap((route) => (route.answerIsResource && route.result ? [route.result] : [])));
 
   function restEndpoint(route: CompiledRoute): Endpoint {
     const write = route.method !== 'GET';
+    const resourceAnswer = resourceAnswerOf(route);
     return {
       door: 'rest',
       route: route.path,
@@ -95,7 +113,8 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
       idempotency: write
         ? (x) => {
             const key = idempotencyKeyOf(x.req.headers);
-            return key === undefined ? undefined : { key, parts: { method: route.method, path: pathOf(x.req.url as string), body: x.body ?? null } };
+            if (key === undefined) return undefined;
+            return { key, parts: { method: route.method, path: pathOf(x.req.url as string), body: x.body ?? null }, resourceAnswer };
           }
         : undefined,
       async execute(x) {
@@ -153,6 +172,7 @@ export function endpointRouter(deps: EndpointDeps): (exchange: Exchange) => Endp
         return {
           key,
           parts: { method: 'POST', path: GRAPHQL_PATH, query: body.query, operationName: body.operationName ?? null, variables: body.variables ?? null },
+          resourceAnswer: graphql.resourceAnswer(x.req, body, resourceFields),
         };
       },
       execute: (x) => graphql.answer(x.req, x.res, x.body, x.context()),

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../platform/auth/auth-context';
-import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
+import type { PendingKey, ResourceAnswer } from '../platform/idempotency/pending-key';
 import type { ReadSource } from '../platform/db/replica/read-replica';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { RequestSpan } from '../platform/observability/tracing';
@@ -57,8 +57,11 @@ export interface Endpoint {
   readOnly?(exchange: Exchange): boolean;
   /** Reads and checks the body, once; the value is what `execute` gets. */
   readBody?(exchange: Exchange): Promise<unknown>;
-  /** For a write that carries an Idempotency-Key: its key and what makes a retry the same request. */
-  idempotency?(exchange: Exchange): { key: string; parts: unknown } | undefined;
+  /**
+   * For a write that carries an Idempotency-Key: its key, what makes a retry the same request, and,
+   * when the answer is the REST shape of the resource the change returns, its status and headers.
+   */
+  idempotency?(exchange: Exchange): { key: string; parts: unknown; resourceAnswer?: ResourceAnswer } | undefined;
   execute(exchange: Exchange): Promise<void> | void;
 }
 
@@ -74,7 +77,7 @@ export class Exchange {
   rateLimit: RateLimitState | undefined = undefined;
   body: unknown = undefined;
   /** The Idempotency-Key this request holds (its units of work record their recovery points on it). */
-  idempotency: IdempotencyClaim | undefined = undefined;
+  idempotency: PendingKey | undefined = undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
   readonly operation: { name?: string } = {};
   /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */

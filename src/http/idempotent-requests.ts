@@ -3,8 +3,9 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
-import type { IdempotencyClaim } from '../platform/db/unit-of-work-scope';
 import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
+import { errorOfOutcome, PendingKey, type ResourceAnswer } from '../platform/idempotency/pending-key';
+import { writeError, type Door } from './error-handler';
 import { retryInBackground } from '../platform/idempotency/idempotency-lease';
 import { timeLeftMs } from './deadline';
 import type { TraceScope } from '../platform/observability/tracing';
@@ -14,8 +15,6 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
 /** Response headers a replay repeats (X-Request-Id and rate-limit headers are the retry's own). */
 const REPLAYED_HEADERS = ['content-type', 'location'];
-/** Retry-After of 409 IDEMPOTENCY_KEY_IN_USE: the first request usually finishes within a second. */
-const IN_USE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Answers decided before the operation ran, or failures of the server: never stored, so the retry
@@ -54,13 +53,19 @@ export function fingerprintOf(parts: unknown): string {
 
 type EndArguments = Parameters<ServerResponse['end']>;
 
+/** What the request answers instead of what its door made: the key's stored answer, or the key's error (in use, reused). */
+type Replacement = { readonly replay: StoredResponse } | { readonly error: AppError };
+
 /**
- * Holds the response of the request that owns the key until it is stored (or the key released), so a
- * retry never sees the key free while the first answer is on its way.
+ * Holds the answer of a request with an Idempotency-Key until the key's record is settled (its answer
+ * stored, or the key released), so a retry never sees the key free while the first answer is on its
+ * way; `settle` may replace the answer (the key turned out to be another request's). Headers set
+ * before the operation ran (request id, rate budget, CORS) stay on a replacement; the rest go.
  */
-function captureResponse(res: ServerResponse, settle: (response: StoredResponse | undefined) => Promise<void>): void {
+function captureResponse(res: ServerResponse, door: Door | undefined, settle: (response: StoredResponse | undefined) => Promise<Replacement | undefined>): void {
   const originalEnd = res.end.bind(res) as (...args: EndArguments) => ServerResponse;
   const originalWrite = res.write.bind(res);
+  const headersBefore = new Set(res.getHeaderNames());
   let streamed = false;
   res.write = ((...args: Parameters<ServerResponse['write']>) => {
     streamed = true;
@@ -79,14 +84,30 @@ function captureResponse(res: ServerResponse, settle: (response: StoredResponse 
     // The answer waits for its record, but never past the request's deadline (src/http/deadline.ts): a
     // database that stopped answering holds the record, not the client. Until it is written the key
     // reads as in use (409), then the record (or its recovery point) answers the retry.
-    const settled = settle(stored);
+    let replacement: Replacement | undefined;
+    const settled = settle(stored).then((value) => void (replacement = value));
     const left = timeLeftMs(res);
     let timer: NodeJS.Timeout | undefined;
     const waited = left === undefined ? settled : Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
     void waited.finally(() => {
       clearTimeout(timer);
       // An overdue request was answered 503 meanwhile (src/http/pipeline.ts).
-      if (!res.writableEnded) originalEnd(...args);
+      if (res.writableEnded) return;
+      if (replacement === undefined || streamed || res.headersSent) {
+        originalEnd(...args);
+        return;
+      }
+      for (const name of res.getHeaderNames()) if (!headersBefore.has(name)) res.removeHeader(name);
+      if ('error' in replacement) {
+        writeError(res, door, replacement.error);
+        return;
+      }
+      const { status, headers: replayed, body: text } = replacement.replay;
+      res.statusCode = status;
+      for (const [name, value] of Object.entries(replayed)) res.setHeader(name, value);
+      res.setHeader('Idempotent-Replayed', 'true');
+      res.setHeader('Content-Length', Buffer.byteLength(text));
+      res.end(text);
     });
     return res;
   }) as ServerResponse['end'];
@@ -99,58 +120,70 @@ export interface IdempotentRequest {
   /** What makes two requests the same (method, path and body; for GraphQL the document and variables). */
   readonly parts: unknown;
   readonly requestId: string;
+  /** Which door answers (the shape of an error that replaces its answer). */
+  readonly door: Door | undefined;
+  /** When the answer is the REST shape of the resource the request's change returns: its status and headers (a REST create). */
+  readonly resourceAnswer?: ResourceAnswer;
   /** Where the request is in its trace, when tracing is on (D27). */
   readonly trace?: TraceScope;
 }
 
 /**
- * The pipeline's idempotency step (D17): claims the key for this request, or answers for it (the stored
- * answer of an earlier one, 409 while that one runs, 422 for another request under the same key).
- * Resolves the claim the request holds when it is to run (its units of work record on it, and its
- * answer is recorded when written), undefined when it was answered here.
+ * The pipeline's idempotency step (D17): the request's key, which its first change claims (or its
+ * answer, when it changed nothing), see PendingKey. Its answer is held until the key's record is
+ * settled: stored (or left as its change's statement stored it), or the key released; when a claim
+ * found the key another request's, the answer is replaced by the key's outcome (the stored answer of
+ * an earlier request, 409 while that one runs, 422 for another request under the same key).
  */
-export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) => Promise<IdempotencyClaim | undefined>;
+export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) => PendingKey;
 
 /** Idempotency-Key (D17) for both doors, backed by `store`. */
 export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
-  return async ({ organizationId, key, parts, requestId, trace }, res) => {
-    const fingerprint = fingerprintOf(parts);
-    const claim = await store.claim(organizationId, key, fingerprint, trace);
-    switch (claim.kind) {
-      case 'reused':
-        throw AppError.idempotencyKeyReused(key);
-      case 'in-use':
-        throw AppError.idempotencyKeyInUse(key, IN_USE_RETRY_AFTER_SECONDS);
-      case 'replay': {
-        const { status, headers, body } = claim.response;
-        res.statusCode = status;
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-        res.setHeader('Idempotent-Replayed', 'true');
-        res.end(body);
-        return undefined;
-      }
-      case 'claimed': {
-        const held = claim.claim;
-        captureResponse(res, async (response) => {
-          const settle = () => (response ? store.complete(held, response) : store.release(held));
-          try {
-            await settle();
-          } catch (error) {
-            // The answer still goes out. The record is written again in the background until the
-            // database takes it (a retry meanwhile gets 409 IN_USE, never a stale "free" key); should
-            // that never happen, the key's lease ends and a retry runs from its recovery points.
-            logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome; trying again in the background');
-            retryInBackground(
-              () => settle().then(() => true),
-              () => logger.info({ requestId }, 'Idempotency-Key outcome recorded after a retry'),
-            );
+  return ({ organizationId, key, parts, requestId, door, resourceAnswer, trace }, res) => {
+    const pending = new PendingKey(store, organizationId, key, fingerprintOf(parts), trace, resourceAnswer);
+    captureResponse(res, door, async (response) => {
+      if (!pending.held && !pending.outcome) {
+        // Nothing changed: only an answer to store claims the key, now.
+        if (!response) return undefined;
+        try {
+          await pending.acquire();
+        } catch (error) {
+          if (!pending.outcome) {
+            logger.error({ err: error, requestId }, 'could not claim the Idempotency-Key to store the answer; a retry runs the request again');
+            return undefined;
           }
-        });
-        // The request's units of work record their recovery points on the key (request context → em).
-        return held;
+        }
       }
-    }
+      const { outcome } = pending;
+      if (outcome) return outcome.kind === 'replay' ? { replay: outcome.response } : { error: errorOfOutcome(key, outcome) };
+      const held = pending.holding!;
+      pending.settled = true;
+      const inStatement = pending.answerStored;
+      // The change's statement stored the answer: written again only if the one sent differs.
+      if (inStatement && (!response || sameResponse(inStatement, response))) return undefined;
+      const settle = () => (inStatement ? store.overwrite(held, response!) : response ? store.complete(held, response) : store.release(held));
+      try {
+        await settle();
+      } catch (error) {
+        // The answer still goes out. The record is written again in the background until the
+        // database takes it (a retry meanwhile gets 409 IN_USE, never a stale "free" key); should
+        // that never happen, the key's lease ends and a retry runs from its recovery points.
+        logger.error({ err: error, requestId, stored: Boolean(response) }, 'could not record the Idempotency-Key outcome; trying again in the background');
+        retryInBackground(
+          () => settle().then(() => true),
+          () => logger.info({ requestId }, 'Idempotency-Key outcome recorded after a retry'),
+        );
+      }
+      return undefined;
+    });
+    return pending;
   };
+}
+
+function sameResponse(a: StoredResponse, b: StoredResponse): boolean {
+  if (a.status !== b.status || a.body !== b.body) return false;
+  const names = new Set([...Object.keys(a.headers), ...Object.keys(b.headers)]);
+  return [...names].every((name) => a.headers[name] === b.headers[name]);
 }
 
 /** The Idempotency-Key header's value, or undefined when absent; a malformed one is 400 on field Idempotency-Key. */

@@ -14,7 +14,7 @@ import { answerError, writeError } from './error-handler';
 import { Exchange, PIPELINE_STEPS, type Endpoint } from './exchange';
 import type { ContextShared } from './http-request-context';
 import { isForwardedHttps } from './https-only';
-import type { IdempotencyStep, IdempotentRequest } from './idempotent-requests';
+import type { IdempotencyStep } from './idempotent-requests';
 import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { assertHygienic } from './request-hygiene';
@@ -100,11 +100,10 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     idempotency: (x) => {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (!write || !x.auth) return;
-      const request: IdempotentRequest = { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope };
-      return deps.idempotency(request, x.res).then((claim) => {
-        x.idempotency = claim;
-        return claim === undefined;
-      });
+      x.idempotency = deps.idempotency(
+        { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, door: x.endpoint!.door, resourceAnswer: write.resourceAnswer, trace: x.trace?.scope },
+        x.res,
+      );
     },
     execute: (x) => {
       // With a replica (D25), a read-only request reads it once its organization's writes are replayed.
@@ -178,12 +177,17 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
         if (answered === true) break;
       }
     } catch (error) {
-      x.failed = true;
+      // A key another request has (its claim came with the first change): the key's outcome is the
+      // answer, written in place of this error (src/http/idempotent-requests.ts), and no failure.
+      if (x.idempotency?.outcome === undefined) x.failed = true;
       answerError(logger, x.res, x.endpoint?.door, x.requestId, error);
     }
     // Overdue with an Idempotency-Key claimed after its 503: the key is released (the answer's end is
     // what settles a claim; the 503 is never stored), so a retry runs at once.
-    if (x.overdue && x.idempotency) x.res.end();
+    if (x.overdue && x.idempotency) {
+      const { logger: log } = x;
+      x.idempotency.releaseUnsettled().catch((error: unknown) => log.error({ err: error }, 'could not release the Idempotency-Key of an overdue request; its lease ends it'));
+    }
     // A public endpoint's answer may still be streaming (a static file), or not begun (Express runs it
     // on its own): it is recorded when it ends.
     if (x.res.writableEnded) finish(x);

@@ -20,6 +20,8 @@ import { AppError } from '../../foundation/errors/app-error';
 import { mediaTypeOf, writeGraphqlRequestError } from './graphql-http';
 import { answerByApollo, isRecord, parametersOf, withoutEmptyOperationName, type GraphqlParameters } from './graphql-request';
 import { queryLimitsCheck, type QueryLimits } from './query-limits';
+import { graphqlResourceAnswer } from './resource-answer';
+import type { ResourceAnswer } from '../../platform/idempotency/pending-key';
 
 /**
  * What one parse of a document told us, kept by its text and operation name. `document` and `operation`
@@ -33,6 +35,8 @@ interface Known {
   /** A bound of the text itself crossed (size, tokens, nesting): refused before parsing. */
   readonly violation?: AppError;
   kind?: Kind;
+  /** The mutation's answer for the resource it returns, by media type (resourceAnswer), once worked out. */
+  answers?: Map<string, ResourceAnswer | undefined>;
 }
 
 /**
@@ -58,6 +62,12 @@ export interface GraphqlExecution {
    * through Apollo, so answers are Apollo's byte for byte. `body` is the parsed JSON body of a POST.
    */
   answer(req: IncomingMessage, res: ServerResponse, body: unknown, context: ExecutionContext): Promise<void>;
+  /**
+   * For a mutation the compiled path would answer whose one root field is one of `rootFields` (they
+   * return a resource as its module presents it; the same set on every call: the answer is kept with the
+   * document): its answer for that resource (graphqlResourceAnswer).
+   */
+  resourceAnswer(req: IncomingMessage, body: unknown, rootFields: ReadonlySet<string>): ResourceAnswer | undefined;
 }
 
 export interface GraphqlExecutionDeps {
@@ -168,6 +178,15 @@ export function graphqlExecution({ schema, apollo, operations, limits }: Graphql
     isMutation: (parameters) => {
       const entry = lookup(parameters);
       return entry?.operation?.operation === OperationTypeNode.MUTATION;
+    },
+    resourceAnswer(req, body, rootFields) {
+      const mediaType = compilable(req, body);
+      const entry = mediaType ? lookup(body as GraphqlParameters) : undefined;
+      if (!entry?.operation || kindOf(entry, (body as GraphqlParameters).query as string) !== 'mutation') return undefined;
+      const type = mediaType as string;
+      const answers = (entry.answers ??= new Map<string, ResourceAnswer | undefined>());
+      if (!answers.has(type)) answers.set(type, graphqlResourceAnswer(entry.operation, type, rootFields));
+      return answers.get(type);
     },
     async answer(req, res, body, context) {
       const parameters = parametersOf(req, body);

@@ -5,7 +5,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared } from '../../platform/db/prepared-reads';
-import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
+import type { RecoveryPointCtes, ResourceShape } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
 /*
@@ -186,18 +186,22 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
 
 /**
  * An Idempotency-Key's recovery point inside a booking's statement (the unit of work's
- * `recoveryPoint`): its claim CTE first and the change gated on it, its point after the booking row.
+ * `recoveryPoint`): while the request holds its key, its claim CTE first and the change gated on it,
+ * its point after the booking row; while it does not yet, the point claims the key (and stores the
+ * answer, when the door's answer is the booking as `answer` shows it: its REST shape, the webhook's data).
  */
-export function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
-  if (!idempotency) return { claim: '', gate: '', point: '', held: 'true', claimBindings: [], pointBindings: [] };
-  const point = idempotency.point('b');
+export function idempotencyParts(idempotency: RecoveryPointCtes | undefined, resource?: ResourceShape) {
+  if (!idempotency) return { variant: '', claim: '', gate: '', point: '', held: 'true', answered: 'null::text', claimBindings: [], pointBindings: [] };
+  const parts = idempotency.parts('b', resource);
   return {
-    claim: `${idempotency.claim.sql},`,
-    gate: 'and exists (select 1 from idem_claim)',
-    point: `${point.sql},`,
-    held: 'exists (select 1 from idem_claim)',
-    claimBindings: idempotency.claim.bindings,
-    pointBindings: point.bindings,
+    variant: `:${parts.variant}`,
+    claim: parts.claim.sql === '' ? '' : `${parts.claim.sql},`,
+    gate: parts.gate,
+    point: `${parts.point.sql},`,
+    held: parts.held,
+    answered: parts.answered,
+    claimBindings: parts.claim.bindings,
+    pointBindings: parts.point.bindings,
   };
 }
 
@@ -211,6 +215,7 @@ export async function runBooking(
 ): Promise<BookingChange> {
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
   if (answer.claim_held === false) idempotency!.lost();
+  if (typeof answer.claim_answer === 'string') idempotency!.answered(answer.claim_answer);
   return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
@@ -255,12 +260,17 @@ export interface BookingRequest {
   readonly idempotency?: RecoveryPointCtes;
 }
 
-/** The parts every booking statement adds: its booking.created outbox CTEs and its key's recovery point. */
+/** The holes of a booking's webhook data: its event's id, from the booking row (`g`). */
+const BOOKING_HOLES = ['to_json(g.event_id)::text'];
+
+/**
+ * The parts every booking statement adds: its booking.created outbox CTEs and its key's recovery point
+ * (`idem.variant` names the statement's text).
+ */
 export function bookingParts(request: BookingRequest) {
   const type = request.fields.expiresAt === null ? 'booking.created' : 'booking.held';
   return {
-    outbox: outboxCtes(request.organizationId, type, 'b', request.webhookData, ['to_json(g.event_id)::text']),
-    idem: idempotencyParts(request.idempotency),
-    variant: request.idempotency ? ':keyed' : '',
+    outbox: outboxCtes(request.organizationId, type, 'b', request.webhookData, BOOKING_HOLES),
+    idem: idempotencyParts(request.idempotency, { data: request.webhookData, holes: BOOKING_HOLES }),
   };
 }

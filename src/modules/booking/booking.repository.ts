@@ -52,8 +52,8 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
   const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const seats = seatsOf(fields);
-  const { outbox, idem, variant } = bookingParts(request);
-  const sql = statementText(`bookSeats${variant}`, () => `with ${idem.claim}
+  const { outbox, idem } = bookingParts(request);
+  const sql = statementText(`bookSeats${idem.variant}`, () => `with ${idem.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
      e as (select * from events where organization_id = ? and slug = ? and slots = 0 for no key update),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
@@ -73,7 +73,7 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
      ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
+          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held, ${idem.answered} as claim_answer
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
   return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,

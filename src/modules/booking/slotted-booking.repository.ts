@@ -52,8 +52,8 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
   const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
   const { held } = seatsOf(fields);
-  const { outbox, idem, variant } = bookingParts(request);
-  const sql = statementText(`bookSlotted${variant}`, () => `with ${idem.claim}
+  const { outbox, idem } = bookingParts(request);
+  const sql = statementText(`bookSlotted${idem.variant}`, () => `with ${idem.claim}
      e as (select id, slug, status, end_date, capacity, registration_count, held_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
@@ -73,7 +73,7 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
      ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", tt.quantity as "t.quantity", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held,
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held, ${idem.answered} as claim_answer,
           -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",

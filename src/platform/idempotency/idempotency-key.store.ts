@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { Actor } from '../auth/actor';
-import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
+import type { IdempotencyClaim, RecordedResult, RecoveryPointParts } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
-import { CLAIM_CTE, CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openPoint, openStored, pointCte, RECORD_POINT, sealPoint, type ResponseSealer } from './idempotency-statements';
+import type { SqlPart } from '../../foundation/sql-part';
+import {
+  CLAIM_CTE, CLAIM_MANY, CLAIM_ONE, claimingPointCte, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openPoint, openStored, OVERWRITE_ANSWER, pointCte,
+  RECORD_POINT, sealPoint, UNSEALED_ANSWER, type ResponseSealer,
+} from './idempotency-statements';
 import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
 export type { ResponseSealer } from './idempotency-statements';
@@ -131,7 +135,7 @@ export class IdempotencyKeyStore {
           ? this.claims.load({ organizationId, key, fingerprint, claimToken, trace })
           : this.execute<ClaimedRow>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken], trace).then((rows) => rows[0]),
       );
-      if (claimed) return { kind: 'claimed', claim: this.held(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}, trace) };
+      if (claimed) return { kind: 'claimed', claim: this.hold(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}, trace) };
       const [row] = await this.execute<Row>(
         `select fingerprint, state, response_status, response_headers, response_body
          from idempotency_keys where organization_id = ? and key = ? and expires_at > now()`,
@@ -207,8 +211,11 @@ export class IdempotencyKeyStore {
     }
   }
 
-  /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */
-  private held(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>, trace?: TraceScope): HeldKey {
+  /**
+   * The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. Also
+   * what a request holds once a statement of its change claimed the key (`claimToken` its own).
+   */
+  hold(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>, trace?: TraceScope): HeldKey {
     const { sealer } = this;
     let steps = 0;
     return {
@@ -217,6 +224,10 @@ export class IdempotencyKeyStore {
       key,
       fingerprint,
       claimToken,
+      // Held from the start: nothing to acquire, and its statements never claim (see PendingKey).
+      held: true,
+      acquire: async () => undefined,
+      conflicted: () => false,
       nextStep: () => steps++,
       recorded: (step) => {
         const sealed = recovered[String(step)];
@@ -232,15 +243,47 @@ export class IdempotencyKeyStore {
       },
       // Inside the change's own statement: the claim locked and checked first, the point written with the change.
       recoveryPointCtes: (step: number, result: RecordedResult, actor: Actor) => ({
-        claim: {
-          sql: CLAIM_CTE,
-          bindings: [organizationId, key, claimToken],
-        },
-        point: (gate: string) => ({
-          sql: pointCte(gate),
-          bindings: [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken],
+        parts: (gate: string) => ({
+          variant: 'keyed',
+          claim: { sql: CLAIM_CTE, bindings: [organizationId, key, claimToken] },
+          gate: 'and exists (select 1 from idem_claim)',
+          point: { sql: pointCte(gate), bindings: [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken] },
+          held: 'exists (select 1 from idem_claim)',
+          answered: 'null::text',
         }),
+        answered: () => undefined,
       }),
+    };
+  }
+
+  /**
+   * The recovery point of a statement that claims the key itself (claimingPointCte), for `held`, the
+   * claim it makes (its token); with `answer` (the REST shape's status, headers and body as SQL), the
+   * answer is stored with the change.
+   */
+  claimingPoint(
+    held: HeldKey,
+    step: number,
+    result: RecordedResult,
+    actor: Actor,
+    gate: string,
+    answer?: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: SqlPart },
+  ): RecoveryPointParts {
+    const body = answer && { sql: `'${UNSEALED_ANSWER}' || ${answer.body.sql}`, bindings: answer.body.bindings };
+    return {
+      variant: answer ? 'claim-answer' : 'claim',
+      claim: { sql: '', bindings: [] },
+      gate: '',
+      point: {
+        sql: claimingPointCte(gate, body),
+        bindings: [
+          held.organizationId, held.key, held.fingerprint, LEASE_SECONDS, this.ttlHours, held.claimToken,
+          String(step), sealPoint(this.sealer, result), JSON.stringify(actor),
+          ...(answer && body ? [answer.status, JSON.stringify(answer.headers), ...body.bindings] : []),
+        ],
+      },
+      held: 'true',
+      answered: answer ? `(select response_body from idem_point)` : 'null::text',
     };
   }
 
@@ -249,6 +292,18 @@ export class IdempotencyKeyStore {
     if (this.answers) return this.answers.load({ held, response });
     await this.execute(
       COMPLETE_ONE,
+      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
+      held.trace,
+    );
+  }
+
+  /**
+   * Replaces the answer a change's statement stored (claimingPoint) with the one the request really
+   * sent, should they differ (the door's shape of the resource changed and the module's did not).
+   */
+  async overwrite(held: HeldKey, response: StoredResponse): Promise<void> {
+    await this.execute(
+      OVERWRITE_ANSWER,
       [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
       held.trace,
     );

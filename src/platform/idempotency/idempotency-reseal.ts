@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../crypto/secret-box';
 import type { ResealBatch } from '../crypto/reseal';
+import { UNSEALED_ANSWER } from './idempotency-statements';
 
 interface SealedRecord {
   organization_id: string;
@@ -29,7 +30,7 @@ export async function resealIdempotencyRecords(
     const rows = await tx.execute<SealedRecord[]>(
       `select organization_id, key, response_body, recovery_points from idempotency_keys
         where (organization_id, key) > (?, ?) and expires_at > now()
-          and (response_body not like ?
+          and ((response_body not like ? and response_body not like '${UNSEALED_ANSWER}%')
                or exists (select 1 from jsonb_each_text(recovery_points) p where p.value not like ? and p.value not like '${UNSEALED}%'))
         order by organization_id, key limit ? for update skip locked`,
       [after?.[0] ?? '', after?.[1] ?? '', current, current, limit],
@@ -39,7 +40,7 @@ export async function resealIdempotencyRecords(
     for (const row of rows) {
       let readable = true;
       const reseal = (sealed: string): string => {
-        if (sealed.startsWith(UNSEALED)) return sealed;
+        if (sealed.startsWith(UNSEALED) || sealed.startsWith(UNSEALED_ANSWER)) return sealed;
         const value = box.reseal(sealed);
         if (value === undefined) readable = false;
         return value ?? sealed;

@@ -1,4 +1,5 @@
 import { AppError } from '../../foundation/errors/app-error';
+import type { SqlPart } from '../../foundation/sql-part';
 import type { RecordedResult } from '../db/unit-of-work-scope';
 
 /*
@@ -70,6 +71,10 @@ export const COMPLETE_MANY = `update idempotency_keys k
 export const COMPLETE_ONE = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
        where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
 
+/** OVERWRITE: the answer a change's statement stored, replaced by the one sent (IdempotencyKeyStore.overwrite). */
+export const OVERWRITE_ANSWER = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
+       where organization_id = ? and key = ? and claim_token = ?`;
+
 /** Frees a key this request claimed, unless a change already committed under it (its recovery points keep it). */
 export const FORGET_CLAIM = `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`;
 
@@ -100,11 +105,51 @@ export const pointCte = (gate: string): string => `idem_point as (
        returning k.key)`;
 
 /**
+ * Inside a change's own statement, when the request does not hold its key yet: the CTE `idem_point`
+ * inserts the key's record, claimed by this request (RUNNING, its lease), with the recovery point when
+ * `gate` has a row. With `answer` (the door knows the answer is the REST shape of what the change
+ * returns) and a row in `gate`, the record is inserted DONE with that answer instead. No ON CONFLICT: a
+ * record another request has fails the statement, change and all (the unit of work then claims the key
+ * as a request that changed nothing yet would). `gate` has at most one row, read as `g`.
+ * Bindings: organization, key, fingerprint, lease seconds, hours kept, claim token, step, point, actor;
+ * with `answer`: status, headers, then `answer`'s own.
+ */
+export const claimingPointCte = (gate: string, answer?: SqlPart): string => {
+  const made = 'g.id is not null';
+  return `idem_point as (
+       insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token, recovery_points, actor${
+         answer ? ', response_status, response_headers, response_body' : ''
+       })
+       select ?::text, ?::text, ?::text, ${answer ? `case when ${made} then 'DONE' else 'RUNNING' end` : `'RUNNING'`},
+              ${answer ? `case when ${made} then null else now() + make_interval(secs => ?::int) end` : 'now() + make_interval(secs => ?::int)'},
+              now(), now() + make_interval(hours => ?::int), ?::uuid,
+              case when ${made} then jsonb_build_object(?::text, ?::text) end, ?::text::jsonb${
+                answer ? `,\n              case when ${made} then ?::int end, case when ${made} then ?::text::jsonb end, case when ${made} then ${answer.sql} end` : ''
+              }
+         from (select 1) one left join ${gate} g on true
+       returning state, response_body)`;
+};
+
+/**
+ * An answer stored by the change's own statement (`claimingPointCte`), kept as it is: it is the
+ * resource as its own table and its webhook payload hold it, and holds no secret (the answers that
+ * can, a new API key or a webhook signing secret, are stored sealed, by the door).
+ */
+export const UNSEALED_ANSWER = 'plain:';
+
+/** Whether `error` is a statement's failure on a key's record another request has (a unique violation of idempotency_keys). */
+export function isKeyConflict(error: unknown): boolean {
+  const { code, constraint_name: constraint } = (error ?? {}) as { code?: unknown; constraint_name?: unknown };
+  return code === '23505' && constraint === 'idempotency_keys_pkey';
+}
+
+/**
  * Opens a stored answer or recovery point. One this instance cannot open was sealed under a server
  * secret it lacks (D24: refused at start, so only while a rotation's restarts are under way): 503, for
  * the client to retry (on an instance that has it), not a 500.
  */
 export function openStored(sealer: ResponseSealer, sealed: string): string {
+  if (sealed.startsWith(UNSEALED_ANSWER)) return sealed.slice(UNSEALED_ANSWER.length);
   try {
     return sealer.open(sealed);
   } catch {

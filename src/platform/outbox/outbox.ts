@@ -87,18 +87,24 @@ const HOLE = '\u0001hole\u0001';
 const QUOTED_HOLE = JSON.stringify(HOLE);
 
 /**
- * A message body whose `data` has values only the statement knows (an id the database assigns, a row
- * read under its lock): `data` with `hole(expression)` values becomes a format() call that fills each
- * with the JSON of its SQL expression (`to_json(e.id)::text`), keys in the order given, the same text
- * JSON.stringify makes. Returns the SQL expression and its binding.
+ * JSON text with values only the statement knows (an id the database assigns, a row read under its
+ * lock): `value` with `hole(expression)` values becomes a format() call that fills each with the JSON of
+ * its SQL expression (`to_json(e.id)::text`), keys in the order given, the same text JSON.stringify
+ * makes, then `suffix`. A value without holes needs no expression. Returns the SQL expression and its
+ * binding.
  */
-function messageBody(type: string, timestamp: Date, data: object, holes: readonly string[]): SqlPart {
-  const text = JSON.stringify({ type, timestamp: timestamp.toISOString(), data });
-  const parts = text.replaceAll('%', '%%').split(QUOTED_HOLE);
+export function jsonWithHoles(value: object, holes: readonly string[], suffix = ''): SqlPart {
+  const parts = `${JSON.stringify(value)}${suffix}`.replaceAll('%', '%%').split(QUOTED_HOLE);
   const template = parts.join('%s');
   const count = parts.length - 1;
-  if (count !== holes.length) throw new Error(`messageBody: ${count} holes in the data, ${holes.length} expressions`);
-  return { sql: holes.length === 0 ? '?::text' : `format(?::text, ${holes.join(', ')})`, bindings: [template] };
+  if (count === 0) return { sql: '?::text', bindings: [template] };
+  if (count !== holes.length) throw new Error(`jsonWithHoles: ${count} holes in the value, ${holes.length} expressions`);
+  return { sql: `format(?::text, ${holes.join(', ')})`, bindings: [template] };
+}
+
+/** A message body whose `data` has values only the statement knows (see jsonWithHoles). */
+function messageBody(type: string, timestamp: Date, data: object, holes: readonly string[]): SqlPart {
+  return jsonWithHoles({ type, timestamp: timestamp.toISOString(), data }, holes);
 }
 
 /** A value of `data` that the statement fills in (see messageBody). */
