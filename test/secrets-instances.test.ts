@@ -8,6 +8,7 @@ import { openDatabase } from '../src/schema/database';
 import { secretFingerprint } from '../src/platform/crypto/secret-box';
 import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
+import { createPublishedEvent } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import type { HttpResponse, HttpsClient } from './helpers/https-client';
 import { spawnServer, type ServerProcess } from './helpers/server-process';
@@ -217,7 +218,7 @@ describeOnPostgres('several server processes on one database')('admin secret rot
     orm.em.fork().execute<Array<{ value: string }>>(
       `select secret_ciphertext as value from webhook_endpoints
        union all select previous_secret_ciphertext from webhook_endpoints where previous_secret_ciphertext is not null
-       union all select response_body from idempotency_keys where response_body is not null
+       union all select response_body from idempotency_keys where response_body is not null and response_body not like 'plain:%'
        union all select p.value from idempotency_keys, jsonb_each_text(recovery_points) p where p.value not like 'ref:%'`,
     );
 
@@ -255,6 +256,17 @@ describeOnPostgres('several server processes on one database')('admin secret rot
       answerKey,
     ]);
 
+    // A booking's answer, stored by the booking's statement unsealed (issue 24): nothing to re-seal, nor unreadable.
+    const event = await createPublishedEvent(server.client, apiKey, { capacity: 10 });
+    const bookingKey = randomUUID();
+    const bookOnce = () =>
+      server.client.request('POST', `/v1/events/${event.slug}/bookings`, {
+        headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': bookingKey },
+        json: { quantity: 1, attendeeEmail: 'ada@example.com', attendeeName: 'Ada' },
+      });
+    const booked = await bookOnce();
+    expect(booked.status).toBe(201);
+
     // 2. Every instance restarted with SECRET_KEY = new and SECRET_KEY_PREVIOUS = old: accepted, opens the old values.
     server = await serve({ SECRET_KEY: nextSecret, SECRET_KEY_PREVIOUS: oldSecret });
     const replayed = await createEndpointWithKey(server.client, apiKey, answerKey, `${receiver.url}?t=first`);
@@ -290,6 +302,8 @@ describeOnPostgres('several server processes on one database')('admin secret rot
     server = await serve({ SECRET_KEY: nextSecret });
     const afterwards = await createEndpointWithKey(server.client, apiKey, answerKey, `${receiver.url}?t=first`);
     expect([afterwards.status, afterwards.text]).toEqual([200, first.text]);
+    const bookedAgain = await bookOnce();
+    expect([bookedAgain.status, bookedAgain.text, bookedAgain.headers['idempotent-replayed']]).toEqual([201, booked.text, 'true']);
     for (const endpoint of endpoints) expect((await server.client.graphql(apiKey, SEND_TEST, { e: endpoint.id })).body.errors).toBeUndefined();
     const received = await receiver.waitFor((all) => all.filter((message) => message.json.type === 'webhook.test').length >= endpoints.length);
     for (const [index, endpoint] of endpoints.entries()) {

@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { Actor } from '../auth/actor';
-import type { IdempotencyClaim, RecordedResult, RecoveryPointParts } from '../db/unit-of-work-scope';
+import type { RecordedResult, RecoveryPointParts } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
-import type { SqlPart } from '../../foundation/sql-part';
-import {
-  CLAIM_CTE, CLAIM_MANY, CLAIM_ONE, claimingPointCte, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openPoint, openStored, OVERWRITE_ANSWER, pointCte,
-  RECORD_POINT, sealPoint, UNSEALED_ANSWER, type ResponseSealer,
-} from './idempotency-statements';
+import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, OVERWRITE_ANSWER, type ResponseSealer } from './idempotency-statements';
+import { claimingPointParts, holdKey, type HeldKey, type InStatementAnswer } from './held-key';
 import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
 export type { ResponseSealer } from './idempotency-statements';
+export type { HeldKey } from './held-key';
 import { deleteExpiredIdempotencyKeys } from './idempotency-retention';
 
 /** The response replayed for a key: what the first request got. */
@@ -35,18 +33,6 @@ interface Row {
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: string | null;
-}
-
-/**
- * A key this request holds: what the unit of work records on it (IdempotencyClaim) and what the door
- * needs to complete or release it. `claimToken` is this request's alone.
- */
-export interface HeldKey extends IdempotencyClaim {
-  readonly organizationId: string;
-  readonly fingerprint: string;
-  readonly claimToken: string;
-  /** The claiming request's place in its trace (D27): the key's statements are spans there. */
-  readonly trace?: TraceScope;
 }
 
 interface ClaimedRow {
@@ -216,75 +202,12 @@ export class IdempotencyKeyStore {
    * what a request holds once a statement of its change claimed the key (`claimToken` its own).
    */
   hold(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>, trace?: TraceScope): HeldKey {
-    const { sealer } = this;
-    let steps = 0;
-    return {
-      trace,
-      organizationId,
-      key,
-      fingerprint,
-      claimToken,
-      // Held from the start: nothing to acquire, and its statements never claim (see PendingKey).
-      held: true,
-      acquire: async () => undefined,
-      conflicted: () => false,
-      nextStep: () => steps++,
-      recorded: (step) => {
-        const sealed = recovered[String(step)];
-        return sealed === undefined ? undefined : openPoint(sealer, sealed);
-      },
-      // Inside the change's transaction (tx): one statement, the recovery point and the fence at once.
-      record: async (tx: EntityManager, step: number, result: RecordedResult, actor: Actor) => {
-        const rows = await tx.execute<Array<{ key: string }>>(
-          RECORD_POINT,
-          [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken],
-        );
-        return rows.length > 0;
-      },
-      // Inside the change's own statement: the claim locked and checked first, the point written with the change.
-      recoveryPointCtes: (step: number, result: RecordedResult, actor: Actor) => ({
-        parts: (gate: string) => ({
-          variant: 'keyed',
-          claim: { sql: CLAIM_CTE, bindings: [organizationId, key, claimToken] },
-          gate: 'and exists (select 1 from idem_claim)',
-          point: { sql: pointCte(gate), bindings: [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken] },
-          held: 'exists (select 1 from idem_claim)',
-          answered: 'null::text',
-        }),
-        answered: () => undefined,
-      }),
-    };
+    return holdKey(this.sealer, { organizationId, key, fingerprint, claimToken, trace }, recovered);
   }
 
-  /**
-   * The recovery point of a statement that claims the key itself (claimingPointCte), for `held`, the
-   * claim it makes (its token); with `answer` (the REST shape's status, headers and body as SQL), the
-   * answer is stored with the change.
-   */
-  claimingPoint(
-    held: HeldKey,
-    step: number,
-    result: RecordedResult,
-    actor: Actor,
-    gate: string,
-    answer?: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: SqlPart },
-  ): RecoveryPointParts {
-    const body = answer && { sql: `'${UNSEALED_ANSWER}' || ${answer.body.sql}`, bindings: answer.body.bindings };
-    return {
-      variant: answer ? 'claim-answer' : 'claim',
-      claim: { sql: '', bindings: [] },
-      gate: '',
-      point: {
-        sql: claimingPointCte(gate, body),
-        bindings: [
-          held.organizationId, held.key, held.fingerprint, LEASE_SECONDS, this.ttlHours, held.claimToken,
-          String(step), sealPoint(this.sealer, result), JSON.stringify(actor),
-          ...(answer && body ? [answer.status, JSON.stringify(answer.headers), ...body.bindings] : []),
-        ],
-      },
-      held: 'true',
-      answered: answer ? `(select response_body from idem_point)` : 'null::text',
-    };
+  /** The parts of a statement that claims the key itself for `held` (see claimingPointParts). */
+  claimingPoint(held: HeldKey, step: number, result: RecordedResult, actor: Actor, gate: string, answer?: InStatementAnswer): RecoveryPointParts {
+    return claimingPointParts(this.sealer, this.ttlHours, held, { step, result, actor, gate }, answer);
   }
 
   /** Stores the response of the request that holds the key. */
