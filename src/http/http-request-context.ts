@@ -54,7 +54,7 @@ export class HttpRequestContext implements RequestContext {
     readonly auth: AuthContext,
     readonly operation: { name?: string },
     readonly rateLimit: RateLimitState | undefined,
-    /** The pipeline's exchange: the request's logger, the Idempotency-Key the request holds, if any, the client's address and its span (D27). */
+    /** The pipeline's exchange: the request's logger, the request's Idempotency-Key, if any, the client's address and its span (D27). */
     private readonly locals?: {
       readonly logger: Logger;
       readonly idempotency?: IdempotencyClaim;
