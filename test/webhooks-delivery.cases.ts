@@ -195,3 +195,19 @@ test('DB_WRITE_POOL_MAX=0: a booking is delivered, and its attempt recorded, thr
     await ormOnly.close();
   }
 });
+
+test('a % in the data arrives as it was sent, in a message whose statement fills holes and in one that fills none', async () => {
+  const { key, organization } = await tenantWithEndpoint(['event.created', 'booking.created']);
+  // event.created has no value the statement fills in; booking.created has its event's id.
+  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ title: '100% fun, 50%% off %s', capacity: 5 }));
+  expect(created.status).toBe(201);
+  await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+  const booked = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug, { attendeeName: 'Ada 100% %s' }) });
+  expect(booked.body.errors).toBeUndefined();
+  const messages = await waitForTypes(organization.id, ['event.created', 'booking.created']);
+  expect(messages.find((message) => message.json.type === 'event.created')?.json.data.title).toBe('100% fun, 50%% off %s');
+  expect(messages.find((message) => message.json.type === 'booking.created')?.json.data).toMatchObject({
+    attendeeName: 'Ada 100% %s',
+    eventId: created.body.id,
+  });
+});

@@ -134,8 +134,9 @@ export async function inUnitOfWork<T>(
     crashIfArmed('before-commit', claim);
     let value: T;
     try {
-      // The scope's own values (a getter such as clientIp is read only when the work asks), and the point.
-      value = await work(em, Object.assign(Object.create(scope) as UnitOfWork, { recoveryPoint }));
+      // clientIp stays a getter: it is parsed only when the work reads it (a booking never does).
+      const unit: UnitOfWork = { actor: scope.actor, requestId: scope.requestId, get clientIp() { return scope.clientIp; }, recoveryPoint };
+      value = await work(em, unit);
     } catch (error) {
       // The key was another request's: nothing changed. Claimed as any change claims it, then again
       // (its recovery point, when that request was this one's earlier attempt, answers).

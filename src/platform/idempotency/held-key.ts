@@ -36,10 +36,14 @@ export function holdKey(
   claim: Pick<HeldKey, 'organizationId' | 'key' | 'fingerprint' | 'claimToken' | 'trace'>,
   recovered: Record<string, string>,
 ): HeldKey {
-  const { organizationId, key, claimToken } = claim;
+  const { organizationId, key, fingerprint, claimToken, trace } = claim;
   let steps = 0;
   return {
-    ...claim,
+    organizationId,
+    key,
+    fingerprint,
+    claimToken,
+    trace,
     // Held from the start: nothing to acquire, and its statements never claim (see PendingKey).
     held: true,
     acquire: async () => undefined,

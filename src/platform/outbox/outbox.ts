@@ -90,16 +90,20 @@ const QUOTED_HOLE = JSON.stringify(HOLE);
  * JSON text with values only the statement knows (an id the database assigns, a row read under its
  * lock): `value` with `hole(expression)` values becomes a format() call that fills each with the JSON of
  * its SQL expression (`to_json(e.id)::text`), keys in the order given, the same text JSON.stringify
- * makes, then `suffix`. A value without holes needs no expression. Returns the SQL expression and its
- * binding.
+ * makes, then `suffix`. The SQL depends on `holes` only (a statement's text stays the same whether this
+ * value shows its holes or not): without holes the text is bound as it is; with them, a value that
+ * shows none goes through format() unchanged. Returns the SQL expression and its binding.
  */
 export function jsonWithHoles(value: object, holes: readonly string[], suffix = ''): SqlPart {
-  const parts = `${JSON.stringify(value)}${suffix}`.replaceAll('%', '%%').split(QUOTED_HOLE);
-  const template = parts.join('%s');
+  const text = `${JSON.stringify(value)}${suffix}`;
+  if (holes.length === 0) {
+    if (text.includes(QUOTED_HOLE)) throw new Error('jsonWithHoles: a hole in the value, no expression');
+    return { sql: '?::text', bindings: [text] };
+  }
+  const parts = text.replaceAll('%', '%%').split(QUOTED_HOLE);
   const count = parts.length - 1;
-  if (count === 0) return { sql: '?::text', bindings: [template] };
-  if (count !== holes.length) throw new Error(`jsonWithHoles: ${count} holes in the value, ${holes.length} expressions`);
-  return { sql: `format(?::text, ${holes.join(', ')})`, bindings: [template] };
+  if (count !== 0 && count !== holes.length) throw new Error(`jsonWithHoles: ${count} holes in the value, ${holes.length} expressions`);
+  return { sql: `format(?::text, ${holes.join(', ')})`, bindings: [parts.join('%s')] };
 }
 
 /** A message body whose `data` has values only the statement knows (see jsonWithHoles). */
