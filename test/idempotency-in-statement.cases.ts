@@ -72,7 +72,7 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
     expect(row.response_headers).toEqual(
       door === 'rest' ? { 'content-type': 'application/json; charset=utf-8', location: `/v1/bookings/${id}` } : { 'content-type': first.headers['content-type'] },
     );
-    expect(Object.keys(row.recovery_points ?? {})).toEqual(['0']);
+    expect(row.recovery_points).toBeNull(); // a DONE record is never recovered: its answer is the point
     // The record's one version was written by the booking's own transaction: no later write stored the answer.
     expect(row.version).toBe(await bookingVersion(id));
 

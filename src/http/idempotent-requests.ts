@@ -4,7 +4,8 @@ import stableStringify from 'fast-json-stable-stringify';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../foundation/errors/app-error';
 import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
-import { errorOfOutcome, PendingKey, type ResourceAnswer } from '../platform/idempotency/pending-key';
+import { errorOfOutcome, PendingKey, type KeyOutcome, type ResourceAnswer } from '../platform/idempotency/pending-key';
+import type { HeldKey } from '../platform/idempotency/held-key';
 import { writeError, type Door } from './error-handler';
 import { retryInBackground } from '../platform/idempotency/idempotency-lease';
 import { timeLeftMs } from './deadline';
@@ -59,13 +60,19 @@ type Replacement = { readonly replay: StoredResponse } | { readonly error: AppEr
 /**
  * Holds the answer of a request with an Idempotency-Key until the key's record is settled (its answer
  * stored, or the key released), so a retry never sees the key free while the first answer is on its
- * way; `settle` may replace the answer (the key turned out to be another request's). Headers set
- * before the operation ran (request id, rate budget, CORS) stay on a replacement; the rest go.
+ * way; `settle` may replace the answer (the key turned out to be another request's). When `settle` has
+ * nothing to wait for (the change's statement stored the answer) it answers at once, not a promise,
+ * and the answer goes out at once. Headers set before the operation ran (request id, rate budget,
+ * CORS) stay on a replacement; the rest go.
  */
-function captureResponse(res: ServerResponse, door: Door | undefined, settle: (response: StoredResponse | undefined) => Promise<Replacement | undefined>): void {
+function captureResponse(
+  res: ServerResponse,
+  door: Door | undefined,
+  settle: (response: StoredResponse | undefined) => Replacement | undefined | Promise<Replacement | undefined>,
+): void {
   const originalEnd = res.end.bind(res) as (...args: EndArguments) => ServerResponse;
   const originalWrite = res.write.bind(res);
-  const headersBefore = new Set(res.getHeaderNames());
+  const headersBefore = res.getHeaderNames();
   let streamed = false;
   res.write = ((...args: Parameters<ServerResponse['write']>) => {
     streamed = true;
@@ -81,23 +88,14 @@ function captureResponse(res: ServerResponse, door: Door | undefined, settle: (r
       if (value !== undefined) headers[name] = String(value);
     }
     const stored = !streamed && body !== undefined && isStorable(res.statusCode, body) ? { status: res.statusCode, headers, body } : undefined;
-    // The answer waits for its record, but never past the request's deadline (src/http/deadline.ts): a
-    // database that stopped answering holds the record, not the client. Until it is written the key
-    // reads as in use (409), then the record (or its recovery point) answers the retry.
-    let replacement: Replacement | undefined;
-    const settled = settle(stored).then((value) => void (replacement = value));
-    const left = timeLeftMs(res);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = left === undefined ? settled : Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-    void waited.finally(() => {
-      clearTimeout(timer);
+    const answer = (replacement: Replacement | undefined) => {
       // An overdue request was answered 503 meanwhile (src/http/pipeline.ts).
       if (res.writableEnded) return;
       if (replacement === undefined || streamed || res.headersSent) {
         originalEnd(...args);
         return;
       }
-      for (const name of res.getHeaderNames()) if (!headersBefore.has(name)) res.removeHeader(name);
+      for (const name of res.getHeaderNames()) if (!headersBefore.includes(name)) res.removeHeader(name);
       if ('error' in replacement) {
         writeError(res, door, replacement.error);
         return;
@@ -108,6 +106,23 @@ function captureResponse(res: ServerResponse, door: Door | undefined, settle: (r
       res.setHeader('Idempotent-Replayed', 'true');
       res.setHeader('Content-Length', Buffer.byteLength(text));
       res.end(text);
+    };
+    const settling = settle(stored);
+    if (!(settling instanceof Promise)) {
+      answer(settling);
+      return res;
+    }
+    // The answer waits for its record, but never past the request's deadline (src/http/deadline.ts): a
+    // database that stopped answering holds the record, not the client. Until it is written the key
+    // reads as in use (409), then the record (or its recovery point) answers the retry.
+    let replacement: Replacement | undefined;
+    const settled = settling.then((value) => void (replacement = value));
+    const left = timeLeftMs(res);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = left === undefined ? settled : Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+    void waited.finally(() => {
+      clearTimeout(timer);
+      answer(replacement);
     });
     return res;
   }) as ServerResponse['end'];
@@ -141,27 +156,9 @@ export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) 
 export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
   return ({ organizationId, key, parts, requestId, door, resourceAnswer, trace }, res) => {
     const pending = new PendingKey(store, organizationId, key, fingerprintOf(parts), trace, resourceAnswer);
-    captureResponse(res, door, async (response) => {
-      if (!pending.held && !pending.outcome) {
-        // Nothing changed: only an answer to store claims the key, now.
-        if (!response) return undefined;
-        try {
-          await pending.acquire();
-        } catch (error) {
-          if (!pending.outcome) {
-            logger.error({ err: error, requestId }, 'could not claim the Idempotency-Key to store the answer; a retry runs the request again');
-            return undefined;
-          }
-        }
-      }
-      const { outcome } = pending;
-      if (outcome) return outcome.kind === 'replay' ? { replay: outcome.response } : { error: errorOfOutcome(key, outcome) };
-      const held = pending.holding!;
-      pending.settled = true;
-      const inStatement = pending.answerStored;
-      // The change's statement stored the answer: written again only if the one sent differs.
-      if (inStatement && (!response || sameResponse(inStatement, response))) return undefined;
-      const settle = () => (inStatement ? store.overwrite(held, response!) : response ? store.complete(held, response) : store.release(held));
+    /** Stores the answer of a request that holds the key, or releases it; a failure is retried in the background. */
+    const record = async (held: HeldKey, response: StoredResponse | undefined, overwrite: boolean): Promise<undefined> => {
+      const settle = () => (overwrite ? store.overwrite(held, response!) : response ? store.complete(held, response) : store.release(held));
       try {
         await settle();
       } catch (error) {
@@ -175,9 +172,36 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
         );
       }
       return undefined;
+    };
+    /** A request that changed nothing claims the key to store its answer (or finds it another request's). */
+    const claimToStore = async (response: StoredResponse): Promise<Replacement | undefined> => {
+      try {
+        await pending.acquire();
+      } catch (error) {
+        if (pending.outcome) return replacementOf(key, pending.outcome);
+        logger.error({ err: error, requestId }, 'could not claim the Idempotency-Key to store the answer; a retry runs the request again');
+        return undefined;
+      }
+      pending.settled = true;
+      return record(pending.holding!, response, false);
+    };
+    captureResponse(res, door, (response) => {
+      if (pending.outcome) return replacementOf(key, pending.outcome);
+      const held = pending.holding;
+      // Nothing changed: only an answer to store claims the key, now.
+      if (!held) return response ? claimToStore(response) : undefined;
+      pending.settled = true;
+      const inStatement = pending.answerStored;
+      // The change's statement stored the answer: written again only if the one sent differs.
+      if (inStatement && (!response || sameResponse(inStatement, response))) return undefined;
+      return record(held, response, inStatement !== undefined);
     });
     return pending;
   };
+}
+
+function replacementOf(key: string, outcome: KeyOutcome): Replacement {
+  return outcome.kind === 'replay' ? { replay: outcome.response } : { error: errorOfOutcome(key, outcome) };
 }
 
 function sameResponse(a: StoredResponse, b: StoredResponse): boolean {

@@ -75,8 +75,8 @@ export function holdKey(
 
 /**
  * The recovery point of a statement that claims the key itself (claimingPointCte) for `held`, the claim
- * it makes (its token); with `answer`, the answer is stored with the change (kept unsealed, see
- * UNSEALED_ANSWER), and the statement reads it back (`answered`).
+ * it makes (its token); with `answer`, the answer is stored with the change instead of a recovery
+ * point (kept unsealed, see UNSEALED_ANSWER), and the statement reads it back (`answered`).
  */
 export function claimingPointParts(
   sealer: ResponseSealer,
@@ -94,8 +94,9 @@ export function claimingPointParts(
       sql: claimingPointCte(point.gate, body),
       bindings: [
         held.organizationId, held.key, held.fingerprint, LEASE_SECONDS, ttlHours, held.claimToken,
-        String(point.step), sealPoint(sealer, point.result), JSON.stringify(point.actor),
-        ...(answer && body ? [answer.status, JSON.stringify(answer.headers), ...body.bindings] : []),
+        ...(answer && body
+          ? [answer.status, JSON.stringify(answer.headers), ...body.bindings]
+          : [String(point.step), sealPoint(sealer, point.result), JSON.stringify(point.actor)]),
       ],
     },
     held: 'true',

@@ -106,26 +106,28 @@ export const pointCte = (gate: string): string => `idem_point as (
 
 /**
  * Inside a change's own statement, when the request does not hold its key yet: the CTE `idem_point`
- * inserts the key's record, claimed by this request (RUNNING, its lease), with the recovery point when
- * `gate` has a row. With `answer` (the door knows the answer is the REST shape of what the change
- * returns) and a row in `gate`, the record is inserted DONE with that answer instead. No ON CONFLICT: a
- * record another request has fails the statement, change and all (the unit of work then claims the key
- * as a request that changed nothing yet would). `gate` has at most one row, read as `g`.
- * Bindings: organization, key, fingerprint, lease seconds, hours kept, claim token, step, point, actor;
- * with `answer`: status, headers, then `answer`'s own.
+ * inserts the key's record, claimed by this request (RUNNING, its lease), with the recovery point and
+ * the actor when `gate` has a row. With `answer` (the door knows the answer is the REST shape of what
+ * the change returns) and a row in `gate`, the record is inserted DONE with that answer instead, and
+ * without recovery point or actor: only a RUNNING record is ever recovered, and without a row in `gate`
+ * nothing committed to recover. No ON CONFLICT: a record another request has fails the statement,
+ * change and all (the unit of work then claims the key as a request that changed nothing yet would).
+ * `gate` has at most one row, read as `g`.
+ * Bindings: organization, key, fingerprint, lease seconds, hours kept, claim token; then step, point and
+ * actor, or with `answer` status, headers and `answer`'s own.
  */
 export const claimingPointCte = (gate: string, answer?: SqlPart): string => {
   const made = 'g.id is not null';
+  const columns = answer ? 'response_status, response_headers, response_body' : 'recovery_points, actor';
+  const values = answer
+    ? `case when ${made} then ?::int end, case when ${made} then ?::text::jsonb end, case when ${made} then ${answer.sql} end`
+    : `case when ${made} then jsonb_build_object(?::text, ?::text) end, ?::text::jsonb`;
   return `idem_point as (
-       insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token, recovery_points, actor${
-         answer ? ', response_status, response_headers, response_body' : ''
-       })
+       insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token, ${columns})
        select ?::text, ?::text, ?::text, ${answer ? `case when ${made} then 'DONE' else 'RUNNING' end` : `'RUNNING'`},
               ${answer ? `case when ${made} then null else now() + make_interval(secs => ?::int) end` : 'now() + make_interval(secs => ?::int)'},
               now(), now() + make_interval(hours => ?::int), ?::uuid,
-              case when ${made} then jsonb_build_object(?::text, ?::text) end, ?::text::jsonb${
-                answer ? `,\n              case when ${made} then ?::int end, case when ${made} then ?::text::jsonb end, case when ${made} then ${answer.sql} end` : ''
-              }
+              ${values}
          from (select 1) one left join ${gate} g on true
        returning state, response_body)`;
 };
