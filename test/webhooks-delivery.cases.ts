@@ -210,4 +210,17 @@ test('a % in the data arrives as it was sent, in a message whose statement fills
     attendeeName: 'Ada 100% %s',
     eventId: created.body.id,
   });
+
+  // The other doors: the event made through GraphQL, the booking through REST.
+  const input = eventInput({ title: 'Tickets 20% %% %s', capacity: 5 });
+  const made = await app.client.graphql(key, `mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug } }`, { input });
+  expect(made.body.errors).toBeUndefined();
+  const { id: eventId, slug } = made.body.data.createEvent;
+  await app.client.graphql(key, `mutation($slug: String!) { updateEvent(slug: $slug, input: { status: PUBLISHED }) { status } }`, { slug });
+  const overRest = await app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { quantity: 1, attendeeEmail: 'grace@example.com', attendeeName: 'Grace 5% %s' });
+  expect(overRest.status).toBe(201);
+  await receiver.waitFor(() => byOrg(organization.id).filter((message) => message.json.type === 'booking.created').length >= 2);
+  const all = byOrg(organization.id);
+  expect(all.find((message) => message.json.type === 'event.created' && message.json.data.id === eventId)?.json.data.title).toBe('Tickets 20% %% %s');
+  expect(all.find((message) => message.json.type === 'booking.created' && message.json.data.eventId === eventId)?.json.data.attendeeName).toBe('Grace 5% %s');
 });

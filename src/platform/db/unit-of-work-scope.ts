@@ -16,13 +16,9 @@ export type RecordedResult = null | boolean | number | string | RecordedResult[]
 export interface IdempotencyClaim {
   readonly key: string;
   /**
-   * Whether the request holds the key yet. A request claims its key with its first change (issue 24):
-   * a change that is one statement claims it in that statement (RecoveryPointCtes), any other first
-   * (`acquire`); a request that changed nothing claims it when its answer is stored.
-   */
-  readonly held: boolean;
-  /**
-   * Claims the key now, when not held yet. Throws when another request has it: 409 in use, 422 reused,
+   * Claims the key now, when the request does not hold it yet (a request claims its key with its first
+   * change, issue 24: a change that is one statement claims it in that statement, see RecoveryPointCtes;
+   * any other calls this first; a request that changed nothing claims it when its answer is stored). Throws when another request has it: 409 in use, 422 reused,
    * or (the same request answered before) an error that the door's answer is replaced by the stored one.
    */
   acquire(): Promise<void>;

@@ -45,7 +45,6 @@ export function holdKey(
     claimToken,
     trace,
     // Held from the start: nothing to acquire, and its statements never claim (see PendingKey).
-    held: true,
     acquire: async () => undefined,
     conflicted: () => false,
     nextStep: () => steps++,

@@ -1,5 +1,6 @@
 import { AppError } from '../../foundation/errors/app-error';
 import type { SqlPart } from '../../foundation/sql-part';
+import { statementText } from '../db/prepared-reads';
 import type { RecordedResult } from '../db/unit-of-work-scope';
 
 /*
@@ -97,12 +98,12 @@ export const CLAIM_CTE = `idem_claim as (
  * idem_claim locked, not the row's own (see booking.repository.ts: a row locked by a CTE is changed
  * from that CTE's values).
  */
-export const pointCte = (gate: string): string => `idem_point as (
+export const pointCte = (gate: string): string => statementText(`idem_point:${gate}`, () => `idem_point as (
        update idempotency_keys k
           set recovery_points = coalesce(c.recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
          from idem_claim c
         where k.organization_id = ?::text and k.key = ?::text and k.claim_token = ?::uuid and exists (select 1 from ${gate})
-       returning k.key)`;
+       returning k.key)`);
 
 /**
  * Inside a change's own statement, when the request does not hold its key yet: the CTE `idem_point`
@@ -116,7 +117,9 @@ export const pointCte = (gate: string): string => `idem_point as (
  * Bindings: organization, key, fingerprint, lease seconds, hours kept, claim token; then step, point and
  * actor, or with `answer` status, headers and `answer`'s own.
  */
-export const claimingPointCte = (gate: string, answer?: SqlPart): string => {
+export const claimingPointCte = (gate: string, answer?: SqlPart): string =>
+  // Built once per gate and answer expression (each request only binds its values).
+  statementText(`idem_point:claim:${gate}:${answer?.sql ?? ''}`, () => {
   const made = 'g.id is not null';
   const columns = answer ? 'response_status, response_headers, response_body' : 'recovery_points, actor';
   const values = answer
@@ -130,7 +133,7 @@ export const claimingPointCte = (gate: string, answer?: SqlPart): string => {
               ${values}
          from (select 1) one left join ${gate} g on true
        returning state, response_body)`;
-};
+  });
 
 /**
  * An answer stored by the change's own statement (`claimingPointCte`), kept as it is: it is the

@@ -74,10 +74,6 @@ export class PendingKey implements IdempotencyClaim {
     private readonly resourceAnswer: ResourceAnswer | undefined,
   ) {}
 
-  get held(): boolean {
-    return this.heldKey !== undefined;
-  }
-
   /** The claim this request holds, once it does. */
   get holding(): HeldKey | undefined {
     return this.heldKey;
