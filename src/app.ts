@@ -12,9 +12,7 @@ import { sessionAuthentication } from './doors/dashboard/session-auth';
 import type { UsageRecorder } from './modules/dashboard/usage-recorder';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './doors/graphql/explorer';
 import type { RequestContext } from './platform/graphql/request-context';
-import type { CompiledOperations } from './platform/graphql/compiled-operations';
 import { graphqlExecution } from './doors/graphql/graphql-execution';
-import type { QueryLimits } from './doors/graphql/query-limits';
 import type { PreparedReads } from './platform/db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { keyAuthentication } from './http/authenticate';
@@ -42,8 +40,6 @@ export interface AppDeps {
   schema: GraphQLSchema;
   routes: readonly CompiledRoute[];
   apollo: ApolloServer<RequestContext>;
-  /** The executor Apollo's gateway uses (compiled operations), shared with the compiled path of /graphql. */
-  operations: CompiledOperations;
   authenticator: ApiKeyAuthenticator;
   limits: Limits;
   logger: Logger;
@@ -53,8 +49,6 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** List cursors (D25), keyed by the server secret. */
   cursors?: ListCursors;
-  /** GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COST, as Apollo's query-limits plugin applies them. */
-  graphqlLimits: QueryLimits;
   /** Called with each request's exchange once it is finished: the steps it took (tests only). */
   onFinished?: (exchange: Exchange) => void;
   /** The hot reads outside transactions: the read pool (src/platform/db/read-pool.ts), or the ORM's pool. */
@@ -99,7 +93,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
       schema,
       routes,
       apollo,
-      graphql: graphqlExecution({ schema, apollo, operations: deps.operations, limits: deps.graphqlLimits }),
+      graphql: graphqlExecution({ schema, apollo }),
       publicEndpoints: publicApp(deps, metrics, explorerAssets),
       explorerAssets,
     }),

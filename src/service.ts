@@ -9,7 +9,6 @@ import { startAuthentication, type Authentication } from './modules/api-key/auth
 import type { Config } from './foundation/config';
 import { UsageRecorder } from './modules/dashboard/usage-recorder';
 import { startApollo } from './doors/graphql/apollo';
-import { CompiledOperations } from './platform/graphql/compiled-operations';
 import { buildAppSchema } from './schema/graphql-schema';
 import { answerClientErrors, malformedRequestError } from './http/client-error';
 import { connectionDrainer } from './http/connection-drain';
@@ -82,13 +81,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
-  // One executor for Apollo and the compiled path of /graphql: a document compiled for one is compiled for both.
-  const operations = new CompiledOperations(schema);
-  const apollo = await startApollo(
-    schema,
-    { introspection: config.graphqlIntrospection, explorer: config.graphqlExplorer, limits: graphqlLimits },
-    operations,
-  );
+  const apollo = await startApollo(schema, { introspection: config.graphqlIntrospection, explorer: config.graphqlExplorer, limits: graphqlLimits });
   const authentication = await startAuthentication(orm, logger);
   const { authenticator } = authentication;
   // While Redis is down each instance allows its share of a budget: the live instances, counted by
@@ -147,7 +140,6 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     schema,
     routes,
     apollo,
-    operations,
     authenticator,
     limits,
     logger,
@@ -155,7 +147,6 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     usage,
     webhooks,
     idempotency,
-    graphqlLimits,
     reads: primaryReads,
     statements: writePool,
     readReplica: replica?.readReplica,

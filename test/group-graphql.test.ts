@@ -2,7 +2,6 @@
 import { caseFile } from './helpers/case-group';
 
 // Case files that share this jest test file's module load (see test/helpers/case-group.ts).
-caseFile('graphql-compiled-parity', () => require('./graphql-compiled-parity.cases'));
 caseFile('graphql-frontend-queries', () => require('./graphql-frontend-queries.cases'));
 caseFile('graphql-http-get', () => require('./graphql-http-get.cases'));
 caseFile('graphql-http-status', () => require('./graphql-http-status.cases'));

@@ -1,5 +1,4 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
@@ -42,8 +41,6 @@ export class HttpRequestContext implements RequestContext {
   readonly cursors: ListCursors | undefined;
   /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */
   readonly trace: TraceScope | undefined;
-  /** See RequestContext.executed (set by the compiled path of /graphql only). */
-  executed: ExecutionResult | undefined;
   private forked: EntityManager | undefined;
   private primary: EntityManager | undefined;
   private child: Logger | undefined;

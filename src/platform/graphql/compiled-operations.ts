@@ -37,7 +37,7 @@ export class CompiledOperations {
     if (!entry.compiled) throw new Error(`Operation ${operationName} could not be compiled`);
   }
 
-  /** Runs an operation of both doors (REST's routes, /graphql's compiled path and Apollo): its span when tracing is on (D27). */
+  /** Runs an operation of both doors (REST's routes and Apollo's gateway): its span when tracing is on (D27). */
   execute(
     document: DocumentNode,
     operationName: string | null,
@@ -81,9 +81,6 @@ export class CompiledOperations {
       },
       load: async () => ({
         executor: async (request) =>
-          // The compiled path of /graphql hands Apollo a result it already has (an answer with errors), for Apollo to
-          // report exactly as its own: it is not executed again.
-          (request.context as { executed?: ExecutionResult }).executed ??
           // The name the client sent: Apollo's own `operationName` is the resolved one, null when the
           // name matches no operation, which would run the document's only operation instead of
           // answering "Unknown operation" (400 OPERATION_RESOLUTION_FAILURE).

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor';
 import type { AuthContext } from '../auth/auth-context';
@@ -36,11 +35,6 @@ export interface RequestContext {
   readonly cursors?: ListCursors;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
-  /**
-   * The result of this very operation, already executed on the compiled path of /graphql (an answer with errors),
-   * which it hands to Apollo to report: Apollo's executor returns it instead of executing again.
-   */
-  readonly executed?: ExecutionResult;
   /** Where the request is in its trace, when tracing is on (D27): the operation's span goes below it. */
   readonly trace?: TraceScope;
 }
