@@ -16,16 +16,16 @@ import { graphqlExecution } from './doors/graphql/graphql-execution';
 import type { PreparedReads } from './platform/db/prepared-reads';
 import { createApiDocsRouter } from './http/api-docs';
 import { keyAuthentication } from './http/authenticate';
-import { endpointRouter, isProbe } from './http/endpoints';
+import { apiEndpoints, isProbe } from './http/endpoints';
 import type { ContextShared } from './http/http-request-context';
 import type { ListCursors } from './platform/crypto/list-cursor';
 import { corsFor } from './http/cors';
-import { errorHandler, notFound } from './http/error-handler';
+import { notFound } from './http/error-handler';
 import type { IdempotencyStep } from './http/idempotent-requests';
-import type { Exchange } from './http/exchange';
+import { PUBLIC_ENDPOINT, type Exchange } from './http/exchange';
 import { requestPipeline } from './http/pipeline';
 import { healthz, readyz } from './http/health';
-import { createMetrics, type Metrics } from './platform/observability/metrics';
+import { createMetrics } from './platform/observability/metrics';
 import { packageVersion } from './doors/rest/openapi/api-version';
 import { buildOpenApiDocument } from './doors/rest/openapi/openapi-document';
 import type { Limits } from './platform/limits/limits';
@@ -64,12 +64,13 @@ export interface AppDeps {
 }
 
 /**
- * The request listener of the HTTPS server: the request pipeline (src/http/pipeline.ts), the same
- * steps for every request. The REST route table and /graphql are its API endpoints; what is neither
- * (health, metrics, docs, the dashboard, the explorer's assets, 404) runs in the Express app below.
+ * The request listener of the HTTPS server: one Express app, read top to bottom. Every request takes
+ * the pipeline's steps (src/http/pipeline.ts) in one order: those before routing, the route step of the
+ * endpoint Express finds (a REST table entry, /graphql, else the public pages), the steps after it,
+ * and the error envelope. The public pages (health, metrics, docs, the dashboard) come last.
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks, dashboard } = deps;
   const shared: ContextShared = {
     orm,
     reads: deps.reads,
@@ -85,18 +86,10 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     extra: [...webhooks.metrics, ...limits.metrics, ...(deps.extraMetrics ?? []), ...(deps.readReplica?.metrics ?? [])],
   });
   const explorerAssets = config.graphqlExplorer === 'graphiql';
-  return requestPipeline({
+  const steps = requestPipeline({
     logger,
     trustProxy: config.trustProxy,
     isProbe,
-    route: endpointRouter({
-      schema,
-      routes,
-      apollo,
-      graphql: graphqlExecution({ schema, apollo }),
-      publicEndpoints: publicApp(deps, metrics, explorerAssets),
-      explorerAssets,
-    }),
     cors: corsFor(config.corsOrigins),
     // Key first (D9), then where it is used from (D11), then how often (D12).
     keyAuthentication: keyAuthentication(authenticator, limits.authFailures),
@@ -109,30 +102,34 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     onFinished: deps.onFinished,
     deadlineMs: config.requestDeadlineMs,
   });
-}
 
-/** The endpoints that hold no organization's data and need no key, routed by Express. */
-function publicApp(deps: AppDeps, metrics: Metrics, explorerAssets: boolean): express.Express {
-  const { config, orm, schema, routes, logger, dashboard } = deps;
   const app = express();
   app.disable('x-powered-by');
   // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
   app.set('etag', false);
-  // One hop, as the pipeline's client address (src/http/client-address.ts): the dashboard's req.ip.
+  // One hop (TRUST_PROXY): req.ip is the address the proxy saw, as D11's allowlist reads it.
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
+  // REST paths are case-sensitive: /V1/EVENTS is not /v1/events.
+  app.set('case sensitive routing', true);
 
-  // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
-  // X-Forwarded-Proto (the pipeline's https step lets these three through).
+  app.use(steps.begin, ...steps.beforeRouting);
+  const graphql = graphqlExecution({ schema, apollo });
+  for (const { method, path, endpoint } of apiEndpoints({ schema, routes, apollo, graphql, explorerAssets })) {
+    app[method](path, steps.route(endpoint), ...steps.afterRouting);
+  }
+  app.use(steps.route(PUBLIC_ENDPOINT), ...steps.afterRouting);
+
+  // Public pages: they hold no organization's data and need no key. Probes and scrapers reach the
+  // instance directly (still over TLS), without a proxy's X-Forwarded-Proto (the https step lets them through).
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(orm, logger, () => deps.limits.storeStatus(), deps.readReplica && (() => deps.readReplica!.status())));
   app.get('/metrics', metrics.handler);
-  // The API docs need no key either: they describe the API, they hold no data.
   app.use(createApiDocsRouter(buildOpenApiDocument(schema, routes, packageVersion())));
   app.use(createDashboardRouter(orm, dashboard));
   // GraphiQL's scripts and styles, for the explorer page GET /graphql shows browsers.
   if (explorerAssets) app.use(EXPLORER_ASSETS_PATH, createExplorerAssetsRouter());
   app.use(notFound);
-  app.use(errorHandler(logger));
+  app.use(steps.mapErrors);
   return app;
 }

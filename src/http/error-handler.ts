@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, echo, httpStatusOf, isServerFailure, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type ErrorCode, type ErrorDetails } from '../foundation/errors/app-error';
 import { toAppError } from '../foundation/errors/to-app-error';
@@ -89,10 +89,6 @@ export function answerError(logger: Logger, res: ServerResponse, door: Door | un
   const appError = transportError(error) ?? toAppError(error, requestId);
   if (isServerFailure(appError.code)) logger.error({ err: error, requestId }, 'request failed');
   writeError(res, door, appError);
-}
-
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error, _req, res, _next) => answerError(logger, res, res.locals.door, res.locals.requestId, error);
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {

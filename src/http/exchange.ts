@@ -62,8 +62,12 @@ export interface Endpoint {
    * when the answer is the REST shape of the resource the change returns, its status and headers.
    */
   idempotency?(exchange: Exchange): { key: string; parts: unknown; resourceAnswer?: ResourceAnswer } | undefined;
-  execute(exchange: Exchange): Promise<void> | void;
+  /** What the request runs; none for a public page (Express routes it after the API, src/app.ts). */
+  execute?(exchange: Exchange): Promise<void> | void;
 }
+
+/** The endpoint of everything that is neither the REST table nor /graphql: health, metrics, docs, the dashboard, 404. */
+export const PUBLIC_ENDPOINT: Endpoint = { door: undefined, route: 'unmatched', caller: 'none' };
 
 /** One request on its way through the steps (one object a request: methods on the prototype, no closures). */
 export class Exchange {
