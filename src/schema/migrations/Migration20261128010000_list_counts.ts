@@ -10,7 +10,7 @@ import { Migration } from '@mikro-orm/migrations';
  * creates rarely wait for each other; a statement locks its rows in (organization, shard) order. The
  * total is the sum of an organization's rows. The migration builds the counts of existing events.
  *
- * Bookings keep no counter (see docs/decisions.md, D25 notes): their list total is an index-only count
+ * Bookings keep no counter (see D25 in docs/decisions/): their list total is an index-only count
  * on (event_id, status), bounded by one event's bookings. The index below lets a bookings page (and a
  * bookings cursor) seek to its first row instead of ranking every booking of the event.
  */
