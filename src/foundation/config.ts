@@ -129,7 +129,7 @@ export interface WebhookSettings {
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 /**
- * Retention (issue 21): a periodic job of every instance deletes what is past its time, in batches;
+ * Retention: a periodic job of every instance deletes what is past its time, in batches;
  * one instance at a time (src/platform/retention/retention-job.ts).
  */
 export interface RetentionSettings {

@@ -79,7 +79,7 @@ export interface GraphqlExecutionDeps {
 }
 
 /**
- * The GraphQL door's execution (issue 8, then issues 24, 19 and 21): every request's document is parsed
+ * The GraphQL door's execution: every request's document is parsed
  * once (kept by its text) and its operation checked against the limits before anything else (no
  * validation, no cost library: one walk that stops at the first limit crossed); a refusal is written
  * here. A JSON POST whose query or mutation was seen before runs on the compiled path, without Apollo's

@@ -22,7 +22,7 @@ import { BookingEntity, type BookingStatus } from './booking.entity';
  * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
  * reproduced with pgbench; the CHECK constraints caught it as a 500).
  *
- * A booking and a cancellation are each ONE statement (issue 19): the event's row lock, then the
+ * A booking and a cancellation are each ONE statement (D7): the event's row lock, then the
  * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
  * quantity), the counts, the booking row and the outbox message commit together, and no round trip
  * to the service happens while a lock is held. The statement always answers one row: the change, or

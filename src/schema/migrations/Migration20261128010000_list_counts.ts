@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Constant-time list totals (D25, issue 22). `event_counts` keeps, per organization, how many events are
+ * Constant-time list totals (D25). `event_counts` keeps, per organization, how many events are
  * stored in each status, in the same transaction as every write that changes it: triggers on `events`
  * (statement-level for inserts and deletes, so a bulk load or a cascade costs one counter update per
  * statement; row-level for a status change, fired only by an UPDATE that sets `status` and changes it,
