@@ -57,8 +57,8 @@ export interface Config {
    * run on the ORM's pool): a booking or a create without Idempotency-Key, pipelined like the reads but
    * apart from them, so that a statement waiting for a row lock never holds up a read queued behind it.
    * One connection by default: concurrent writes queue on it and PostgreSQL runs them back to back, one
-   * wake-up of a backend for many statements; spread over 4 connections, each statement cost about twice
-   * the CPU in both processes (README, Performance: "Fewer connections for the writes").
+   * wake-up of a backend for many statements; spread over more connections, each statement costs more
+   * CPU in both processes (docs/performance.md, "Settings chosen by measurement").
    */
   readonly writePoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */

@@ -120,7 +120,7 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
 
 /**
  * A booking just made, from its row, for the answer only: the entity's class with its fields set
- * directly (the ORM's hydration and identity map cost a tenth of a booking's CPU on the hot path), its
+ * directly (the ORM's hydration and identity map are costly on the hot path: docs/performance.md), its
  * organization, event and ticket type made references (and registered) only when the answer reads
  * them. Nothing later in the request changes it; a retry after a crash loads it again by id.
  */

@@ -38,7 +38,7 @@ export class ReadTimeoutError extends Error {
  * connections, through postgres.js: named statements prepared once per connection, and
  * requests in flight pipelined on a few connections (each write to the socket carries every read
  * queued since the last; PostgreSQL answers them in order), where node-postgres sends one statement
- * per connection per round trip. Figures: README, Performance.
+ * per connection per round trip. Figures: docs/performance.md.
  *
  * Writes, their transactions and every read inside a transaction stay on the ORM's pool (a read in a
  * transaction sees its uncommitted changes), except the writes that are one statement committing on
