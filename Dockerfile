@@ -5,7 +5,7 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 # The lockfile holds every platform's optional packages, so `npm ci` installs exactly it. No install
 # script is needed to build or run (they would compile optional native watchers for jest), but our own
-# fix of a dependency (patches/, see the README) is applied as `npm install` applies it.
+# fix of a dependency (patches/, see docs/architecture.md) is applied as `npm install` applies it.
 RUN npm ci --no-audit --no-fund --ignore-scripts && npx patch-package
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts

@@ -48,7 +48,7 @@ export interface RunningService {
   readonly usage: UsageRecorder;
   /** The server secret it runs with (D24), checked against the database's fingerprint at start. */
   readonly secrets: ServerSecrets;
-  /** The retention job of this instance (issue 21; tests run it with runOnce()). */
+  /** The retention job of this instance (tests run it with runOnce()). */
   readonly retention: RetentionJob;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes every connection. */
   close(graceMs?: number): Promise<void>;

@@ -5,7 +5,7 @@ import { insertEvents } from './helpers/event-rows';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // Issue 2, "built for speed": no N+1. A statement count, not a timing, so it cannot flake. The counts
-// are the README's promise ("Performance", "Reads as fixed SQL"): a list page one statement with its
+// are docs/architecture.md's promise ("The hot read path", "Reads as fixed SQL"): a list page one statement with its
 // total (a page past the end still carries the total), a full event with its ticket types one, the
 // ticket types of a whole GraphQL page one more (1 / 1 / 2), through both doors.
 let app: TestApp;

@@ -4,7 +4,7 @@ import { upcomingEvents } from '../examples/frontend/upcoming-events';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// The README's typed frontend call (examples/frontend): its types are what the current schema.graphql
+// The typed frontend call of docs/events.md (examples/frontend): its types are what the current schema.graphql
 // gives (regenerated here and compared), `npm test` type-checks it against them, and it runs.
 
 let app: TestApp;

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 
-// Issue 24: the folders of src/ form a ladder (README, "Architecture"; .dependency-cruiser.cjs states it).
+// The folders of src/ form a ladder (README, "Architecture"; .dependency-cruiser.cjs states it).
 // These tests read dependency-cruiser's own output: the real tree has no folder cycle, and an import up
 // the ladder fails `npm run lint:imports` with a message that names the rung.
 

@@ -4,8 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * Node's promise hooks off whenever no AsyncLocalStorage is in use.
  *
  * On Node 20 an AsyncLocalStorage, once it has run anything, stays enabled: from then on Node runs a
- * hook for every promise the process makes, for as long as the process lives (an `await` costs about
- * three times as much; measured: 4.3 µs per 30 awaits without, 13.0 µs with). MikroORM runs one for
+ * hook for every promise the process makes, for as long as the process lives (an `await` costs
+ * several times as much; the figure, and when this can go: docs/performance.md). MikroORM runs one for
  * each `em.transactional` (TransactionContext), each `flush` (its nested-flush guard) and each
  * `findAndCount`: the first ORM transaction of a process taxed every later request, reads included,
  * although the service never reads those stores (its entity managers are forks, which do not look at

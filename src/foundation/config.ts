@@ -57,8 +57,8 @@ export interface Config {
    * run on the ORM's pool): a booking or a create without Idempotency-Key, pipelined like the reads but
    * apart from them, so that a statement waiting for a row lock never holds up a read queued behind it.
    * One connection by default: concurrent writes queue on it and PostgreSQL runs them back to back, one
-   * wake-up of a backend for many statements; spread over 4 connections, each statement cost about twice
-   * the CPU in both processes (README, Performance: "Fewer connections for the writes").
+   * wake-up of a backend for many statements; spread over more connections, each statement costs more
+   * CPU in both processes (docs/performance.md, "Settings chosen by measurement").
    */
   readonly writePoolMax: number;
   /** How long an Idempotency-Key is remembered (at least 24 hours, D17). */
@@ -129,7 +129,7 @@ export interface WebhookSettings {
 export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 /**
- * Retention (issue 21): a periodic job of every instance deletes what is past its time, in batches;
+ * Retention: a periodic job of every instance deletes what is past its time, in batches;
  * one instance at a time (src/platform/retention/retention-job.ts).
  */
 export interface RetentionSettings {

@@ -1,6 +1,6 @@
 import { ConfigError } from './env-values';
 
-/** Settings of the dashboard, read from the environment like every other setting (see README). */
+/** Settings of the dashboard, read from the environment like every other setting (see docs/configuration.md). */
 export interface DashboardSettings {
   /** Where people open the dashboard; invitation links start with it. */
   readonly publicUrl: string;

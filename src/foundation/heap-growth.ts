@@ -3,10 +3,9 @@ import v8 from 'node:v8';
 /**
  * How far V8 lets the old generation grow past what survived the last full collection, in percent.
  * V8's default on a host with plenty of memory is up to 300 % (the heap may reach four times its live
- * size before the next full collection): under the benchmark's load the process peaked near 300 MB.
- * With the pipelined read pool the service serves more and promotes more per second: at 150 % the
- * whole reference run peaked at 283 MB, at 100 % at 245 MB with the same ratios and p99 within noise
- * (README, Performance; docs/operating.md, "Memory").
+ * size before the next full collection): under the benchmark's load the process grew past the 250 MB
+ * it should stay within. At 100 % it stays within, with the same throughput and a p99 within the noise
+ * (figures: docs/performance.md, "Settings chosen by measurement"; docs/operating.md, "Memory").
  */
 export const HEAP_GROWING_PERCENT = 100;
 
@@ -36,12 +35,12 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv, 
 /**
  * Turns off V8's allocation-site pretenuring when the server starts, unless a node flag chose it.
  * V8 allocates objects straight in the old generation from the allocation sites whose objects mostly
- * survived a young collection. Requests that wait (the creates of a bulk load, ~30 ms each in a
+ * survived a young collection. Requests that wait (the creates of a bulk load, each in a
  * transaction) teach it that for the sites of Node's HTTP objects, headers and response bodies; from
- * then on every request's objects went to the old generation, about 1 MB per young collection under
- * `GET /v1/events/{slug}` (17 KB without pretenuring), with a full collection every second or so that
- * made the small reads' p99 (local run after seeding 1,000 events: p99 26.7 -> 12.5 ms, 7,700 -> 8,600
- * req/s). V8 reads the flag each time it weighs the feedback, so setting it at start takes effect.
+ * then on every request's objects went to the old generation under `GET /v1/events/{slug}`, with
+ * frequent full collections that made the small reads' p99 (figures, and when this can go:
+ * docs/performance.md). V8 reads the flag each time it weighs the feedback, so setting it at start
+ * takes effect.
  */
 export function disablePretenuring(execArgv: readonly string[] = process.execArgv): void {
   if (execArgv.some((flag) => /^--(no-)?allocation[-_]site[-_]pretenuring\b/.test(flag))) return;

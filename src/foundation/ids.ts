@@ -6,7 +6,8 @@ const UNBIASED_LIMIT = 248;
 
 /**
  * Random bytes are drawn from the cryptographic source a few kilobytes at a time and handed out once
- * each: an id per booking made a call into OpenSSL per id (4 % of a booking's CPU).
+ * each: an id per booking made a call into OpenSSL per id (a visible share of a booking's CPU,
+ * docs/performance.md).
  */
 const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
@@ -23,7 +24,7 @@ function randomByte(): number {
 /**
  * `length` bytes from the same cryptographic source and pool, each handed out once (a pool is never
  * written again), for values that need fresh random bytes on a hot path, such as the IV of every sealed
- * answer (an OpenSSL call of its own was half of a seal's cost).
+ * answer (an OpenSSL call of its own was a large part of a seal's cost).
  */
 export function pooledRandomBytes(length: number): Buffer {
   if (length > POOL_SIZE) return randomBytes(length);

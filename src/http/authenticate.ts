@@ -43,7 +43,7 @@ export type KeyAuthentication = (credentials: KeyCredentials) => Promise<AuthCon
 /**
  * Resolves the Authorization header into the caller; a key anywhere else is never accepted. With a
  * failure limiter, every failed attempt counts against its address, and one past the address's budget
- * answers 429 instead of 401; a valid key is served whatever its address's failures (issue 21, item 13).
+ * answers 429 instead of 401; a valid key is served whatever its address's failures (D12).
  */
 export function keyAuthentication(authenticator: ApiKeyAuthenticator, failures?: AuthFailureLimiter): KeyAuthentication {
   return async ({ ip, authorization, query }) => {

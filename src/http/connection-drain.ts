@@ -17,7 +17,7 @@ export function connectionDrainer(listener: net.Server, servers: Array<HttpsServ
   // The sockets HTTP runs on (the TLS socket of an HTTPS connection), one entry per connection. The
   // responses in flight are found through them at drain time, not kept per request: a Set that every
   // response entered and left (it was) made V8 promote each request's objects to the old generation
-  // (about 30 MB/s under GET /v1/events/{slug}), hence a full collection every second or so.
+  // under GET /v1/events/{slug}, hence frequent full collections (docs/performance.md).
   const connections = new Set<net.Socket>();
   let closing = false;
 

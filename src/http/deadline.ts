@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
 /*
- * A request's deadline (issue 21, item 3): its answer is due REQUEST_DEADLINE_MS after it arrived,
+ * A request's deadline (D13): its answer is due REQUEST_DEADLINE_MS after it arrived,
  * whatever it waits for. Every database bound (connect, pool wait, statement, lock wait) is shorter
  * than that and answers 503 on its own, but they add up along a request (a key lookup, a claim, a
  * transaction of several statements, the stored answer), and a frozen database reaches each of them

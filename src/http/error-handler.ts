@@ -70,7 +70,7 @@ export function writeError(res: ServerResponse, door: Door | undefined, error: A
   if (typeof error.details?.retryAfterSeconds === 'number') res.setHeader('Retry-After', String(error.details.retryAfterSeconds));
   if (error.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   const body = JSON.stringify(door === 'graphql' ? { errors: [{ message: error.message, extensions: graphqlExtensionsOf(error) }] } : errorEnvelope(error));
-  // A GraphQL answer is written in the media type the client asked for, as the door's own (issue 21).
+  // A GraphQL answer is written in the media type the client asked for, as the door's own.
   res.setHeader('Content-Type', door === 'graphql' ? graphqlMediaType(res.req.headers.accept) : 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(res.req.method === 'HEAD' ? undefined : body);

@@ -16,7 +16,7 @@ import { requestIdOf } from './request-id';
  */
 
 /**
- * The steps every request takes, in this order, whatever its path, method or headers (issue 24). A
+ * The steps every request takes, in this order, whatever its path, method or headers. A
  * step that does not apply to the endpoint the request reached passes it on (a public page needs no
  * key, a read no Idempotency-Key); a step that answers (a CORS preflight, a replayed answer) ends
  * the list. After the list, whatever happened, the request is finished by FINISHING_STEPS.

@@ -34,13 +34,13 @@ export interface EmbeddedPostgresOptions {
 /**
  * PostgreSQL's default shared_buffers (128 MB) is sized for a server with RAM of its own; in PGlite it
  * is WebAssembly memory of our process, touched as soon as pages are read. 16 MB holds the working set
- * of a development database and takes ~120 MB off the resident size (see README, "Memory").
+ * of a development database and takes most of that off the resident size (docs/performance.md, "Memory").
  */
 export const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /**
  * Creating a database (initdb) runs a second WebAssembly PostgreSQL next to the first and leaves the
- * process ~800 MB resident for good (V8 keeps the freed WebAssembly memory mapped). So a new data
+ * process far larger for good (V8 keeps the freed WebAssembly memory mapped). So a new data
  * directory is created and migrated by a short-lived child process, whose memory goes with it; the
  * server only ever opens an existing, migrated one.
  */

@@ -154,7 +154,7 @@ export function failingFields(outcome: Outcome): string[] {
   return [...new Set(errors.map((error) => error.field))].sort();
 }
 
-/** Codes only ever found before a GraphQL operation runs (README "GraphQL HTTP statuses", D13). */
+/** Codes only ever found before a GraphQL operation runs (docs/api-choices.md "GraphQL HTTP statuses", D13). */
 const BEFORE_EXECUTION = new Set(['UNAUTHORIZED', 'INVALID_API_KEY', 'API_KEY_EXPIRED', 'FORBIDDEN', 'IP_NOT_ALLOWED', 'RATE_LIMITED', 'QUERY_TOO_COMPLEX']);
 
 /**

@@ -13,7 +13,7 @@ import {
   rotationDates,
 } from '../../src/modules/api-key/api-key.policy';
 
-// Pure rules (docs/decisions.md D2, D9, D19): no database, no HTTP.
+// Pure rules (docs/decisions/ D2, D9, D19): no database, no HTTP.
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const HOUR = 3_600_000;
 const fields = (errors: Array<{ field: string }>) => errors.map((error) => error.field);

@@ -5,7 +5,7 @@ import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.input
 import { validateInput } from '../../src/foundation/validation/validate-input';
 import { assertRemovable, MAX_TICKET_TYPES, quantityErrors, ticketTypeCountErrors } from '../../src/modules/ticket-type/ticket-type.policy';
 
-// Pure rules (docs/decisions.md D6, D7): no database, no HTTP.
+// Pure rules (docs/decisions/ D6, D7): no database, no HTTP.
 function thrown(fn: () => void): AppError | undefined {
   try {
     fn();

@@ -10,7 +10,7 @@ import {
 } from '../../src/modules/event/event.policy';
 import { EventStatus } from '../../src/modules/event/event-status';
 
-// Pure rules (docs/decisions.md D3, D4, D7): no database, no HTTP.
+// Pure rules (docs/decisions/ D3, D4, D7): no database, no HTTP.
 const { DRAFT, PUBLISHED, CANCELLED, COMPLETED } = EventStatus;
 const at = (iso: string) => new Date(iso);
 const NOW = at('2030-01-01T00:00:00Z');

@@ -11,7 +11,7 @@ import {
 } from '../../src/modules/member/member.policy';
 import { assertSignInAllowed, assertSignInBody, SIGN_IN_LIMITS } from '../../src/modules/member/sign-in.policy';
 
-// Pure rules (docs/decisions.md D8, D19; docs/dashboard.md): no database, no HTTP.
+// Pure rules (docs/decisions/ D8, D19; docs/dashboard.md): no database, no HTTP.
 const { ADMIN, MEMBER } = MemberRole;
 
 function thrown(fn: () => void): AppError | undefined {

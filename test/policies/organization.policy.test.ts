@@ -11,7 +11,7 @@ import {
   timezoneErrors,
 } from '../../src/modules/organization/organization.policy';
 
-// Pure rules (docs/decisions.md D11, D12, D14): no database, no HTTP. Moved here from the CLI and
+// Pure rules (docs/decisions/ D11, D12, D14): no database, no HTTP. Moved here from the CLI and
 // dashboard suites, which keep one case each for their wiring.
 const { STANDARD, ENTERPRISE } = OrganizationPlan;
 const { OFF, STRICT } = RestrictionMode;

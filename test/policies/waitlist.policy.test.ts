@@ -2,7 +2,7 @@ import { AppError } from '../../src/foundation/errors/app-error';
 import { WaitlistStatus } from '../../src/modules/waitlist/waitlist-entry.entity';
 import { assertSoldOutFor, chooseOffers, leaveOf } from '../../src/modules/waitlist/waitlist.policy';
 
-// Pure rules of the waiting list (docs/decisions.md D21): no database, no HTTP.
+// Pure rules of the waiting list (docs/decisions/ D21): no database, no HTTP.
 const entry = (id: string, quantity: number, ticketTypeId: string | null = null) => ({ id, quantity, ticketTypeId });
 const ids = (entries: Array<{ id: string }>) => entries.map((chosen) => chosen.id);
 const refusal = (run: () => void): AppError => {

@@ -10,7 +10,7 @@ import {
   storedEventTypes,
 } from '../../src/modules/webhook/webhook.policy';
 
-// Pure rules (docs/decisions.md D18, docs/webhooks.md): no database, no network, no HTTP.
+// Pure rules (docs/decisions/ D18, docs/webhooks.md): no database, no network, no HTTP.
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const HOUR = 3_600_000;
 const fields = (errors: Array<{ field: string }>) => errors.map((error) => error.field);

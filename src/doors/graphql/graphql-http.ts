@@ -6,7 +6,7 @@ import { graphqlExtensionsOf } from '../../platform/graphql/graphql-errors';
 import type { RequestContext } from '../../platform/graphql/request-context';
 
 /*
- * GraphQL over HTTP (https://github.com/graphql/graphql-over-http, issue 21 item 12): the media type
+ * GraphQL over HTTP (https://github.com/graphql/graphql-over-http, D13): the media type
  * of an answer and its HTTP status, the same whoever writes it (the request pipeline before the door,
  * the door's own refusals and compiled answers, Apollo), for GET and POST alike.
  *

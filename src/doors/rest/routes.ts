@@ -39,7 +39,7 @@ export interface RestRoute {
   /**
    * The answer is the resource the operation returns exactly as its module presents it (its webhook
    * payload's data, in the same field order), and `location` reads only its id: a change that is one
-   * statement may then store the Idempotency-Key's answer with itself (issue 24). The answer sent is
+   * statement may then store the Idempotency-Key's answer with itself (D17). The answer sent is
    * checked against the stored one, which is written again should they differ.
    */
   readonly answerIsResource?: true;

@@ -2,7 +2,7 @@
  * Every error a client can see: one code from the closed table of error-codes.ts (its HTTP status and
  * documented details), a message safe to show, and details typed per code. Services throw these (never
  * HTTP exceptions); each transport maps them in one file of its own (src/http/error-handler.ts,
- * src/platform/graphql/graphql-errors.ts). See docs/decisions.md (D13) for the catalogue as clients see it.
+ * src/platform/graphql/graphql-errors.ts). See D13 (docs/decisions/) for the catalogue as clients see it.
  */
 
 import { boundDetails, boundText, echo } from './echo';

@@ -1,5 +1,5 @@
 /*
- * How much of a client's own value an error may show (issue 21, item 11): an error that repeats what
+ * How much of a client's own value an error may show (D13): an error that repeats what
  * it was sent (a 1 MB slug came back twice) turns every refusal into an amplifier. Named constructors
  * echo values through `echo`; every AppError's message and details pass `boundText` on the way in
  * (app-error.ts), and GraphQL's own messages on the way out (src/platform/graphql/graphql-errors.ts).

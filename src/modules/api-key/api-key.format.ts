@@ -11,7 +11,7 @@ export function generateApiKey(environment: KeyEnvironment): string {
   return `nk_${environment}_${randomAlphanumeric(32)}`;
 }
 
-/** The key as stored and looked up: SHA-256, hex (one-shot `hash`: a quarter of createHash's cost, paid by every request). */
+/** The key as stored and looked up: SHA-256, hex (one-shot `hash`, cheaper than createHash, paid by every request: docs/performance.md). */
 export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
 }

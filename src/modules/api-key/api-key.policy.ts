@@ -4,7 +4,7 @@ import { KeyEnvironment } from './api-key.entity';
 import { ROTATION_GRACE_HOURS } from './api-key.constants';
 
 /*
- * Every rule about API keys (docs/decisions.md D2, D9, D19), as pure functions of the loaded state:
+ * Every rule about API keys (docs/decisions/ D2, D9, D19), as pure functions of the loaded state:
  * no database, no clock unless given. The key commands call them between loading and applying.
  */
 

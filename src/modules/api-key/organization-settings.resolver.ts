@@ -9,7 +9,7 @@ import { UpdateOrganizationInput, ViewerOrganization } from './viewer.types';
  * The organization's booking windows for API keys (D20, D21): `updateOrganization` with the permission
  * `organization:write` (an ADMIN session holds it too). Read back with `viewer { organization { … } }`.
  * Only these settings: the access settings (allowlist, restriction mode, plan, rate limit) stay with
- * dashboard admins and the admin CLI, so that a key can never widen what guards it (docs/decisions.md).
+ * dashboard admins and the admin CLI, so that a key can never widen what guards it (D11, D12; see D20).
  */
 @Resolver()
 export class OrganizationSettingsResolver {

@@ -22,7 +22,7 @@ import { BookingEntity, type BookingStatus } from './booking.entity';
  * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
  * reproduced with pgbench; the CHECK constraints caught it as a 500).
  *
- * A booking and a cancellation are each ONE statement (issue 19): the event's row lock, then the
+ * A booking and a cancellation are each ONE statement (D7): the event's row lock, then the
  * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
  * quantity), the counts, the booking row and the outbox message commit together, and no round trip
  * to the service happens while a lock is held. The statement always answers one row: the change, or
@@ -120,7 +120,7 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
 
 /**
  * A booking just made, from its row, for the answer only: the entity's class with its fields set
- * directly (the ORM's hydration and identity map cost a tenth of a booking's CPU on the hot path), its
+ * directly (the ORM's hydration and identity map are costly on the hot path: docs/performance.md), its
  * organization, event and ticket type made references (and registered) only when the answer reads
  * them. Nothing later in the request changes it; a retry after a crash loads it again by id.
  */

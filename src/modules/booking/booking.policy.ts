@@ -2,7 +2,7 @@ import { AppError } from '../../foundation/errors/app-error';
 import { BookingStatus, effectiveBookingStatus } from './booking.entity';
 import type { FieldError } from '../../foundation/errors/app-error';
 
-/* Every state rule of a booking (docs/decisions.md D7), as pure functions of the loaded state. */
+/* Every state rule of a booking (docs/decisions/ D7), as pure functions of the loaded state. */
 
 /**
  * SOLD_OUT when the event's capacity or the ticket type's quantity cannot take `requested` more seats

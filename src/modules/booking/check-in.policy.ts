@@ -2,7 +2,7 @@ import { AppError } from '../../foundation/errors/app-error';
 import { BookingStatus, effectiveBookingStatus } from './booking.entity';
 
 /*
- * The rules of check-in at the door (docs/decisions.md D22), as pure functions of a booking as found.
+ * The rules of check-in at the door (docs/decisions/ D22), as pure functions of a booking as found.
  * The check-in statement (check-in.repository.ts) applies the same rules as its guard; these work out
  * which one refused, on the failure path only.
  */

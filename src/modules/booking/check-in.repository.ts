@@ -6,7 +6,7 @@ import { BOOKING_COLUMNS, changeOf, columnsOf, type BookingChange } from './book
 import type { BookingBody } from './booking.presenter';
 
 /*
- * Check-in at the door (D22): each change is ONE statement (issue 19's write path), which locks the
+ * Check-in at the door (D22): each change is ONE statement (as a booking, D7), which locks the
  * organization's booking, sets or clears `checked_in_at` only where the rule of check-in.policy.ts
  * holds on the locked row, and writes its webhook message in the same statement (so both commit or
  * neither does). Many gates scanning one booking at once queue on the booking's row lock: the first

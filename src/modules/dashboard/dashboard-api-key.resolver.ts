@@ -11,7 +11,7 @@ import { apiKeyViews } from './api-key-views';
 
 /**
  * D19: only a signed-in ADMIN creates, revokes or rotates keys; any signed-in member (a MEMBER too,
- * read only: issue 23) lists them; no API key can do any of it.
+ * read only) lists them; no API key can do any of it.
  */
 @Resolver()
 export class AdminApiKeyResolver {

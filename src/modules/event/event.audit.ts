@@ -5,7 +5,7 @@ import type { OutboxOf } from './event.repository';
 
 /*
  * The audit entries of event changes (D26: published, cancelled, deleted), written by the change's own
- * statement as one more CTE beside its webhook message (issue 19: no statement, no round trip more),
+ * statement as one more CTE beside its webhook message (no statement, no round trip more),
  * gated on the same row: the entry exists exactly when the change does.
  */
 

@@ -2,7 +2,7 @@ import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { EventStatus } from './event-status';
 
 /*
- * Every state rule of an event (docs/decisions.md D3, D4), as pure functions of the loaded state:
+ * Every state rule of an event (docs/decisions/ D3, D4), as pure functions of the loaded state:
  * no database, no clock unless given. Commands call them between loading and applying.
  */
 

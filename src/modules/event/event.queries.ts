@@ -1,6 +1,6 @@
 /**
  * The runtime's canonical spelling of each time zone seen, by the spelling given: making an
- * Intl.DateTimeFormat costs about a fifth of a create's CPU, and there are a few hundred zones (the
+ * Intl.DateTimeFormat per request is costly on a create (docs/performance.md), and there are a few hundred zones (the
  * validator accepted the name; the map is bounded all the same).
  */
 const canonical = new Map<string, string>();

@@ -29,7 +29,7 @@ export async function slugTaken(em: EntityManager, organizationId: string, slug:
   return (await em.count(EventEntity, { organization: organizationId, slug })) > 0;
 }
 
-// ---- Write side as SQL statements (issue 19) ---------------------------------------------------
+// ---- Write side as SQL statements --------------------------------------------------------------
 //
 // The commands' changes, each one statement that writes (no flush, no change set): the rules stay in
 // event.policy.ts; what a statement checks itself is only what must be checked on the row as it is

@@ -1,5 +1,5 @@
 /*
- * Inventory slots (issue 19): the rules of a hot event's split inventory, as pure functions. The SQL
+ * Inventory slots (D7): the rules of a hot event's split inventory, as pure functions. The SQL
  * that keeps them is in inventory.repository.ts (and, for bookings, booking.repository.ts).
  *
  * A single row holding an event's count can take one booking per commit flush, whatever the machine:

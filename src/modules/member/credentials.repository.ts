@@ -142,7 +142,7 @@ export async function deleteSessionsOf(em: EntityManager, memberId: string): Pro
   await em.execute('delete from dashboard_sessions where member_id = ?', [memberId]);
 }
 
-// ---- Retention (issue 21): rows that can never be used again, deleted by the retention job ---------
+// ---- Retention: rows that can never be used again, deleted by the retention job -------------------
 
 /** Sessions that have ended (past their absolute lifetime, or idle longer than `idleTimeoutMs`): at most `limit`. */
 export function deleteEndedSessions(em: EntityManager, idleTimeoutMs: number, limit: number): Promise<number> {

@@ -3,7 +3,7 @@ import { deleteEndedSessions, deleteExpiredInvitations, deleteOldSignInFailures 
 import { SIGN_IN_LIMITS } from './sign-in.policy';
 
 /**
- * The dashboard's credentials that can never be used again (issue 21): ended sessions (the idle
+ * The dashboard's credentials that can never be used again (D19): ended sessions (the idle
  * timeout is DASHBOARD_IDLE_MINUTES, the absolute lifetime DASHBOARD_SESSION_HOURS, written into each
  * session's `expires_at`), invitation links past their 24 hours, and failed sign-ins older than the
  * window in which they count.

@@ -3,7 +3,7 @@ import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { MemberRole } from './member.entity';
 
 /*
- * Every rule about members (docs/decisions.md D8, D19), as pure functions of the loaded state: no
+ * Every rule about members (docs/decisions/ D8, D19), as pure functions of the loaded state: no
  * database. The member commands call them between loading and applying.
  */
 

@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import { AppError } from '../../foundation/errors/app-error';
 
-// Argon2id with OWASP's recommended minimum (19 MiB, 2 passes, 1 lane): memory-hard, ~50 ms here.
+// Argon2id with OWASP's recommended minimum (19 MiB, 2 passes, 1 lane): memory-hard (its cost: docs/performance.md).
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 export const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 256;

@@ -4,7 +4,7 @@ import { OrganizationPlan, RestrictionMode } from './organization.entity';
 import { MAX_HOLD_MINUTES } from './hold-settings';
 
 /*
- * Every rule of an organization's settings (docs/decisions.md D11, D12, D14, D20, D21), as pure functions:
+ * Every rule of an organization's settings (docs/decisions/ D11, D12, D14, D20, D21), as pure functions:
  * no database. The create and update commands call them; the CLI calls the same ones for its options.
  */
 

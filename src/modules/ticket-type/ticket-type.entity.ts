@@ -23,7 +23,7 @@ export class TicketTypeEntity {
   @ManyToOne('EventEntity', { ref: true, deleteRule: 'cascade', index: true })
   event!: Ref<EventEntity>;
 
-  /** Its event's organization: every organization table carries it, and its keys lead with it (issue 22). */
+  /** Its event's organization: every organization table carries it, and its keys lead with it (D25: distributable by tenant). */
   @Property({ type: 'string', length: 40 })
   organizationId!: string;
 

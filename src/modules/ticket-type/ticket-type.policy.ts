@@ -1,6 +1,6 @@
 import { AppError, type FieldError } from '../../foundation/errors/app-error';
 
-/* Every state rule of a ticket type (docs/decisions.md D6), as pure functions of the loaded state. */
+/* Every state rule of a ticket type (docs/decisions/ D6), as pure functions of the loaded state. */
 
 /** An event has at most this many ticket types (on create and when adding one). */
 export const MAX_TICKET_TYPES = 50;

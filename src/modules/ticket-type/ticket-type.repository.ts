@@ -11,7 +11,7 @@ import { slotNewTicketType, soldSql, storedTypeHeldSql } from '../inventory/inve
 /*
  * The only place that reaches the ticket_types table. Changes lock the event row first, then the
  * ticket type row: the order bookings use, so a quantity change and a booking of the same type never
- * interleave or deadlock. The changes of the ticket type commands are SQL statements (issue 19): no
+ * interleave or deadlock. The changes of the ticket type commands are SQL statements (as bookings, D7): no
  * flush; the entity the doors render is built from the row the statement returns.
  */
 

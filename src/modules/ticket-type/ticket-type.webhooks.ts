@@ -1,7 +1,7 @@
 import { hole, outboxCtes, type SqlPart } from '../../platform/outbox/outbox';
 
 /*
- * The webhook messages of ticket type changes (issue 23: ticket_type.created / updated / deleted),
+ * The webhook messages of ticket type changes (D19: ticket_type.created / updated / deleted),
  * written by the change's own statement (outboxCtes), like the event's (event.webhooks.ts): no message
  * without its change, none when the statement changes nothing. The data is the ticket type as an
  * event's `ticketTypes` shows it (presentTicketType: id, name, price, currency, quantity, sold), with

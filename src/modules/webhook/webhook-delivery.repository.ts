@@ -9,7 +9,7 @@ import type { AttemptOutcome } from './webhook-sender';
  * statements on the service's pool of one-statement writes (planned once per connection, and written
  * to the socket with the bookings of the same turn of the event loop); through the ORM, each was sent
  * with its values inlined and planned again, on a connection of its own: with an endpoint subscribed
- * to booking.created, a ticket drop booked 0.29x as fast as without one (README, Performance).
+ * to booking.created, a ticket drop booked far slower than without one (docs/performance.md).
  */
 
 /** An endpoint whose every attempt has failed for this long is disabled (D18). */

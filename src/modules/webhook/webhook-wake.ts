@@ -12,7 +12,7 @@ export const NOTIFY_SPACING_MS = 50;
 const NOTIFY = `select pg_notify('${WEBHOOK_CHANNEL}', '')`;
 
 /**
- * Wakes the webhook workers after commits that wrote outbox messages (issue 19): this process's own
+ * Wakes the webhook workers after commits that wrote outbox messages (D18): this process's own
  * worker at once, the other processes' by one NOTIFY per burst. The NOTIFY runs on its own, after the
  * change committed, never inside a change's transaction (there it would take the lock that serializes
  * every commit of the database); while one is on its way, and for NOTIFY_SPACING_MS after it, later

@@ -2,7 +2,7 @@ import type { FieldError } from '../../foundation/errors/app-error';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './webhook-types';
 
 /*
- * Every rule about webhook endpoints (docs/decisions.md D18, docs/webhooks.md), as pure functions of
+ * Every rule about webhook endpoints (docs/decisions/ D18, docs/webhooks.md), as pure functions of
  * the input and the loaded endpoint: no database, no network, no clock unless given. The endpoint
  * commands (commands/) call them between loading and applying. The destination rule (https, public
  * addresses only) lives in webhook-destination.ts: at registration it resolves DNS, so the commands

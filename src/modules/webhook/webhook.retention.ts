@@ -1,7 +1,7 @@
 import type { BatchResult, RetentionRule } from '../../platform/retention/retention-job';
 
 /**
- * Webhook messages past their retention (issue 21, WEBHOOK_MESSAGE_RETENTION): a message created more
+ * Webhook messages past their retention (WEBHOOK_MESSAGE_RETENTION, docs/operating.md "Retention"): a message created more
  * than `retentionMs` ago none of whose deliveries is PENDING (D18: still being retried, leased by a
  * worker, or waiting for a disabled endpoint) nor attempted within `retentionMs` (a redelivery). Its
  * deliveries and attempts go with it. A message whose endpoints were all deleted has no delivery left

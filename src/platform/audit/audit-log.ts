@@ -118,7 +118,7 @@ export async function recordAudit(tx: EntityManager, unit: UnitOfWork, change: A
 }
 
 /**
- * The entry as a CTE of the change's own statement (issue 19: no statement and no round trip of its
+ * The entry as a CTE of the change's own statement (D26: no statement and no round trip of its
  * own, as outboxCtes), written for each row of the CTE `gate` (the change was made) that matches
  * `where` (SQL on the gate's row `g`); the target's id is the gate's column `id` (`g.id`), the
  * organization the given one or, when none is given, the gate's `organization_id`. Adds the CTE `audit_entry`.

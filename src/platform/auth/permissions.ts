@@ -1,6 +1,6 @@
 /**
  * Every permission a key can hold (D2, D18; D22 adds checkin:write, the door's scanners; organization:write
- * changes the booking windows of D20/D21; D26 adds audit:read, see docs/decisions.md). Creating a key with
+ * changes the booking windows of D20/D21; D26 adds audit:read, see docs/decisions/). Creating a key with
  * any other name fails.
  */
 export const PERMISSIONS = [

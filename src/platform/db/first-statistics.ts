@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
  * statements are prepared: each connection keeps the plan it made then. For an event read by its
  * slug, `organization_id = $1` then looks as selective as `organization_id = $1 and slug = $2`, and
  * the narrower index that leads with organization_id (the primary key) wins the tie: every read of an
- * event walked all of its organization's events (0.6 ms instead of 0.03 ms for 1,000 events; the
- * shared benchmark's first pass right after seeding read at 0.44-0.65x the floor). Autovacuum analyzes
+ * event walked all of its organization's events (a read far slower than through the slug's index;
+ * figures in docs/performance.md). Autovacuum analyzes
  * a new table only on its next visit of the database (autovacuum_naptime, a minute by default), and
  * ANALYZE invalidates the plans made without statistics, so the problem lasts until then: after a
  * deployment's first bulk load, or on a fresh database.

@@ -129,8 +129,8 @@ export function createOrmConfig(settings: OrmSettings, model: DatabaseModel): Op
 /**
  * MikroORM's `fork()` (one per request that writes) turns `allowGlobalContext` on and back off through
  * `config.set`, and every `set` applies the whole configuration again (it writes
- * `process.env.MIKRO_ORM_COLORS`, a libuv call, and resets the logger's debug mode): 1 % of a booking's
- * CPU for a key that none of that reads. That key is stored directly; any other `set` works as before.
+ * `process.env.MIKRO_ORM_COLORS`, a libuv call, and resets the logger's debug mode): CPU on every booking
+ * (docs/performance.md) for a key that none of that reads. That key is stored directly; any other `set` works as before.
  */
 export function withLightForks(orm: MikroORM): MikroORM {
   const config = orm.config as unknown as { getAll(): Record<string, unknown>; set: (key: string, value: unknown) => void };

@@ -13,7 +13,7 @@ interface PooledClient {
  * Fixed SQL for the hot reads, sent through the pg driver as named (prepared) statements on the
  * ORM's own pool: each connection parses and plans a statement once, then only binds and executes it.
  * The ORM stays for writes and their transactions, except the writes that are one fixed statement
- * (a booking, issue 19), which run here too: on the request's transaction's connection when there is
+ * (a booking), which run here too: on the request's transaction's connection when there is
  * one, else on their own (autocommit), never on the read pool.
  */
 export interface PreparedReads {
@@ -123,7 +123,7 @@ export function numberedPlaceholders(sql: string): string {
 
 /**
  * Runs one fixed statement as a named prepared statement: in `em`'s transaction when it has one; else
- * (a statement that commits on its own, issue 19) on the pool of hot statements the request's scope
+ * (a statement that commits on its own) on the pool of hot statements the request's scope
  * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {

@@ -35,14 +35,14 @@ export class ReadTimeoutError extends Error {
 
 /**
  * The hot reads (src/modules/event/event.read-repository.ts, outside transactions) on their own
- * connections, through postgres.js (issue 8): named statements prepared once per connection, and
+ * connections, through postgres.js: named statements prepared once per connection, and
  * requests in flight pipelined on a few connections (each write to the socket carries every read
  * queued since the last; PostgreSQL answers them in order), where node-postgres sends one statement
- * per connection per round trip. Figures: README, Performance.
+ * per connection per round trip. Figures: docs/performance.md.
  *
  * Writes, their transactions and every read inside a transaction stay on the ORM's pool (a read in a
  * transaction sees its uncommitted changes), except the writes that are one statement committing on
- * its own (issue 19): a second pool of this kind runs those (`name` 'writes', DB_WRITE_POOL_MAX), apart
+ * its own: a second pool of this kind runs those (`name` 'writes', DB_WRITE_POOL_MAX), apart
  * from the reads, since such a statement may wait for a row lock and a pipelined connection answers in order. Rows come back as node-postgres returns them for these
  * statements (they select text, integers, floats and JSON), errors pass through the ORM's exception
  * converter, and the ORM's query log sees every statement (the statement-count tests read it).

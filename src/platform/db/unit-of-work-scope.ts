@@ -17,7 +17,7 @@ export interface IdempotencyClaim {
   readonly key: string;
   /**
    * Claims the key now, when the request does not hold it yet (a request claims its key with its first
-   * change, issue 24: a change that is one statement claims it in that statement, see RecoveryPointCtes;
+   * change, D17: a change that is one statement claims it in that statement, see RecoveryPointCtes;
    * any other calls this first; a request that changed nothing claims it when its answer is stored). Throws when another request has it: 409 in use, 422 reused,
    * or (the same request answered before) an error that the door's answer is replaced by the stored one.
    */
@@ -60,7 +60,7 @@ export interface RecoveryPointParts {
 }
 
 /**
- * A recovery point written by the change's own statement (a booking without a transaction, issue 19).
+ * A recovery point written by the change's own statement (a booking without a transaction).
  * Each statement asks for its parts once (`parts`). While the request holds its key, `idem_claim` locks
  * the key's record and has a row only while this request holds it (the statement gates its change on
  * it), and `idem_point` writes the recovery point when the CTE `gate` has a row. While the request

@@ -6,7 +6,7 @@ import { traceTransaction } from './traced-statements';
 import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
- * The unit of work: the one place a mutation's transaction is opened and committed (issue 24).
+ * The unit of work: the one place a mutation's transaction is opened and committed.
  *
  * A command runs its change through `inUnitOfWork(em, work)` instead of `em.transactional`. The
  * change, the outbox rows it writes (enqueueWebhook, with `tx`) and, when the request holds an
@@ -25,7 +25,7 @@ import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type Uni
  * result (entities loaded again by id) instead of running the change again: the same operation
  * renders the same resource. A unit of work without a recovery point never committed and runs again.
  *
- * When the key is claimed (issue 24): by the request's first unit of work, not before the operation
+ * When the key is claimed (D17): by the request's first unit of work, not before the operation
  * runs. A unit whose change is one statement (a booking) claims it in that statement: the key's record
  * is inserted with the change and its recovery point (and, when the door knows the answer, with the
  * answer), so a keyed booking is one statement, as an unkeyed one. Any other unit claims it first
@@ -65,11 +65,11 @@ export interface UnitOfWorkOptions {
    * The entity the work will return, known before it runs (its id made by the command). With an
    * Idempotency-Key the recovery point is then written as the transaction's first statement, before
    * the work takes its row locks, instead of its last: a booking of a hot event holds the event's lock
-   * for no more round trips with a key than without (issue 24: keyed bookings at the speed of unkeyed).
+   * for no more round trips with a key than without (keyed bookings at the speed of unkeyed ones).
    */
   readonly returns?: { readonly entity: string; readonly id: string };
   /**
-   * The work's change is one statement (issue 19): without an Idempotency-Key it runs on `em` itself,
+   * The work's change is one statement: without an Idempotency-Key it runs on `em` itself,
    * without BEGIN and COMMIT (a statement is atomic on its own, and commits when it ends): two round
    * trips fewer, and a row lock it takes is held only while the statement runs and its commit flushes.
    * The work may read before its statement, never write twice. With a key it runs in a transaction as
@@ -79,7 +79,7 @@ export interface UnitOfWorkOptions {
   /**
    * With `singleStatement` and `returns`, the work writes the recovery point in its one statement
    * (`unit.recoveryPoint`): with an Idempotency-Key it too runs without a transaction, its change and
-   * the key's recovery point committing together in that statement (issue 24: a booking with a key as
+   * the key's recovery point committing together in that statement (a booking with a key as
    * fast as one without).
    */
   readonly recoveryPointInStatement?: boolean;

@@ -41,7 +41,7 @@ export function appErrorOf(error: GraphQLError, requestId: string): AppError {
  */
 export function formatGraphQLError(unbounded: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   // GraphQL's own messages quote what they were sent (a field, an argument's value) and a path names
-  // the client's aliases: each shown bounded (issue 21, item 11).
+  // the client's aliases: each shown bounded (D13).
   const formatted = {
     ...unbounded,
     message: boundText(unbounded.message),

@@ -8,7 +8,7 @@ import { CLAIM_CTE, claimingPointCte, openPoint, pointCte, RECORD_POINT, sealPoi
 
 /*
  * A key a request holds, and the recovery point a change's own statement writes on it: locked and
- * checked while the request holds the key, or inserted by the statement that claims it (issue 24).
+ * checked while the request holds the key, or inserted by the statement that claims it (D17).
  */
 
 /**

@@ -77,7 +77,7 @@ export class IdempotencyKeyStore {
 
   /**
    * With the keys' pool, claims and stored answers are batched: the requests of one turn of the event
-   * loop claim their keys in one statement, and store their answers in another (issue 24: a booking
+   * loop claim their keys in one statement, and store their answers in another (D17: a booking
    * with a key as fast as one without). Every statement to PostgreSQL costs the service a write to a
    * socket and wakes a server process; a burst of 64 keyed bookings costs a few of each instead of 128.
    */

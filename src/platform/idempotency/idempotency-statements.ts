@@ -25,8 +25,8 @@ function isReference(result: RecordedResult): boolean {
 
 /**
  * A recovery point as stored: sealed (it may hold a deleted row's last state or a value shown once),
- * except a bare reference, which needs no sealing (a booking's: the seal cost the keyed booking path
- * a tenth of its extra CPU).
+ * except a bare reference, which needs no sealing (a booking's: the seal was a visible share of a keyed
+ * booking's extra CPU, docs/performance.md).
  */
 export function sealPoint(sealer: ResponseSealer, result: RecordedResult): string {
   const text = JSON.stringify(result);

@@ -37,7 +37,7 @@ export function errorOfOutcome(key: string, outcome: KeyOutcome): AppError {
 
 /**
  * A request's Idempotency-Key (D17) from the pipeline's idempotency step to its stored answer
- * (issue 24: a booking with a key as fast as one without). The key is claimed by the request's first
+ * (a booking with a key as fast as one without). The key is claimed by the request's first
  * change, not before the operation runs:
  *
  * - a change that is one statement (a booking) inserts the key's record itself, with its recovery

@@ -5,7 +5,7 @@ import type { WindowCounter } from './window-counter';
 /**
  * D12: failed authentications per client address. Only failing requests are counted and only they
  * are refused: past the limit a failed attempt answers 429 instead of 401 until the window ends, while
- * a valid key from the same address is served (issue 21, item 13: one misconfigured client behind a
+ * a valid key from the same address is served (one misconfigured client behind a
  * proxy or a NAT must not lock out everyone who shares its address). A valid key's requests are
  * judged by its organization's budget only.
  */

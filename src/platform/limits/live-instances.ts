@@ -1,5 +1,5 @@
 /**
- * How many instances of the service are running now, as PostgreSQL sees them (issue 21, item 6): the
+ * How many instances of the service are running now, as PostgreSQL sees them (D12): the
  * connections of their credential-change listeners (one per live instance, held open and probed four
  * times a second: src/platform/auth/auth-change-listener.ts) to this database. A crashed instance's
  * connection is gone when its socket is; nothing to register, nothing to expire.

@@ -6,12 +6,12 @@ import { Writer } from './protobuf-writer';
  * The OTLP/protobuf encoding of an export (ExportTraceServiceRequest, opentelemetry-proto v1), byte for
  * byte what @opentelemetry/otlp-transformer's ProtobufTraceSerializer writes (test/otlp-protobuf.test.ts
  * compares them), with the strings and ids written by Node's native Buffer methods instead of loops over
- * their characters in JavaScript: a CPU profile of the traced server (issue 23, item 3) put the stock
+ * their characters in JavaScript: a CPU profile of the traced server put the stock
  * encoding first among tracing's costs, most of it in those loops (each string's characters are walked
  * three times: to estimate the size, to test for ASCII, to copy them), and a SQL span's statement text
  * is about a kilobyte. Only this function is ours: the exporter (HTTP, retries, timeouts, compression,
  * the OTEL_EXPORTER_OTLP_* settings) and the decoding of the collector's answer stay the stock ones
- * (tracing-sdk.ts).
+ * (tracing-sdk.ts). The figure, and when this can go: docs/performance.md.
  */
 export function encodeTraceExport(spans: readonly ReadableSpan[]): Uint8Array {
   const writer = new Writer(Math.max(4096, spans.length * bytesPerSpanHint + 1024));

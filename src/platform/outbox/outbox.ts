@@ -115,7 +115,7 @@ function messageBody(type: string, timestamp: Date, data: object, holes: readonl
 export const hole = (): string => HOLE;
 
 /**
- * The transactional outbox as CTEs of the change's own statement (issue 19: no round trip of its own):
+ * The transactional outbox as CTEs of the change's own statement (D18: no round trip of its own):
  * when the change's `gate` CTE has a row and an enabled endpoint of the organization wants `type`, the
  * message with `body` and one delivery per such endpoint are inserted with the change. Adds the CTEs
  * `outbox_wanted`, `outbox_message` and `outbox_deliveries` (a statement selects

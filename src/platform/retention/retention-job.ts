@@ -46,7 +46,7 @@ const JITTER = 0.2;
 export type RunOutcome = 'completed' | 'skipped' | 'failed' | 'stopped';
 
 /**
- * The periodic job of every instance (issue 21): each run walks the rules in order and deletes in
+ * The periodic job of every instance: each run walks the rules in order and deletes in
  * batches of `batchSize` rows, each batch its own transaction (no long lock, no large transaction),
  * until a batch comes back short. Waits `intervalMs` ±20 % between runs, so instances started
  * together drift apart; stop() ends it between two batches.

@@ -39,7 +39,8 @@ const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
 /**
  * The body's length when it is the common case, read without body-parser: `application/json` (UTF-8),
  * a Content-Length within the bound, no Content-Encoding or Transfer-Encoding. body-parser's content
- * negotiation, decoding and stream handling cost a hot GraphQL query a tenth of its time; anything
+ * negotiation, decoding and stream handling were a visible share of a hot GraphQL query's time
+ * (docs/performance.md: the figure, and when this can go); anything
  * else goes through it.
  */
 function plainJsonLength(req: IncomingMessage): number | undefined {

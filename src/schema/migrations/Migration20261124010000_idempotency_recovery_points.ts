@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Recovery points on Idempotency-Key records (D17, issue 24). The unit of work of a request that holds
+ * Recovery points on Idempotency-Key records (D17). The unit of work of a request that holds
  * a key writes, in the transaction of its change, what it committed (`recovery_points`: step number →
  * the result's reference, sealed) and who acted (`actor`). `claim_token` names the request holding the
  * key: only it may write a recovery point or the answer, so a request that outlived its lease cannot

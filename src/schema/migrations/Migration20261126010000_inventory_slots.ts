@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Inventory slots for hot events (issue 19, src/modules/inventory/). A slotted event (`events.slots`
+ * Inventory slots for hot events (D7, src/modules/inventory/). A slotted event (`events.slots`
  * > 0) keeps its seats and each ticket type's tickets split over `slots` rows each, claimed by
  * bookings without waiting on each other; its counts are the row's plus the sum of its slots' `taken`
  * (`registration_count` and `sold` keep what was counted before the event was slotted). `seats` is a

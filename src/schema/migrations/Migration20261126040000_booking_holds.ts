@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The booking lifecycle (issue 20; D20 holds, D22 check-in): a booking may be HELD until `expires_at`
+ * The booking lifecycle (D20 holds, D22 check-in): a booking may be HELD until `expires_at`
  * (its seats taken meanwhile), then CONFIRMED (`confirmed_at`) or EXPIRED; a confirmed booking may be
  * checked in (`checked_in_at`). Held seats are counted apart from confirmed ones: `held_count` on an
  * event's row and `held` on a ticket type's (events that keep their counts on their rows), `held` on

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Retention (issue 21): the job deletes rows by age in small batches, oldest first; these indexes let
+ * Retention (docs/operating.md "Retention"): the job deletes rows by age in small batches, oldest first; these indexes let
  * each batch find its rows without reading the table (idempotency_keys already has one on expires_at;
  * the dashboard's sessions and invitations are a few rows per member).
  */

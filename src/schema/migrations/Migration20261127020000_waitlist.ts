@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The waiting list (issue 20, D21): people waiting for seats of a sold-out event, in join order. When
+ * The waiting list (D21): people waiting for seats of a sold-out event, in join order. When
  * seats come free they are offered to the WAITING entries as HELD bookings (`offered_booking_id`);
  * confirming the booking makes the entry CONVERTED, letting it lapse (or cancelling it) EXPIRED.
  *

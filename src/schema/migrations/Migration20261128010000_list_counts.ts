@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Constant-time list totals (D25, issue 22). `event_counts` keeps, per organization, how many events are
+ * Constant-time list totals (D25). `event_counts` keeps, per organization, how many events are
  * stored in each status, in the same transaction as every write that changes it: triggers on `events`
  * (statement-level for inserts and deletes, so a bulk load or a cascade costs one counter update per
  * statement; row-level for a status change, fired only by an UPDATE that sets `status` and changes it,
@@ -10,7 +10,7 @@ import { Migration } from '@mikro-orm/migrations';
  * creates rarely wait for each other; a statement locks its rows in (organization, shard) order. The
  * total is the sum of an organization's rows. The migration builds the counts of existing events.
  *
- * Bookings keep no counter (see docs/decisions.md, D25 notes): their list total is an index-only count
+ * Bookings keep no counter (see D25 in docs/decisions/): their list total is an index-only count
  * on (event_id, status), bounded by one event's bookings. The index below lets a bookings page (and a
  * bookings cursor) seek to its first row instead of ranking every booking of the event.
  */

@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * src/modules/audit/audit.retention.ts, deletes only older ones). No foreign keys: an entry outlives
  * the member, key, endpoint or event it names.
  *
- * The primary key leads with organization_id, like every organization table's (issue 22). Indexes: an organization's entries newest first (the list, its pages and cursors), the same by
+ * The primary key leads with organization_id, like every organization table's (D25). Indexes: an organization's entries newest first (the list, its pages and cursors), the same by
  * action (the dashboard's filter), and by creation time alone (the retention job's oldest-first scan).
  */
 export class Migration20261129010000_audit_log extends Migration {

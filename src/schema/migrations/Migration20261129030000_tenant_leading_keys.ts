@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Tenant-distributable keys (issue 22, D25; docs/operating.md "Distributing by tenant (Citus)"). Every
+ * Tenant-distributable keys (D25; docs/operating.md "Distributing by tenant (Citus)"). Every
  * table that belongs to an organization carries `organization_id`, its primary key and unique keys lead
  * with it, and its foreign keys to other organization tables include it: what a distribution by
  * organization (co-located shards) needs. Converts existing data in place: the columns added to

@@ -89,7 +89,7 @@ export function field(data: FormData, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** What a MEMBER may not do on a page, said where the controls would be (D19, issue 23). */
+/** What a MEMBER may not do on a page, said where the controls would be (D19). */
 export function readOnlyNote(text: string): HTMLElement {
   return h('p', { class: 'note' }, h('strong', {}, 'Read only: '), text);
 }

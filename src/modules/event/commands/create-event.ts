@@ -16,7 +16,7 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
  * (CreateEventInput: field rules and the schedule rule, every failing field at once), the slug free
  * in the organization, then the event in DRAFT with its ticket types and its event.created message:
- * one statement (issue 19), whose unique index decides the slug. `status` is not an input field.
+ * one statement, whose unique index decides the slug. `status` is not an input field.
  */
 export async function createEvent(em: EntityManager, organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
   // The slug is looked up here only when the input fails anyway, to report it beside the rest; a

@@ -13,7 +13,7 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Mutation.deleteEvent and DELETE /v1/events/{slug} (D3): only without confirmed bookings (409
- * otherwise). One statement deletes it with its event.deleted message (issue 19); when it deletes
+ * otherwise). One statement deletes it with its event.deleted message; when it deletes
  * nothing, the reason is worked out afterwards (not found, or the policy on its bookings).
  */
 export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {

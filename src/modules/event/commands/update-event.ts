@@ -32,7 +32,7 @@ const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate',
  * read, the policy (immutable fields while published → 409; status change, schedule, capacity and
  * slug → 400 together), then only the given fields applied; `null` clears an optional field.
  *
- * Issue 19: no lock is held while the policy decides. The event is read, the policy decides on it, and
+ * No lock is held while the policy decides. The event is read, the policy decides on it, and
  * one statement applies the change with its webhook message only while the event is still as read
  * (its row lock lasts that statement); when it changed meanwhile, the command reads and decides again.
  * The unique index decides a slug taken since (guardingSlug).

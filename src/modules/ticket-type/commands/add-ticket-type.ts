@@ -11,7 +11,7 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 
 /**
  * Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock; the insert's
- * statement writes the ticket_type.created message (issue 23). Two
+ * statement writes the ticket_type.created message (D19). Two
  * statements in the transaction: the lock, then the insert that counts the event's types (a count in
  * the lock's own statement would not see the types added by whoever held the lock before).
  */

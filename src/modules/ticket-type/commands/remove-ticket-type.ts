@@ -14,8 +14,8 @@ const MAX_ATTEMPTS = 5;
 
 /**
  * Mutation.removeTicketType (D6): only a type nothing is sold of; its cancelled bookings stay, without a
- * type. One statement locks the event, then the ticket type, and deletes it while unsold (issue 19),
- * with its ticket_type.deleted message (issue 23);
+ * type. One statement locks the event, then the ticket type, and deletes it while unsold,
+ * with its ticket_type.deleted message (D19);
  * when it deletes nothing, the reason is worked out from the stored type.
  */
 export async function removeTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity> {

@@ -17,7 +17,7 @@ const MAX_ATTEMPTS = 5;
 /**
  * Mutation.updateTicketType (D6): the given fields change; quantity never below sold. One statement
  * locks the event, then the ticket type, and applies the change while the quantity stays at least the
- * tickets sold (issue 19), with its ticket_type.updated message (issue 23: none for an input without a
+ * tickets sold, with its ticket_type.updated message (D19: none for an input without a
  * field); when it changes nothing, the reason is worked out from the stored type.
  */
 export async function updateTicketType(

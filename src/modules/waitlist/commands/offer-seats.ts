@@ -29,7 +29,7 @@ import {
  * (waitingEventId); without entries the change runs as before, alone (one statement, no transaction).
  * A join that commits while such a change waits for the event's lock is not seen by that `exists`
  * (the change's statement reads the snapshot it started with): the sweep's safety net
- * (offerWhereDue, every HOLD_EXPIRY_INTERVAL_MS) offers those seats within seconds. See docs/decisions.md D21.
+ * (offerWhereDue, every HOLD_EXPIRY_INTERVAL_MS) offers those seats within seconds. See D21 (docs/decisions/).
  */
 
 /** Entries read per round of an offer pass. */
