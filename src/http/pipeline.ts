@@ -11,7 +11,7 @@ import { writeAccessLine } from './access-log';
 import { abandon, setDeadline } from './deadline';
 import type { KeyAuthentication } from './authenticate';
 import { answerError, writeError } from './error-handler';
-import { Exchange, PIPELINE_STEPS, type Endpoint, type StepName } from './exchange';
+import { Exchange, PIPELINE_STEPS, type Endpoint } from './exchange';
 import type { ContextShared } from './http-request-context';
 import { isForwardedHttps } from './https-only';
 import type { IdempotencyStep } from './idempotent-requests';
@@ -41,14 +41,6 @@ export interface PipelineDeps {
   readonly deadlineMs?: number;
 }
 
-/** A step: `true` means it answered the request and the list ends there. */
-type Step = (exchange: Exchange) => void | boolean | Promise<void | boolean>;
-
-/** The request's exchange, put on `res.locals` by the pipeline's first middleware. */
-export function exchangeOf(res: ServerResponse): Exchange {
-  return (res as ServerResponse & { locals: { exchange: Exchange } }).locals.exchange;
-}
-
 /**
  * The request pipeline as Express middleware: PIPELINE_STEPS, each written once, here. src/app.ts
  * mounts them in order: `begin`, the steps before routing, then, for each endpoint Express routes
@@ -62,23 +54,15 @@ export function requestPipeline(deps: PipelineDeps) {
   const deadlineMs = deps.deadlineMs ?? 0;
   const readBodyStep = PIPELINE_STEPS.indexOf('read-body');
 
-  /** A named step as Express middleware: skipped once the request was answered 503 by its deadline. */
-  function middleware(name: StepName, step: Step): RequestHandler {
-    const index = PIPELINE_STEPS.indexOf(name as (typeof PIPELINE_STEPS)[number]);
-    return (_req, res, next) => {
-      const x = exchangeOf(res);
-      if (x.overdue) return;
-      x.reached = index;
-      let result: ReturnType<Step>;
-      try {
-        result = step(x);
-      } catch (error) {
-        next(error);
-        return;
-      }
-      if (result instanceof Promise) result.then((answered) => answered !== true && next(), next);
-      else if (result !== true) next();
-    };
+  /**
+   * The exchange of a request entering step `name`, recorded as the step it reached; undefined once
+   * the request was answered 503 by its deadline (the steps it has not begun are not taken).
+   */
+  function at(res: ServerResponse, name: (typeof PIPELINE_STEPS)[number]): Exchange | undefined {
+    const x = (res as ServerResponse & { locals: { exchange: Exchange } }).locals.exchange;
+    if (x.overdue) return undefined;
+    x.reached = PIPELINE_STEPS.indexOf(name);
+    return x;
   }
 
   function finish(x: Exchange): void {
@@ -123,13 +107,6 @@ export function requestPipeline(deps: PipelineDeps) {
     abandon(x.res);
   }
 
-  /** Overdue with an Idempotency-Key claimed: the key is released (a 503 is never stored), so a retry runs at once. */
-  function releaseIfOverdue(x: Exchange): void {
-    if (!x.overdue || !x.idempotency) return;
-    const { logger: log } = x;
-    x.idempotency.releaseUnsettled().catch((error: unknown) => log.error({ err: error }, 'could not release the Idempotency-Key of an overdue request; its lease ends it'));
-  }
-
   /** The exchange, its request id, span, deadline and records: the first middleware of every request. */
   const begin: RequestHandler = (req, res, next) => {
     const x = new Exchange(req, res, req.ip, shared);
@@ -147,88 +124,114 @@ export function requestPipeline(deps: PipelineDeps) {
     next();
   };
 
+  /*
+   * The steps, one middleware each (Express passes a thrown error or a rejected promise to mapErrors).
+   * A step that does not apply to the endpoint passes the request on at once, without a promise (the
+   * hot reads pass most of them); a step that answers (a preflight) does not call next.
+   */
   const beforeRouting: RequestHandler[] = [
-    middleware('request-id', (x) => {
-      x.res.setHeader('X-Request-Id', x.requestId);
-    }),
-    middleware('hygiene', (x) => assertHygienic(x.req)),
-    middleware('https', (x) => {
+    function requestId(_req, res, next) {
+      const x = at(res, 'request-id');
+      if (!x) return;
+      res.setHeader('X-Request-Id', x.requestId);
+      next();
+    },
+    function hygiene(req, res, next) {
+      if (!at(res, 'hygiene')) return;
+      assertHygienic(req);
+      next();
+    },
+    function https(req, res, next) {
+      if (!at(res, 'https')) return;
       // Behind a TLS-terminating proxy (TRUST_PROXY) the proxy must say the client used https; refused
       // before any door is chosen, in the transport's envelope (as for plain HTTP).
-      if (deps.trustProxy && !isForwardedHttps(x.req.headers) && !deps.isProbe((x.req as Request).path)) throw AppError.httpsRequired();
-    }),
-    middleware('cors', (x) => deps.cors?.(x.req as Request, x.res) ?? false),
+      if (deps.trustProxy && !isForwardedHttps(req.headers) && !deps.isProbe(req.path)) throw AppError.httpsRequired();
+      next();
+    },
+    function cors(req, res, next) {
+      if (!at(res, 'cors')) return;
+      if (deps.cors?.(req, res) !== true) next();
+    },
   ];
 
   const afterRouting: RequestHandler[] = [
-    middleware('authenticate', async (x) => {
-      const endpoint = x.endpoint!;
-      if (endpoint.caller === 'none') return;
-      if (endpoint.caller === 'key-or-session' && x.req.headers.authorization === undefined) {
-        x.auth = await deps.sessionAuthentication(x.req as Request);
-        if (x.auth) return;
+    async function authenticate(req, res, next) {
+      const x = at(res, 'authenticate');
+      if (!x) return;
+      const { caller } = x.endpoint!;
+      if (caller !== 'none') {
+        if (caller === 'key-or-session' && req.headers.authorization === undefined) x.auth = await deps.sessionAuthentication(req);
+        x.auth ??= await keyAuthentication({ ip: x.ip, authorization: req.headers.authorization, query: x.query });
       }
-      x.auth = await keyAuthentication({ ip: x.ip, authorization: x.req.headers.authorization, query: x.query });
-    }),
-    middleware('ip-allowlist', (x) => {
+      next();
+    },
+    function ipAllowlist(_req, res, next) {
+      const x = at(res, 'ip-allowlist');
+      if (!x) return;
       if (x.auth) assertIpAllowed(x.auth, x.ip);
-    }),
-    // Steps that do not apply return at once, without a promise (the hot reads pass most of them).
-    middleware('rate-budget', (x) => {
+      next();
+    },
+    function rateBudget(_req, res, next) {
+      const x = at(res, 'rate-budget');
+      if (!x) return;
       // The organization's budget (D12) is its keys': a dashboard session does not draw from it.
-      if (x.auth && x.auth.session === undefined) return drawFromBudget(rateLimiter, x.auth, x.res).then((state) => void (x.rateLimit = state));
-    }),
-    middleware('read-body', (x) => {
-      const endpoint = x.endpoint!;
-      if (endpoint.readBody) return endpoint.readBody(x).then((body) => void (x.body = body));
-    }),
-    middleware('idempotency', (x) => {
+      if (!x.auth || x.auth.session !== undefined) return next();
+      drawFromBudget(rateLimiter, x.auth, res).then((state) => {
+        x.rateLimit = state;
+        next();
+      }, next);
+    },
+    function readBody(_req, res, next) {
+      const x = at(res, 'read-body');
+      if (!x) return;
+      if (!x.endpoint!.readBody) return next();
+      x.endpoint!.readBody(x).then((body) => {
+        x.body = body;
+        next();
+      }, next);
+    },
+    function idempotency(_req, res, next) {
+      const x = at(res, 'idempotency');
+      if (!x) return;
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
-      if (!write || !x.auth) return;
-      x.idempotency = deps.idempotency(
-        { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, door: x.endpoint!.door, resourceAnswer: write.resourceAnswer, trace: x.trace?.scope },
-        x.res,
-      );
-    }),
-    // A public endpoint has nothing to execute: Express goes on to the pages mounted after the API (src/app.ts).
-    middleware('execute', (x) => {
+      if (write && x.auth) {
+        x.idempotency = deps.idempotency(
+          { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, door: x.endpoint!.door, resourceAnswer: write.resourceAnswer, trace: x.trace?.scope },
+          res,
+        );
+      }
+      next();
+    },
+    async function execute(_req, res, next) {
+      const x = at(res, 'execute');
+      if (!x) return;
       const endpoint = x.endpoint!;
-      if (endpoint.execute === undefined) return;
-      // With a replica (D25), a read-only request reads it once its organization's writes are replayed.
-      const run =
-        replica !== undefined && x.auth !== undefined && endpoint.readOnly?.(x) === true
-          ? replica.choose(x.auth.organization.id).then((source) => {
-              x.readSource = source;
-              return endpoint.execute!(x);
-            })
-          : endpoint.execute(x);
-      if (!(run instanceof Promise)) return true;
-      return run.then(
-        () => {
-          releaseIfOverdue(x);
-          return true;
-        },
-        (error: unknown) => {
-          releaseIfOverdue(x);
-          throw error;
-        },
-      );
-    }),
+      // A public endpoint has nothing to execute: Express goes on to the pages mounted after the API (src/app.ts).
+      if (endpoint.execute === undefined) return next();
+      try {
+        // With a replica (D25), a read-only request reads it once its organization's writes are replayed.
+        if (replica !== undefined && x.auth !== undefined && endpoint.readOnly?.(x) === true) x.readSource = await replica.choose(x.auth.organization.id);
+        await endpoint.execute(x);
+      } finally {
+        // Overdue with an Idempotency-Key claimed: the key is released (a 503 is never stored), so a retry runs at once.
+        if (x.overdue && x.idempotency) {
+          const { logger: log } = x;
+          x.idempotency.releaseUnsettled().catch((error: unknown) => log.error({ err: error }, 'could not release the Idempotency-Key of an overdue request; its lease ends it'));
+        }
+      }
+    },
   ];
-
-  const routeIndex = PIPELINE_STEPS.indexOf('route');
 
   /**
    * The route step: the endpoint Express routed the request to, with what the URL carries. An endpoint
    * chosen per request may be none (`next('route')`: Express tries the routes mounted after this one).
    */
   function route(routed: Endpoint | ((req: Request) => Endpoint | undefined)): RequestHandler {
-    return (req, res, next) => {
-      const x = exchangeOf(res);
-      if (x.overdue) return;
+    return function route(req, res, next) {
       const endpoint = typeof routed === 'function' ? routed(req) : routed;
       if (endpoint === undefined) return next('route');
-      x.reached = routeIndex;
+      const x = at(res, 'route');
+      if (!x) return;
       x.endpoint = endpoint;
       // The REST table has no wildcard segments: every parameter is one string.
       x.params = (req.params as Record<string, string> | undefined) ?? x.params;
@@ -240,7 +243,7 @@ export function requestPipeline(deps: PipelineDeps) {
 
   /** The error envelope of any step's failure, in the door's shape (the finishing step map-errors). */
   const mapErrors: ErrorRequestHandler = (error, _req, res, _next) => {
-    const x = exchangeOf(res);
+    const x = res.locals.exchange as Exchange;
     // A key another request has (its claim came with the first change): the key's outcome is the
     // answer, written in place of this error (src/http/idempotent-requests.ts), and no failure.
     if (x.idempotency?.outcome === undefined) x.failed = true;

@@ -35,8 +35,8 @@ const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Per
 /**
  * Before execution, as the REST door does: the root fields' permissions (403 FORBIDDEN), then the
  * arguments, checked like REST bodies (every failing field at once, as VALIDATION_ERROR, HTTP 400).
- * Throws the AppError. A repeated document's permissions are found once (Apollo and the compiled path
- * hand back the same parsed document for every repeat of a query).
+ * Throws the AppError. A repeated document's permissions are found once (Apollo hands back the same
+ * parsed document for every repeat of a query).
  */
 export function checkOperation(
   schema: GraphQLSchema,

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../platform/graphql/request-context';
 
 /*
  * A GraphQL request over HTTP as the door reads it (its parameters, from a POST's JSON body or a GET's
- * query string) and as Apollo answers it when the compiled path does not (graphql-execution.ts).
+ * query string) and as Apollo answers it (graphql-execution.ts).
  */
 
 /** A GraphQL request's parameters, from a JSON body (POST) or the query string (GET). */

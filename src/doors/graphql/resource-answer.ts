@@ -2,7 +2,7 @@ import { Kind, OperationTypeNode, type OperationDefinitionNode } from 'graphql';
 import type { ResourceAnswer } from '../../platform/idempotency/pending-key';
 
 /**
- * What the compiled path answers (src/doors/graphql/graphql-execution.ts) for a mutation whose one root
+ * What Apollo answers (src/doors/graphql/graphql-execution.ts) for a mutation whose one root
  * field (`rootFields`: those of the REST routes that declare `answerIsResource`) returns a resource as
  * its module presents it, when the mutation selects only fields of that presentation, without
  * arguments, directives or fragments: 200, `{"data":{<field>:{<those fields>}}}` and a newline, in
