@@ -114,7 +114,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
   app.set('case sensitive routing', true);
 
   app.use(steps.begin, ...steps.beforeRouting);
-  const graphql = graphqlExecution({ schema, apollo });
+  const graphql = graphqlExecution({ apollo });
   for (const { method, path, endpoint } of apiEndpoints({ schema, routes, apollo, graphql, explorerAssets })) {
     app[method](path, steps.route(endpoint), ...steps.afterRouting);
   }

@@ -10,7 +10,7 @@ import { errorCodeOf } from './helpers/idempotency';
 import { HttpsClient, type HttpResponse } from './helpers/https-client';
 import { spawnServer, type ServerProcess } from './helpers/spawned-server';
 
-// Issue 24, D17 "nothing retried happens twice" across a crash. The compiled server runs as a real
+// D17 "nothing retried happens twice" across a crash. The compiled server runs as a real
 // process with the test-only hook EVENT_SERVICE_TEST_KILL_AFTER_COMMIT (or _BEFORE_COMMIT) = an
 // Idempotency-Key: it SIGKILLs itself right after (before) that key's unit of work commits, so the
 // answer is never stored and the key stays RUNNING. A new process on the same database takes the key
@@ -136,7 +136,7 @@ describeOnPostgres('the crash tests spawn servers on a PostgreSQL server')('Idem
     expect(errorCodeOf(await book(client, key, 3))).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
-  test('REST POST /v1/events/{slug}/bookings: killed after COMMIT, the retry replays the answer the booking stored with itself', async () => {
+  test('REST POST /v1/events/{slug}/bookings: killed after COMMIT, the retry answers the same booking (201, same Location), booked once', async () => {
     const key = randomUUID();
     const before = await counts();
     const bookOverRest = (client: HttpsClient) =>
@@ -146,14 +146,16 @@ describeOnPostgres('the crash tests spawn servers on a PostgreSQL server')('Idem
       });
     await expectCrash(bookOverRest(await start({ EVENT_SERVICE_TEST_KILL_AFTER_COMMIT: key })));
 
-    // The key's claim, the booking and its answer committed in one statement: the key is already DONE.
+    // The key was claimed first; the booking committed with its recovery point; its answer was never stored.
     expect(await counts()).toEqual({ registrationCount: before.registrationCount + 2, sold: before.sold + 2, bookings: before.bookings + 1 });
-    expect(await record(key)).toMatchObject({ state: 'DONE' });
+    const crashed = await record(key);
+    expect([crashed.state, Object.keys(crashed.recovery_points ?? {})]).toEqual(['RUNNING', ['0']]);
     const [{ id: bookingId }] = await sql<{ id: string }>('select b.id from bookings b join events e on e.id = b.event_id where e.slug = ? order by b.created_at desc limit 1', [slug]);
 
     const client = await start();
+    await endLease(key);
     const retried = await bookOverRest(client);
-    expect([retried.status, retried.headers['idempotent-replayed'], retried.headers.location]).toEqual([201, 'true', `/v1/bookings/${bookingId}`]);
+    expect([retried.status, retried.headers['idempotent-replayed'], retried.headers.location]).toEqual([201, undefined, `/v1/bookings/${bookingId}`]);
     expect(retried.body).toMatchObject({ id: bookingId, eventSlug: slug, ticketTypeId, quantity: 2, status: 'CONFIRMED' });
     expect(retried.body).toEqual((await client.request('GET', `/v1/bookings/${bookingId}`, { headers: { authorization: `Bearer ${apiKey}` } })).body);
     expect(await counts()).toEqual({ registrationCount: before.registrationCount + 2, sold: before.sold + 2, bookings: before.bookings + 1 });
@@ -183,10 +185,11 @@ describeOnPostgres('the crash tests spawn servers on a PostgreSQL server')('Idem
     const before = await counts();
     await expectCrash(book(await start({ EVENT_SERVICE_TEST_KILL_BEFORE_COMMIT: key }), key));
     expect(await counts()).toEqual(before);
-    // A booking claims its key with its own statement (issue 24), which was never sent: no record.
-    expect(await record(key)).toBeUndefined();
+    // The key was claimed before the operation; nothing committed under it.
+    expect(await record(key)).toMatchObject({ state: 'RUNNING', recovery_points: null });
 
     const client = await start();
+    await endLease(key);
     const retried = await book(client, key);
     expect(retried.status).toBe(200);
     expect(retried.body.data.createBooking).toMatchObject({ quantity: 2, status: 'CONFIRMED' });

@@ -109,7 +109,7 @@ describe('every request takes the same steps, whatever its headers', () => {
     for (const request of steps) expect(request.steps).toEqual(ALL_STEPS);
   });
 
-  test('a replayed answer is decided by the first change (execute) and is no failure; a refused key ends at authentication', async () => {
+  test('a replayed answer is decided at the idempotency step (the edge) and is no failure; a refused key ends at authentication', async () => {
     const idempotencyKey = `replay-${Date.now()}`;
     const input = eventInput();
     const send = () => app.client.request('POST', '/v1/events', { json: input, headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey } });
@@ -121,9 +121,9 @@ describe('every request takes the same steps, whatever its headers', () => {
     expect(unknownKey.status).toBe(401);
     const [replayed, refused] = takeSteps();
     const upTo = (last: StepName) => PIPELINE_STEPS.slice(0, PIPELINE_STEPS.indexOf(last as (typeof PIPELINE_STEPS)[number]) + 1);
-    // Issue 24: a request claims its key with its first change, so a retry runs up to it and is answered
-    // there by the stored answer (the operation reads before it changes anything; it changed nothing).
-    expect(replayed.steps).toEqual([...upTo('execute'), 'usage', 'metrics', 'access-log']);
+    // The key is claimed before the operation runs (D17): a retry is answered there, by the stored
+    // answer, and runs nothing.
+    expect(replayed.steps).toEqual([...upTo('idempotency'), 'usage', 'metrics', 'access-log']);
     expect(refused.steps).toEqual([...upTo('authenticate'), ...FINISHING_STEPS]);
   });
 

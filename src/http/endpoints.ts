@@ -1,8 +1,7 @@
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../foundation/errors/app-error';
-import { JSON_CONTENT_TYPE, sendJson } from '../platform/web/send-json';
-import type { ResourceAnswer } from '../platform/idempotency/pending-key';
+import { sendJson } from '../platform/web/send-json';
 import { readJsonBody } from '../platform/web/json-body';
 import { runDownload, runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
 import { REST_DOWNLOADS, type RestDownload } from '../doors/rest/routes';
@@ -35,20 +34,6 @@ export interface EndpointDeps {
   readonly explorerAssets: boolean;
 }
 
-/**
- * A route whose answer is its resource as the module presents it (`answerIsResource`): the status and
- * headers sendJson and the Location give that answer, for a change that stores it with itself.
- */
-function resourceAnswerOf(route: CompiledRoute): ResourceAnswer | undefined {
-  if (!route.answerIsResource) return undefined;
-  const { status, location } = route;
-  return (resource) => ({
-    status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...(location ? { location: location(resource) } : {}) },
-    body: resource,
-  });
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -69,12 +54,9 @@ export interface RoutedEndpoint {
  */
 export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
   const { schema, graphql, apollo } = deps;
-  /** The mutations whose answer is a resource as its module presents it (as their REST routes declare). */
-  const resourceFields = new Set(deps.routes.flatMap((route) => (route.answerIsResource && route.result ? [route.result] : [])));
 
   function restEndpoint(route: CompiledRoute): Endpoint {
     const write = route.method !== 'GET';
-    const resourceAnswer = resourceAnswerOf(route);
     return {
       door: 'rest',
       route: route.path,
@@ -86,7 +68,7 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
         ? (x) => {
             const key = idempotencyKeyOf(x.req.headers);
             if (key === undefined) return undefined;
-            return { key, parts: { method: route.method, path: pathOf(x.req.url as string), body: x.body ?? null }, resourceAnswer };
+            return { key, parts: { method: route.method, path: pathOf(x.req.url as string), body: x.body ?? null } };
           }
         : undefined,
       async execute(x) {
@@ -145,7 +127,6 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
       return {
         key,
         parts: { method: 'POST', path: GRAPHQL_PATH, query: body.query, operationName: body.operationName ?? null, variables: body.variables ?? null },
-        resourceAnswer: graphql.resourceAnswer(x.req, body, resourceFields),
       };
     },
     execute: (x) => graphql.answer(x.req, x.res, x.body, x.context()),

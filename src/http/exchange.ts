@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../platform/auth/auth-context';
-import type { PendingKey, ResourceAnswer } from '../platform/idempotency/pending-key';
 import type { ReadSource } from '../platform/db/replica/read-replica';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { RequestSpan } from '../platform/observability/tracing';
 import type { Door } from './error-handler';
+import type { RequestKey } from './idempotent-requests';
 import { HttpRequestContext, type ContextShared } from './http-request-context';
 import { requestIdOf } from './request-id';
 
@@ -61,7 +61,7 @@ export interface Endpoint {
    * For a write that carries an Idempotency-Key: its key, what makes a retry the same request, and,
    * when the answer is the REST shape of the resource the change returns, its status and headers.
    */
-  idempotency?(exchange: Exchange): { key: string; parts: unknown; resourceAnswer?: ResourceAnswer } | undefined;
+  idempotency?(exchange: Exchange): { key: string; parts: unknown } | undefined;
   /** What the request runs; none for a public page (Express routes it after the API, src/app.ts). */
   execute?(exchange: Exchange): Promise<void> | void;
 }
@@ -81,7 +81,7 @@ export class Exchange {
   rateLimit: RateLimitState | undefined = undefined;
   body: unknown = undefined;
   /** The request's Idempotency-Key, claimed by its first change (its units of work record their recovery points on it). */
-  idempotency: PendingKey | undefined = undefined;
+  idempotency: RequestKey | undefined = undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
   readonly operation: { name?: string } = {};
   /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */

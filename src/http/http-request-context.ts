@@ -54,7 +54,7 @@ export class HttpRequestContext implements RequestContext {
     /** The pipeline's exchange: the request's logger, the request's Idempotency-Key, if any, the client's address and its span (D27). */
     private readonly locals?: {
       readonly logger: Logger;
-      readonly idempotency?: IdempotencyClaim;
+      readonly idempotency?: { readonly claim: IdempotencyClaim };
       readonly ip?: string;
       /** A read-only request the replica can answer (its organization's writes replayed): the pipeline's choice. */
       readonly readSource?: ReadSource;
@@ -87,7 +87,7 @@ export class HttpRequestContext implements RequestContext {
         return (clientIp ??= { value: IpAllowlist.clientAddress(ip) }).value;
       },
       requestId: this.requestId,
-      idempotency: this.locals?.idempotency,
+      idempotency: this.locals?.idempotency?.claim,
       outboxWritten: () => webhooks.wake(),
       written: this.shared.written,
       statements: tracedFor(this.shared.statements, this.trace),

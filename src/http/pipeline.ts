@@ -190,15 +190,14 @@ export function requestPipeline(deps: PipelineDeps) {
         next();
       }, next);
     },
-    function idempotency(_req, res, next) {
+    async function idempotency(_req, res, next) {
       const x = at(res, 'idempotency');
       if (!x) return;
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (write && x.auth) {
-        x.idempotency = deps.idempotency(
-          { organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, door: x.endpoint!.door, resourceAnswer: write.resourceAnswer, trace: x.trace?.scope },
-          res,
-        );
+        // Claimed before the operation runs (D17); a stored answer replayed here ends the list.
+        x.idempotency = await deps.idempotency({ organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope }, res);
+        if (x.idempotency === undefined) return;
       }
       next();
     },
@@ -244,9 +243,7 @@ export function requestPipeline(deps: PipelineDeps) {
   /** The error envelope of any step's failure, in the door's shape (the finishing step map-errors). */
   const mapErrors: ErrorRequestHandler = (error, _req, res, _next) => {
     const x = res.locals.exchange as Exchange;
-    // A key another request has (its claim came with the first change): the key's outcome is the
-    // answer, written in place of this error (src/http/idempotent-requests.ts), and no failure.
-    if (x.idempotency?.outcome === undefined) x.failed = true;
+    x.failed = true;
     answerError(logger, res, x.endpoint?.door ?? res.locals.door, x.requestId, error);
   };
 

@@ -37,13 +37,6 @@ export interface RestRoute {
   /** The Location header of a 201, from the returned object. */
   readonly location?: (result: Readonly<Record<string, unknown>>) => string;
   /**
-   * The answer is the resource the operation returns exactly as its module presents it (its webhook
-   * payload's data, in the same field order), and `location` reads only its id: a change that is one
-   * statement may then store the Idempotency-Key's answer with itself (D17). The answer sent is
-   * checked against the stored one, which is written again should they differ.
-   */
-  readonly answerIsResource?: true;
-  /**
    * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
    * validation, limits and server errors are added to every route from what the route declares).
    */
@@ -118,7 +111,6 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 201,
     result: 'createBooking',
     location: (booking) => `/v1/bookings/${encodeURIComponent(String(booking.id))}`,
-    answerIsResource: true,
     errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
     parameterBounds: eventSlug,
     tag: 'Bookings',

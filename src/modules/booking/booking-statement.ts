@@ -5,7 +5,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared } from '../../platform/db/prepared-reads';
-import type { RecoveryPointCtes, ResourceShape } from '../../platform/db/unit-of-work-scope';
+import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
 /*
@@ -186,20 +186,18 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
 
 /**
  * An Idempotency-Key's recovery point inside a booking's statement (the unit of work's
- * `recoveryPoint`): while the request holds its key, its claim CTE first and the change gated on it,
- * its point after the booking row; while it does not yet, the point claims the key (and stores the
- * answer, when the door's answer is the booking as `answer` shows it: its REST shape, the webhook's data).
+ * `recoveryPoint`, D17): the key's record locked first and the change gated on it, the point written
+ * after the booking row.
  */
-export function idempotencyParts(idempotency: RecoveryPointCtes | undefined, resource?: ResourceShape) {
-  if (!idempotency) return { variant: '', claim: '', gate: '', point: '', held: 'true', answered: 'null::text', claimBindings: [], pointBindings: [] };
-  const parts = idempotency.parts('b', resource);
+export function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
+  if (!idempotency) return { variant: '', claim: '', gate: '', point: '', held: 'true', claimBindings: [], pointBindings: [] };
+  const parts = idempotency.parts('b');
   return {
-    variant: `:${parts.variant}`,
-    claim: parts.claim.sql === '' ? '' : `${parts.claim.sql},`,
+    variant: ':keyed',
+    claim: `${parts.claim.sql},`,
     gate: parts.gate,
     point: `${parts.point.sql},`,
     held: parts.held,
-    answered: parts.answered,
     claimBindings: parts.claim.bindings,
     pointBindings: parts.point.bindings,
   };
@@ -215,7 +213,6 @@ export async function runBooking(
 ): Promise<BookingChange> {
   const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
   if (answer.claim_held === false) idempotency!.lost();
-  if (typeof answer.claim_answer === 'string') idempotency!.answered(answer.claim_answer);
   return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
@@ -271,6 +268,6 @@ export function bookingParts(request: BookingRequest) {
   const type = request.fields.expiresAt === null ? 'booking.created' : 'booking.held';
   return {
     outbox: outboxCtes(request.organizationId, type, 'b', request.webhookData, BOOKING_HOLES),
-    idem: idempotencyParts(request.idempotency, { data: request.webhookData, holes: BOOKING_HOLES }),
+    idem: idempotencyParts(request.idempotency),
   };
 }

@@ -73,7 +73,7 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
      ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held, ${idem.answered} as claim_answer
+          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
   return runBooking(em, sql, idempotency, answers, [
     ...idem.claimBindings,

@@ -73,7 +73,7 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
      ${idem.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", tt.quantity as "t.quantity", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held, ${idem.answered} as claim_answer,
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held,
           -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",

@@ -12,73 +12,47 @@ import type { TraceScope } from '../observability/tracing';
 /** A result as recorded on the idempotency record: JSON, with entities as references and dates as ISO strings. */
 export type RecordedResult = null | boolean | number | string | RecordedResult[] | { [name: string]: RecordedResult };
 
-/** What the unit of work needs of a request's Idempotency-Key (implemented by src/platform/idempotency/pending-key.ts). */
+/**
+ * What the unit of work needs of the Idempotency-Key a request holds (D17: claimed at the edge, before
+ * the operation runs; src/platform/idempotency/held-key.ts): its recovery points, written by each
+ * change in its own transaction.
+ */
 export interface IdempotencyClaim {
   readonly key: string;
-  /**
-   * Claims the key now, when the request does not hold it yet (a request claims its key with its first
-   * change, D17: a change that is one statement claims it in that statement, see RecoveryPointCtes;
-   * any other calls this first; a request that changed nothing claims it when its answer is stored). Throws when another request has it: 409 in use, 422 reused,
-   * or (the same request answered before) an error that the door's answer is replaced by the stored one.
-   */
-  acquire(): Promise<void>;
-  /** Whether `error` is the failure of a statement that claimed the key because another request has it: the key is then not held. */
-  conflicted(error: unknown): boolean;
   /** The number of the next unit of work of this request (0, 1, …). */
   nextStep(): number;
   /** The result a previous attempt committed at `step`, if it did. */
   recorded(step: number): RecordedResult | undefined;
   /**
    * Writes the recovery point of `step` (and the actor) onto the key's record, inside `tx`: one
-   * statement. False when this request no longer holds the key (another took it over). Held keys only.
+   * statement. False when this request no longer holds the key (another took it over).
    */
   record(tx: EntityManager, step: number, result: RecordedResult, actor: Actor): Promise<boolean>;
-  /** The same recovery point as parts of the change's own statement (see RecoveryPointCtes). */
-  recoveryPointCtes(step: number, result: RecordedResult, actor: Actor): Omit<RecoveryPointCtes, 'lost'>;
+  /** The same recovery point as parts of the change's own statement, over `gate` (see RecoveryPointCtes). */
+  recoveryPointParts(step: number, result: RecordedResult, actor: Actor, gate: string): RecoveryPointParts;
 }
 
-/** A resource as the REST door shows it, with the SQL expressions (over `g`) that fill its hole()s. */
-export interface ResourceShape {
-  readonly data: object;
-  readonly holes: readonly string[];
-}
-
-/** What one statement that carries the key's recovery point adds (RecoveryPointCtes.parts). */
+/** What one statement that carries the key's recovery point adds. */
 export interface RecoveryPointParts {
-  /** Which text of the statement this is: the key held (`keyed`), or claimed by the statement (`claim`, `claim-answer`). */
-  readonly variant: 'keyed' | 'claim' | 'claim-answer';
-  /** The CTE `idem_claim`, put first, which locks the held key's record; no SQL when the statement claims the key. */
+  /** The CTE `idem_claim`, put first, which locks the held key's record (the fence). */
   readonly claim: SqlPart;
-  /** A condition the change is gated on (`exists (select 1 from idem_claim)`), or none. */
+  /** A condition the change is gated on: the key is still this request's. */
   readonly gate: string;
-  /** The CTE `idem_point`, after the change. */
+  /** The CTE `idem_point`, after the change: writes the recovery point when the change was made. */
   readonly point: SqlPart;
   /** An expression that is false when the statement found the key no longer its request's (another took it over). */
   readonly held: string;
-  /** An expression: the answer's body as the statement stored it with its change, else null. */
-  readonly answered: string;
 }
 
 /**
- * A recovery point written by the change's own statement (a booking without a transaction).
- * Each statement asks for its parts once (`parts`). While the request holds its key, `idem_claim` locks
- * the key's record and has a row only while this request holds it (the statement gates its change on
- * it), and `idem_point` writes the recovery point when the CTE `gate` has a row. While the request
- * does not hold it yet, `idem_point` inserts the key's record (claimed, with the recovery point when
- * `gate` has a row, and with the request's answer when the door knows it is `answer`'s REST shape): a
- * key another request has fails the statement (a unique violation, before COMMIT: nothing changed), and
- * the unit of work claims the key the usual way (`conflicted`, `acquire`). When `idem_claim` had no
- * row the work calls `lost()`; when the statement stored the answer, `answered()`.
+ * A recovery point written by the change's own statement (a booking without a transaction): the
+ * statement locks the key's record first (`idem_claim`, which has a row only while this request holds
+ * the key), gates its change on it, and writes the recovery point with the change (`idem_point`).
+ * When `idem_claim` had no row, the work calls `lost()`.
  */
 export interface RecoveryPointCtes {
-  /**
-   * `resource`: what the change returns as the API's REST door shows it (its module's presenter: the
-   * webhook payload's data), with hole()s (src/platform/outbox/outbox.ts) for values only the statement
-   * knows, read from `g`, the gate's row: from it the key's answer may be stored with the change.
-   */
-  parts(gate: string, resource?: ResourceShape): RecoveryPointParts;
-  /** The statement stored the request's answer with its change: `body`, as stored. */
-  answered(body: string): void;
+  /** The parts over `gate`, the CTE whose row the change made. */
+  parts(gate: string): RecoveryPointParts;
   lost(): never;
 }
 

@@ -25,13 +25,10 @@ import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type Uni
  * result (entities loaded again by id) instead of running the change again: the same operation
  * renders the same resource. A unit of work without a recovery point never committed and runs again.
  *
- * When the key is claimed (D17): by the request's first unit of work, not before the operation
- * runs. A unit whose change is one statement (a booking) claims it in that statement: the key's record
- * is inserted with the change and its recovery point (and, when the door knows the answer, with the
- * answer), so a keyed booking is one statement, as an unkeyed one. Any other unit claims it first
- * (`claim.acquire()`). A key another request has fails the claim before anything changed: the unit
- * claims it the usual way, which either takes it over (its lease ended: the recovery points of an
- * earlier attempt answer) or throws, and the door's answer is then replaced by the key's outcome.
+ * The key is claimed at the edge, before the operation runs (the pipeline's idempotency step, D17). A
+ * unit whose change is one statement (a booking) writes its recovery point in that statement: the
+ * key's record locked first and the change gated on it, so a keyed booking is one statement under the
+ * event's lock, as an unkeyed one.
  *
  * The steps of one request are numbered in the order they run (GraphQL runs a document's mutation
  * fields one after the other, so a retry of the same document meets them in the same order).
@@ -117,33 +114,25 @@ export async function inUnitOfWork<T>(
 
   const step = claim.nextStep();
   const { returns } = options;
-  const inStatement = options.singleStatement && options.recoveryPointInStatement && returns;
-  // A change that is not one statement claims the key first (a one-statement change claims it itself).
-  if (!inStatement) await claim.acquire();
-  for (;;) {
-    const recorded = claim.recorded(step);
-    if (recorded !== undefined) {
-      // A retry of a change that committed: its mark may not have been recorded (the process died first).
-      if (scope.committed) await scope.committed();
-      return (await restore(em, recorded)) as T;
-    }
-    if (!inStatement) break;
-    const parts = claim.recoveryPointCtes(step, { [ENTITY]: returns.entity, id: returns.id }, scope.actor);
-    const recoveryPoint = { ...parts, lost: (): never => { throw AppError.idempotencyKeyInUse(claim.key, 1); } };
+  const recorded = claim.recorded(step);
+  if (recorded !== undefined) {
+    // A retry of a change that committed: its mark may not have been recorded (the process died first).
+    if (scope.committed) await scope.committed();
+    return (await restore(em, recorded)) as T;
+  }
+  if (options.singleStatement && options.recoveryPointInStatement && returns) {
+    const result = { [ENTITY]: returns.entity, id: returns.id };
+    const recoveryPoint = {
+      parts: (gate: string) => claim.recoveryPointParts(step, result, scope.actor, gate),
+      // Another request took the key over (this one outlived its lease): nothing changed, it runs the change.
+      lost: (): never => {
+        throw AppError.idempotencyKeyInUse(claim.key, 1);
+      },
+    };
     // The statement commits as it ends: "before the commit" is before it is sent.
     crashIfArmed('before-commit', claim);
-    let value: T;
-    try {
-      // clientIp stays a getter: it is parsed only when the work reads it (a booking never does).
-      const unit: UnitOfWork = { actor: scope.actor, requestId: scope.requestId, get clientIp() { return scope.clientIp; }, recoveryPoint };
-      value = await work(em, unit);
-    } catch (error) {
-      // The key was another request's: nothing changed. Claimed as any change claims it, then again
-      // (its recovery point, when that request was this one's earlier attempt, answers).
-      if (!claim.conflicted(error)) throw error;
-      await claim.acquire();
-      continue;
-    }
+    // clientIp stays a getter: it is parsed only when the work reads it (a booking never does).
+    const value = await work(em, { actor: scope.actor, requestId: scope.requestId, get clientIp() { return scope.clientIp; }, recoveryPoint });
     crashIfArmed('after-commit', claim);
     afterCommit(scope, em);
     if (scope.committed) await scope.committed();

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import type { Actor } from '../auth/actor';
-import type { RecordedResult, RecoveryPointParts } from '../db/unit-of-work-scope';
 import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
-import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, OVERWRITE_ANSWER, type ResponseSealer } from './idempotency-statements';
-import { claimingPointParts, holdKey, type HeldKey, type InStatementAnswer } from './held-key';
+import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, type ResponseSealer } from './idempotency-statements';
+import { holdKey, type HeldKey } from './held-key';
 import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
 export type { ResponseSealer } from './idempotency-statements';
@@ -197,17 +195,9 @@ export class IdempotencyKeyStore {
     }
   }
 
-  /**
-   * The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. Also
-   * what a request holds once a statement of its change claimed the key (`claimToken` its own).
-   */
+  /** The claim a request holds; `recovered` are the sealed recovery points of an earlier attempt. */
   hold(organizationId: string, key: string, fingerprint: string, claimToken: string, recovered: Record<string, string>, trace?: TraceScope): HeldKey {
     return holdKey(this.sealer, { organizationId, key, fingerprint, claimToken, trace }, recovered);
-  }
-
-  /** The parts of a statement that claims the key itself for `held` (see claimingPointParts). */
-  claimingPoint(held: HeldKey, step: number, result: RecordedResult, actor: Actor, gate: string, answer?: InStatementAnswer): RecoveryPointParts {
-    return claimingPointParts(this.sealer, this.ttlHours, held, { step, result, actor, gate }, answer);
   }
 
   /** Stores the response of the request that holds the key. */
@@ -215,18 +205,6 @@ export class IdempotencyKeyStore {
     if (this.answers) return this.answers.load({ held, response });
     await this.execute(
       COMPLETE_ONE,
-      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
-      held.trace,
-    );
-  }
-
-  /**
-   * Replaces the answer a change's statement stored (claimingPoint) with the one the request really
-   * sent, should they differ (the door's shape of the resource changed and the module's did not).
-   */
-  async overwrite(held: HeldKey, response: StoredResponse): Promise<void> {
-    await this.execute(
-      OVERWRITE_ANSWER,
       [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
       held.trace,
     );

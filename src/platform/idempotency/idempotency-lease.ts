@@ -27,3 +27,6 @@ export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () =
   };
   next(500);
 }
+
+/** Retry-After of 409 IDEMPOTENCY_KEY_IN_USE: the first request usually finishes within a second. */
+export const IN_USE_RETRY_AFTER_SECONDS = 1;

@@ -1,5 +1,4 @@
 import { AppError } from '../../foundation/errors/app-error';
-import type { SqlPart } from '../../foundation/sql-part';
 import { statementText } from '../db/prepared-reads';
 import type { RecordedResult } from '../db/unit-of-work-scope';
 
@@ -72,10 +71,6 @@ export const COMPLETE_MANY = `update idempotency_keys k
 export const COMPLETE_ONE = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
        where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
 
-/** OVERWRITE: the answer a change's statement stored, replaced by the one sent (IdempotencyKeyStore.overwrite). */
-export const OVERWRITE_ANSWER = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
-       where organization_id = ? and key = ? and claim_token = ?`;
-
 /** Frees a key this request claimed, unless a change already committed under it (its recovery points keep it). */
 export const FORGET_CLAIM = `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`;
 
@@ -106,47 +101,10 @@ export const pointCte = (gate: string): string => statementText(`idem_point:${ga
        returning k.key)`);
 
 /**
- * Inside a change's own statement, when the request does not hold its key yet: the CTE `idem_point`
- * inserts the key's record, claimed by this request (RUNNING, its lease), with the recovery point and
- * the actor when `gate` has a row. With `answer` (the door knows the answer is the REST shape of what
- * the change returns) and a row in `gate`, the record is inserted DONE with that answer instead, and
- * without recovery point or actor: only a RUNNING record is ever recovered, and without a row in `gate`
- * nothing committed to recover. No ON CONFLICT: a record another request has fails the statement,
- * change and all (the unit of work then claims the key as a request that changed nothing yet would).
- * `gate` has at most one row, read as `g`.
- * Bindings: organization, key, fingerprint, lease seconds, hours kept, claim token; then step, point and
- * actor, or with `answer` status, headers and `answer`'s own.
- */
-export const claimingPointCte = (gate: string, answer?: SqlPart): string =>
-  // Built once per gate and answer expression (each request only binds its values).
-  statementText(`idem_point:claim:${gate}:${answer?.sql ?? ''}`, () => {
-  const made = 'g.id is not null';
-  const columns = answer ? 'response_status, response_headers, response_body' : 'recovery_points, actor';
-  const values = answer
-    ? `case when ${made} then ?::int end, case when ${made} then ?::text::jsonb end, case when ${made} then ${answer.sql} end`
-    : `case when ${made} then jsonb_build_object(?::text, ?::text) end, ?::text::jsonb`;
-  return `idem_point as (
-       insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token, ${columns})
-       select ?::text, ?::text, ?::text, ${answer ? `case when ${made} then 'DONE' else 'RUNNING' end` : `'RUNNING'`},
-              ${answer ? `case when ${made} then null else now() + make_interval(secs => ?::int) end` : 'now() + make_interval(secs => ?::int)'},
-              now(), now() + make_interval(hours => ?::int), ?::uuid,
-              ${values}
-         from (select 1) one left join ${gate} g on true
-       returning state, response_body)`;
-  });
-
-/**
- * An answer stored by the change's own statement (`claimingPointCte`), kept as it is: it is the
- * resource as its own table and its webhook payload hold it, and holds no secret (the answers that
- * can, a new API key or a webhook signing secret, are stored sealed, by the door).
+ * An answer stored unsealed by an earlier version of the service (a booking's answer, stored by its own
+ * statement); kept readable while such records live (their 24 hours), and skipped by a reseal.
  */
 export const UNSEALED_ANSWER = 'plain:';
-
-/** Whether `error` is a statement's failure on a key's record another request has (a unique violation of idempotency_keys). */
-export function isKeyConflict(error: unknown): boolean {
-  const { code, constraint_name: constraint } = (error ?? {}) as { code?: unknown; constraint_name?: unknown };
-  return code === '23505' && constraint === 'idempotency_keys_pkey';
-}
 
 /**
  * Opens a stored answer or recovery point. One this instance cannot open was sealed under a server

@@ -12,12 +12,10 @@ import { errorCodeOf, type IdempotencyDoor } from './helpers/idempotency';
 import type { HttpResponse } from './helpers/https-client';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Issue 24: a booking with an Idempotency-Key is as fast as one without because the booking's own
-// statement claims the key and, when the door knows the answer is the booking as its module presents
-// it (REST, or a GraphQL mutation of some of those fields), stores the answer too: one statement, one
-// commit. A key another request has makes the statement change nothing, and the request answers as
-// when the claim came first (replay, 409 in use, 422 reused). An answer sent that differs from the one
-// stored is written over it.
+// Idempotency at the edge (D17): the pipeline's idempotency step claims the key before the operation
+// runs; the booking's own statement writes the key's recovery point with the booking (one statement
+// under the event's lock, as without a key); the answer the door sent is stored after, sealed. A key
+// another request has is answered at the edge (replay, 409 in use, 422 reused): nothing runs.
 let app: TestApp;
 let key: string;
 let organizationId: string;
@@ -34,14 +32,12 @@ interface KeyRow {
   response_headers: Record<string, string> | null;
   response_body: string | null;
   recovery_points: Record<string, string> | null;
-  version: string;
 }
 const keyRow = async (idempotencyKey: string) =>
-  (await sql<KeyRow>('select state, response_status, response_headers, response_body, recovery_points, xmin::text as version from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]))[0];
-const bookingVersion = async (id: string) => (await sql<{ version: string }>('select xmin::text as version from bookings where id = ?', [id]))[0]?.version;
+  (await sql<KeyRow>('select state, response_status, response_headers, response_body, recovery_points from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]))[0];
 const seatsOf = async (event: CreatedEvent) => (await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.registrationCount as number;
 
-/** The GraphQL mutation the compiled path answers with the booking's presented fields (an alias among them). */
+/** A GraphQL booking that selects the booking's fields (an alias among them). */
 const BOOK_FIELDS = 'mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status seats: quantity eventId createdAt } }';
 /** A % in the answer: the statement's format() must give it back as it was. */
 const attendee = { quantity: 2, attendeeEmail: 'ada@example.com', attendeeName: 'Ada 100% %s' };
@@ -61,27 +57,27 @@ function fingerprintFor(door: IdempotencyDoor, event: CreatedEvent, input: Recor
 const bookingIdOf = (door: IdempotencyDoor, response: HttpResponse): string => (door === 'rest' ? response.body.id : response.body.data.createBooking.id);
 
 describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
-  test('the key, the booking and its answer commit in one statement; the retry replays that answer byte for byte', async () => {
+  test('the booking commits with its recovery point, the answer sent is stored after; the retry replays it byte for byte', async () => {
     const event = await createPublishedEvent(app.client, key, { capacity: 10 });
     const idempotencyKey = randomUUID();
     const first = await book(door, event, idempotencyKey);
     expect(first.status).toBe(door === 'rest' ? 201 : 200);
     const id = bookingIdOf(door, first);
     const row = await keyRow(idempotencyKey);
-    expect(row).toMatchObject({ state: 'DONE', response_status: first.status, response_body: `plain:${first.text}` });
+    expect(row).toMatchObject({ state: 'DONE', response_status: first.status });
+    expect(row.response_body).toMatch(/^v2:[0-9a-f]{12}:/); // stored by the door, sealed (D24)
     expect(row.response_headers).toEqual(
       door === 'rest' ? { 'content-type': 'application/json; charset=utf-8', location: `/v1/bookings/${id}` } : { 'content-type': first.headers['content-type'] },
     );
-    expect(row.recovery_points).toBeNull(); // a DONE record is never recovered: its answer is the point
-    // The record's one version was written by the booking's own transaction: no later write stored the answer.
-    expect(row.version).toBe(await bookingVersion(id));
+    // The booking's statement wrote its recovery point (step 0) before the answer was stored.
+    expect(Object.keys(row.recovery_points ?? {})).toEqual(['0']);
 
     const retry = await book(door, event, idempotencyKey);
     expect([retry.status, retry.text, retry.headers['idempotent-replayed'], retry.headers.location]).toEqual([first.status, first.text, 'true', first.headers.location]);
     expect(await seatsOf(event)).toBe(2);
   });
 
-  test('a key another request holds: the booking changes nothing and answers 409 IN_USE, then books once the lease ends', async () => {
+  test('a key another request holds: 409 IN_USE before anything runs, then books once the lease ends', async () => {
     const event = await createPublishedEvent(app.client, key, { capacity: 10 });
     const idempotencyKey = randomUUID();
     await sql(
@@ -109,7 +105,7 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
     expect(await seatsOf(event)).toBe(2);
   });
 
-  test('a refused booking claims the key in its statement and stores its refusal after; the retry replays it', async () => {
+  test('a refused booking stores its refusal, with no recovery point (nothing committed); the retry replays it', async () => {
     const event = await createPublishedEvent(app.client, key, { capacity: 1 });
     const idempotencyKey = randomUUID();
     const refused = await book(door, event, idempotencyKey);
@@ -122,44 +118,39 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
   });
 });
 
-test('an answer sent that differs from the one the statement stored is written over it', async () => {
+test('what a door sends is what is stored: a change under a held key, then the door\'s own answer', async () => {
   const event = await createPublishedEvent(app.client, key, { capacity: 10 });
   const store = new IdempotencyKeyStore(app.orm, 24, { seal: (plain) => `sealed:${plain}`, open: (sealed) => sealed.slice('sealed:'.length) });
   const step = idempotentRequests(store, createLogger('silent'));
   const idempotencyKey = randomUUID();
   const sent = '{"another":"shape"}';
-  // A door that says its answer is the booking as presented, and then sends something else.
+  // A door whose answer is not the booking as its module presents it: the store never guesses it.
   const server = http.createServer((req, res) => {
-    const pending = step(
-      {
-        organizationId,
-        key: idempotencyKey,
-        parts: { test: 'overwrite' },
-        requestId: randomUUID(),
-        door: 'rest',
-        resourceAnswer: (resource) => ({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8' }, body: resource }),
-      },
-      res,
-    );
-    const em = withUnitOfWorkScope(app.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, idempotency: pending });
-    createBooking(em, organizationId, { eventSlug: event.slug, ...attendee }).then(
-      () => {
-        res.statusCode = 201;
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.end(sent);
-      },
-      (error: unknown) => {
-        res.statusCode = 500;
-        res.end(String(error));
-      },
-    );
+    step({ organizationId, key: idempotencyKey, parts: { test: 'door answer' }, requestId: randomUUID() }, res)
+      .then((held) => {
+        const em = withUnitOfWorkScope(app.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, idempotency: held!.claim });
+        return createBooking(em, organizationId, { eventSlug: event.slug, ...attendee });
+      })
+      .then(
+        () => {
+          res.statusCode = 201;
+          res.setHeader('Content-Type', 'application/json; charset=utf-8');
+          res.end(sent);
+        },
+        (error: unknown) => {
+          res.statusCode = 500;
+          res.end(String(error));
+        },
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
     const answer = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST' });
     expect([answer.status, await answer.text()]).toEqual([201, sent]);
-    expect(await keyRow(idempotencyKey)).toMatchObject({ state: 'DONE', response_status: 201, response_body: `sealed:${sent}` });
+    const row = await keyRow(idempotencyKey);
+    expect(row).toMatchObject({ state: 'DONE', response_status: 201, response_body: `sealed:${sent}` });
+    expect(Object.keys(row.recovery_points ?? {})).toEqual(['0']);
     expect(await seatsOf(event)).toBe(2);
   } finally {
     await new Promise((resolve) => server.close(resolve));
