@@ -33,7 +33,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import type { RequestSpan, RequestStart, StatementSpan, TraceScope, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing';
+import type { RequestSpan, RequestStart, StatementSpan, TraceScope, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing-runtime';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
