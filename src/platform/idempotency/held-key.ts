@@ -4,7 +4,8 @@ import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult, RecoveryPointParts } from '../db/unit-of-work-scope';
 import type { TraceScope } from '../observability/tracing';
 import { LEASE_SECONDS } from './idempotency-lease';
-import { CLAIM_CTE, claimingPointCte, openPoint, pointCte, RECORD_POINT, sealPoint, UNSEALED_ANSWER, type ResponseSealer } from './idempotency-statements';
+import { claimingPointCte, openPoint, pointCte, RECORD_POINT, sealPoint, UNSEALED_ANSWER, type ResponseSealer } from './idempotency-statements';
+import { CLAIM_CTE } from './idempotency-key.repository';
 
 /*
  * A key a request holds, and the recovery point a change's own statement writes on it: locked and
