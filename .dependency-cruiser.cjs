@@ -55,9 +55,12 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment:
-        'A cycle makes the load order matter and the layers meaningless. Only a type-only link may close one (an entity naming the other side of a relation).',
-      from: { path: '^src/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+        'No file reaches itself through its imports, type-only imports included: a cycle makes the load order matter ' +
+        'and the two files one unit that reads as two. Break it: move what both need into a file below them ' +
+        '(tracing-runtime.ts), let the lower file declare the shape it uses (StatementRunner in traced-statements.ts), ' +
+        'or name the other side of an entity relation by its entity name and type it by its id (ticket-type.entity.ts).',
+      from: {},
+      to: { circular: true },
     },
     {
       name: 'src-not-to-test',

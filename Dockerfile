@@ -26,4 +26,7 @@ USER node
 EXPOSE 8443
 # SIGTERM drains in-flight requests for up to 10 s, then closes the database and exits 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/server.js"]
+# V8 flags, as in `npm start` (docs/operating.md, Memory): the old generation grows to twice its live
+# size at most (not four times), and no allocation-site pretenuring (after a bulk load of slow creates it
+# sent every request's objects to the old generation). Node refuses both in NODE_OPTIONS.
+CMD ["node", "--heap-growing-percent=100", "--no-allocation-site-pretenuring", "dist/server.js"]

@@ -30,6 +30,21 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Row locks are taken by repositories only (*.repository.ts): a statement text that locks rows
+    // anywhere else in src/ is an error. Migrations are history and run once, at start-up.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.repository.ts', 'src/schema/migrations/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal[value', 'TemplateElement[value.raw'].map((node) => ({
+          selector: `${node}=/\\b(for\\s+(no\\s+key\\s+)?update|for\\s+(key\\s+)?share|skip\\s+locked|nowait)\\b/i]`,
+          message: 'Row locks (FOR UPDATE, FOR NO KEY UPDATE, FOR SHARE, SKIP LOCKED, NOWAIT) are taken in a repository only: move the statement into the module\'s *.repository.ts.',
+        })),
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON answers (response bodies are `any` by design there).
     files: ['test/**/*.ts'],
     rules: {

@@ -5,18 +5,12 @@ import { openServerDatabase } from './server-database';
 import { createLogger } from './foundation/logger';
 import { startService, type RunningService } from './service';
 import { startupBanner } from './startup-banner';
-import { disablePretenuring, limitHeapGrowth } from './foundation/heap-growth';
-import { releaseIdleAsyncLocalStorage } from './foundation/async-local-storage';
 import { startTracing, stopTracing } from './platform/observability/tracing';
 
 /** How long SIGTERM waits for in-flight requests before closing the remaining connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
-  limitHeapGrowth();
-  disablePretenuring();
-  // Promise hooks only while an AsyncLocalStorage is in use (MikroORM's transactions and flushes).
-  releaseIdleAsyncLocalStorage();
   const config = loadConfig();
   // D27: on when an OTLP endpoint is set (OTEL_* variables); before anything that runs a statement.
   const tracing = startTracing();

@@ -53,7 +53,10 @@ test('the app is wired to PostgreSQL 15 and Redis, waits for their healthchecks,
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   expect(dockerfile).toMatch(/^FROM node:20/m);
   expect(dockerfile).toMatch(/^USER node$/m);
-  expect(dockerfile).toContain('CMD ["node", "dist/server.js"]');
+  // The V8 flags `npm start` passes (docs/operating.md, Memory).
+  expect(dockerfile).toContain('CMD ["node", "--heap-growing-percent=100", "--no-allocation-site-pretenuring", "dist/server.js"]');
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  expect(start).toBe('node --heap-growing-percent=100 --no-allocation-site-pretenuring dist/server.js');
 });
 
 test('the `replicated` profile: a streaming replica, three instances reading it where they may, HAProxy in front (issue 22)', () => {

@@ -115,3 +115,22 @@ describe('an import up the ladder fails lint:imports, naming the rung', () => {
     expect(stdout).toMatch(new RegExp(`${RUNGS.length} dependency violations \\(${RUNGS.length} errors`));
   });
 });
+
+test('a file-level cycle fails lint:imports with its explanation, even one closed by a type-only import', async () => {
+  const directory = mkdtempSync(path.join(os.tmpdir(), 'cycle-'));
+  try {
+    copyFileSync(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(directory, '.dependency-cruiser.cjs'));
+    writeFileSync(path.join(directory, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', strict: true }, include: ['src'] }));
+    writeFileSync(path.join(directory, 'package.json'), JSON.stringify({ name: 'cycle', private: true }));
+    mkdirSync(path.join(directory, 'src', 'modules'), { recursive: true });
+    writeFileSync(path.join(directory, 'src', 'modules', 'a.ts'), "import type { B } from './b';\nexport interface A { b?: B }\n");
+    writeFileSync(path.join(directory, 'src', 'modules', 'b.ts'), "import type { A } from './a';\nexport interface B { a?: A }\n");
+    // The arguments of `npm run lint:imports`, on this tree.
+    const { code, stdout } = await depcruise(directory, ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err-long']);
+    expect(code).not.toBe(0);
+    expect(stdout).toContain('error no-circular: src/modules/a.ts');
+    expect(stdout).toMatch(/No file reaches itself through its imports/);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});

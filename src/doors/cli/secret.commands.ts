@@ -1,5 +1,5 @@
 import type * as ResealWebhookModule from '../../modules/webhook/commands/reseal-webhook-secrets';
-import type * as IdempotencyResealModule from '../../platform/idempotency/idempotency-reseal';
+import type * as IdempotencyResealModule from '../../platform/idempotency/idempotency-key.repository';
 import type * as ResealModule from '../../platform/crypto/reseal';
 import type * as FingerprintModule from '../../platform/crypto/secret-fingerprint';
 import type * as SecretsModule from '../../platform/crypto/server-secrets';
@@ -29,7 +29,7 @@ export const SECRET_COMMANDS: Command[] = [
       const { moveSecretFingerprint } = require('../../platform/crypto/secret-fingerprint') as typeof FingerprintModule;
       const { shortFingerprint: short } = require('../../platform/crypto/server-secrets') as typeof SecretsModule;
       const { resealWebhookSecrets } = require('../../modules/webhook/commands/reseal-webhook-secrets') as typeof ResealWebhookModule;
-      const { resealIdempotencyRecords } = require('../../platform/idempotency/idempotency-reseal') as typeof IdempotencyResealModule;
+      const { resealIdempotencyRecords } = require('../../platform/idempotency/idempotency-key.repository') as typeof IdempotencyResealModule;
       const batch = options.batch === undefined ? DEFAULT_RESEAL_BATCH : parsePositiveInteger(options.batch, 'batch');
 
       const replaced = await moveSecretFingerprint(em, secrets);

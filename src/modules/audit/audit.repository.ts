@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ListPosition } from '../../platform/db/list-position';
+import { countDeleted } from '../../platform/retention/retention-job';
 import { AuditActorKind, type AuditEntry } from './audit.types';
 
 /*
  * The only reads of the audit log (its writes are the platform's, src/platform/audit/audit-log.ts),
- * always scoped by the organization. Newest first, ties broken by id; a cursor page seeks on
+ * and the deletion of entries past their retention (audit.retention.ts). The reads are always scoped by the organization. Newest first, ties broken by id; a cursor page seeks on
  * (created_at, id) (audit_log_organization_created_index, or its action twin).
  */
 
@@ -92,4 +93,18 @@ function entryOf(row: AuditRow): AuditEntry {
     requestId: row.request_id,
     createdAt: new Date(row.created_at),
   };
+}
+
+/** Audit entries older than `days` days, oldest first: at most `limit` (the database refuses a younger one, its trigger). */
+export function deleteAuditEntriesOlderThan(em: EntityManager, days: number, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+         delete from audit_log where id in (
+           select id from audit_log where created_at < now() - ?::int * interval '1 day'
+            order by created_at limit ? for update skip locked)
+         returning 1)
+       select count(*)::int as deleted from gone`,
+    [days, limit],
+  );
 }

@@ -4,7 +4,6 @@ import { EventEntity } from '../event/event.entity';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
-import { executePrepared } from '../../platform/db/prepared-reads';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
@@ -14,13 +13,8 @@ import { BookingEntity, type BookingStatus } from './booking.entity';
  * how that row becomes the command's BookingChange, and an Idempotency-Key's recovery point inside
  * the statement.
  *
- * A rule of every statement here: a row that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed
- * from the values that CTE returned (`ok.registration_count + q`), never from the target's own column
- * (`x.registration_count + q`). PostgreSQL re-reads a locked row that changed while the lock waited, so
- * the CTE sees the latest version; an UPDATE of that same row in the same statement, though, computes
- * from the version its snapshot saw when the newer one is locked by this very statement: a concurrent
- * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
- * reproduced with pgbench; the CHECK constraints caught it as a 500).
+ * The statements themselves, the row locks they take and the rule a locked row is changed by:
+ * booking.repository.ts (and runBooking there, which runs them).
  *
  * A booking and a cancellation are each ONE statement (D7): the event's row lock, then the
  * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
@@ -201,19 +195,6 @@ export function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
     claimBindings: parts.claim.bindings,
     pointBindings: parts.point.bindings,
   };
-}
-
-/** Runs a booking statement: the change, or what it found; a lost Idempotency-Key claim is refused. */
-export async function runBooking(
-  em: EntityManager,
-  sql: string,
-  idempotency: RecoveryPointCtes | undefined,
-  answers: EntityManager,
-  bindings: unknown[],
-): Promise<BookingChange> {
-  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
-  if (answer.claim_held === false) idempotency!.lost();
-  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /**

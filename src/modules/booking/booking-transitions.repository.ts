@@ -6,7 +6,7 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
 
 /*
  * What happens to a booking after it is made (D7, D20), each in ONE statement under the same locks,
- * in the same order, as the booking statement that made it (booking-statement.ts holds the rules
+ * in the same order, as the booking statement that made it (booking.repository.ts states the rule
  * every such statement follows):
  *
  *   cancel   CONFIRMED, or HELD before its expiresAt → CANCELLED; its seats go back

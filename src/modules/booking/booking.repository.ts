@@ -1,15 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import type { EventEntity } from '../event/event.entity';
-import { statementText } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-reads';
+import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import {
   BOOKING_COLUMNS,
   columnsOf,
   EVENT_COLUMNS,
   bookingParts,
+  changeOf,
   insertBindings,
-  runBooking,
   seatsOf,
   BOOKED_STATUS,
   TICKET_TYPE_COLUMNS,
@@ -37,8 +38,29 @@ export async function findById(em: EntityManager, organizationId: string, id: st
 // ---- Write side: events that keep their count on their row (slotted ones: slotted-booking.repository.ts)
 
 /*
- * The rules of every booking statement: booking-statement.ts.
+ * A rule of every booking statement (these, slotted-booking.repository.ts, booking-transitions and
+ * check-in): a row that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed from the values that
+ * CTE returned (`ok.registration_count + q`), never from the target's own column
+ * (`x.registration_count + q`). PostgreSQL re-reads a locked row that changed while the lock waited, so
+ * the CTE sees the latest version; an UPDATE of that same row in the same statement, though, computes
+ * from the version its snapshot saw when the newer one is locked by this very statement: a concurrent
+ * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
+ * reproduced with pgbench; the CHECK constraints caught it as a 500). What the statements share
+ * (answer columns, the answer as a BookingChange): booking-statement.ts.
  */
+
+/** Runs a booking statement: the change, or what it found; a lost Idempotency-Key claim is refused. */
+export async function runBooking(
+  em: EntityManager,
+  sql: string,
+  idempotency: RecoveryPointCtes | undefined,
+  answers: EntityManager,
+  bindings: unknown[],
+): Promise<BookingChange> {
+  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
+  if (answer.claim_held === false) idempotency!.lost();
+  return changeOf(em, answer, answer['b.id'] != null, answers);
+}
 
 /**
  * Books an event that keeps its counts on its row (not slotted) in one statement: locks the

@@ -6,16 +6,16 @@ import {
   EVENT_COLUMNS,
   bookingParts,
   insertBindings,
-  runBooking,
   seatsOf,
   BOOKED_STATUS,
   type BookingChange,
   type BookingRequest,
 } from './booking-statement';
+import { runBooking } from './booking.repository';
 
 /*
  * The booking statements of slotted events (src/modules/inventory/): a booking claims one slot of the
- * event instead of locking its row. The rules every booking statement follows: booking-statement.ts.
+ * event instead of locking its row. The rule every booking statement follows: booking.repository.ts.
  */
 
 /**

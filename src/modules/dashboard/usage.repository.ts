@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { countDeleted } from '../../platform/retention/retention-job';
 import type { UsageReport } from './dashboard.types';
 
 export const USAGE_DAYS = 14;
@@ -30,4 +31,18 @@ export async function usageReport(em: EntityManager, organizationId: string, now
     rateLimited[position] += Number(row.rate_limited);
   }
   return { days, keys: [...keys.values()], rateLimited };
+}
+
+/** Daily usage counters older than `days` UTC days, oldest first: at most `limit` (usage.retention.ts). */
+export function deleteUsageOlderThan(em: EntityManager, days: number, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+         delete from api_key_usage_daily where (api_key_id, day) in (
+           select api_key_id, day from api_key_usage_daily where day < (now() at time zone 'UTC')::date - ?::int
+            order by day limit ? for update skip locked)
+         returning 1)
+       select count(*)::int as deleted from gone`,
+    [days, limit],
+  );
 }

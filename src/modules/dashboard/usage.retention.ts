@@ -1,5 +1,5 @@
-import { countDeleted, singleTableRule, type RetentionRule } from '../../platform/retention/retention-job';
-import { USAGE_DAYS } from './usage.repository';
+import { singleTableRule, type RetentionRule } from '../../platform/retention/retention-job';
+import { deleteUsageOlderThan, USAGE_DAYS } from './usage.repository';
 
 /**
  * Daily usage counters (api_key_usage_daily) older than `days` UTC days (USAGE_RETENTION_DAYS,
@@ -7,16 +7,5 @@ import { USAGE_DAYS } from './usage.repository';
  */
 export function usageRetention(days: number): RetentionRule {
   const keep = Math.max(days, USAGE_DAYS);
-  return singleTableRule('api_key_usage_daily', (em, limit) =>
-    countDeleted(
-      em,
-      `with gone as (
-         delete from api_key_usage_daily where (api_key_id, day) in (
-           select api_key_id, day from api_key_usage_daily where day < (now() at time zone 'UTC')::date - ?::int
-            order by day limit ? for update skip locked)
-         returning 1)
-       select count(*)::int as deleted from gone`,
-      [keep, limit],
-    ),
-  );
+  return singleTableRule('api_key_usage_daily', (em, limit) => deleteUsageOlderThan(em, keep, limit));
 }

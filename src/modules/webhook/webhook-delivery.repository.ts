@@ -35,7 +35,11 @@ export interface ClaimedRow {
   previous_secret_expires_at: Date | null;
 }
 
-/** Claims up to `limit` due deliveries of enabled endpoints for `leaseMs` (skipping those another worker holds). */
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints for `leaseMs`, in one statement: locked
+ * FOR UPDATE SKIP LOCKED (a delivery another worker is claiming is skipped, not waited for), then
+ * leased (locked_until and next_attempt_at move `leaseMs` ahead) and its attempt counted.
+ */
 export function claimDueDeliveries(statements: PreparedReads, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
   return statements.query<ClaimedRow>(
     numberedPlaceholders(`with due as (

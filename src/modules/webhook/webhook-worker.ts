@@ -43,8 +43,8 @@ export function retryDelayMs(schedule: readonly number[], index: number): number
 }
 
 /**
- * Delivers the outbox. Any number of processes run one: each claims due deliveries with
- * FOR UPDATE SKIP LOCKED and leases them (next_attempt_at moves past the attempt's timeout), so no
+ * Delivers the outbox. Any number of processes run one: each claims due deliveries, skipping those
+ * another holds, and leases them (next_attempt_at moves past the attempt's timeout), so no
  * two send the same attempt; a process that dies mid-attempt leaves the lease to expire and another
  * retries. Woken by NOTIFY on commit (or an in-process nudge), and polls for retries that fall due.
  */

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { idErrors } from '../../foundation/validation/arguments';
 import type { ListPosition } from '../../platform/db/list-position';
+import type { BatchResult } from '../../platform/retention/retention-job';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
@@ -11,8 +12,9 @@ import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from '
  * The only place of the webhook module that reaches webhook_endpoints through the ORM and reads the
  * messages and attempts views (D18), for management: the endpoint commands, Query.webhookEndpoints /
  * webhookMessages and the admin CLI. The organization is always the first argument after the entity
- * manager: another organization's endpoint or message answers as a missing one. Writing messages
- * (the outbox, src/platform/outbox/outbox.ts) and delivering them (webhook-worker.ts) have SQL of their own.
+ * manager: another organization's endpoint or message answers as a missing one. Also the deletion of
+ * messages past their retention (webhook.retention.ts). Writing messages (the outbox,
+ * src/platform/outbox/outbox.ts) and delivering them (webhook-delivery.repository.ts) have SQL of their own.
  */
 
 /** The endpoint, or WEBHOOK_ENDPOINT_NOT_FOUND (also for an id that cannot be an endpoint's). */
@@ -175,5 +177,44 @@ function attemptView(row: AttemptRow): WebhookAttempt {
     error: row.error,
     responseBody: row.response_body,
     traceId: row.trace_id,
+  };
+}
+
+/**
+ * One batch of the retention of webhook messages (webhook.retention.ts): at most `limit` messages, in
+ * three statements in the job's transaction. The batch's messages are locked first (SKIP LOCKED);
+ * then their finished deliveries are deleted, each checked again as it is deleted (a redelivery that
+ * committed meanwhile made it PENDING: it stays); then only the messages left without any delivery
+ * are deleted. A redelivery that comes after its delivery was deleted finds nothing to requeue.
+ */
+export async function deleteMessagesPastRetention(em: EntityManager, retentionMs: number, limit: number): Promise<BatchResult> {
+  const batch = await em.execute<Array<{ id: string }>>(
+    `select m.id from webhook_messages m
+          where m.created_at < now() - ? * interval '1 millisecond'
+            and not exists (select 1 from webhook_deliveries d where d.message_id = m.id
+                             and (d.status = 'PENDING' or d.last_attempt_at >= now() - ? * interval '1 millisecond'))
+          order by m.created_at limit ? for update of m skip locked`,
+    [retentionMs, retentionMs, limit],
+  );
+  if (batch.length === 0) return { deleted: {}, more: false };
+  const ids = `{${batch.map((row) => row.id).join(',')}}`;
+  const [deliveries] = await em.execute<Array<{ deliveries: number; attempts: number }>>(
+    `with gone as (delete from webhook_deliveries where message_id = any(?::text[]) and status <> 'PENDING' returning id)
+         select count(*)::int as deliveries,
+                (select count(*)::int from webhook_attempts a where a.delivery_id in (select id from gone)) as attempts
+           from gone`,
+    [ids],
+  );
+  const [messages] = await em.execute<Array<{ deleted: number }>>(
+    `with gone as (
+           delete from webhook_messages m where m.id = any(?::text[])
+              and not exists (select 1 from webhook_deliveries d where d.message_id = m.id)
+           returning 1)
+         select count(*)::int as deleted from gone`,
+    [ids],
+  );
+  return {
+    deleted: { webhook_messages: messages.deleted, webhook_deliveries: deliveries.deliveries, webhook_attempts: deliveries.attempts },
+    more: batch.length >= limit,
   };
 }

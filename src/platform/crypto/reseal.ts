@@ -1,9 +1,9 @@
 /**
  * Re-sealing stored values under the current server secret (`admin secret rotate`, D24), in batches
- * while the service serves: each batch is one short transaction that locks its rows with
- * FOR UPDATE SKIP LOCKED (a request holding one is never waited for), in key order from where the last
- * batch ended. A row skipped because it was locked is found by the next pass; passes repeat until one
- * re-seals nothing.
+ * while the service serves: each batch is one short transaction of the table's repository
+ * (webhook-secret.repository.ts, idempotency-key.repository.ts) that locks its rows, skipping those a
+ * request holds (never waiting for one), in key order from where the last batch ended. A row skipped
+ * because it was locked is found by the next pass; passes repeat until one re-seals nothing.
  */
 
 /** What one batch did: rows re-sealed, rows it could not open (their keys), and where the next batch starts. */

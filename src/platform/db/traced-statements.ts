@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bindTrace, tracing, type StatementSpan, type TraceScope, type TracingRuntime } from '../observability/tracing';
-import type { PreparedReads } from './prepared-reads';
 
 /** What a span says of a statement runner: its pool and database. */
 interface RunnerLabel {
@@ -16,12 +15,17 @@ export function labelled<T extends object>(pool: string, database: string | unde
   return runner;
 }
 
+/** What `tracedFor` wraps: a runner of statements with positional values (a PreparedReads, a read pool). */
+interface StatementRunner {
+  query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
+}
+
 /**
  * `runner` for one request (or webhook attempt) of a trace: each statement a span below `scope`.
  * `runner` itself while tracing is off or without a scope (the choice is made once, where a request's
  * context is made), so the pools pay nothing then.
  */
-export function tracedFor<T extends PreparedReads | undefined>(runner: T, scope: TraceScope | undefined): T {
+export function tracedFor<T extends StatementRunner | undefined>(runner: T, scope: TraceScope | undefined): T {
   const runtime = tracing.runtime;
   if (!runtime || !scope || !runner) return runner;
   const label = labels.get(runner) ?? ORM_LABEL;

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor } from '../auth/actor';
 import type { IdempotencyClaim, RecordedResult } from '../db/unit-of-work-scope';
 import type { TraceScope } from '../observability/tracing';
-import { CLAIM_CTE, openPoint, pointCte, RECORD_POINT, sealPoint, type ResponseSealer } from './idempotency-statements';
+import { openPoint, pointCte, RECORD_POINT, sealPoint, type ResponseSealer } from './idempotency-statements';
+import { CLAIM_CTE } from './idempotency-key.repository';
 
 /*
  * A key a request holds (claimed at the edge, D17), and the recovery points its changes write on it:

@@ -10,7 +10,7 @@ import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
 export type { ResponseSealer } from './idempotency-statements';
 export type { HeldKey } from './held-key';
-import { deleteExpiredIdempotencyKeys } from './idempotency-retention';
+import { deleteExpiredIdempotencyKeys } from './idempotency-key.repository';
 
 /** The response replayed for a key: what the first request got. */
 export interface StoredResponse {

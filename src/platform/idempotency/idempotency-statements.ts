@@ -83,11 +83,6 @@ export const RECORD_POINT = `update idempotency_keys
            where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
            returning key`;
 
-/** Inside a change's own statement: the claim, locked and checked first. */
-export const CLAIM_CTE = `idem_claim as (
-       select key, recovery_points from idempotency_keys
-        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`;
-
 /**
  * Inside a change's own statement: the recovery point, written when `gate` has a row, from the values
  * idem_claim locked, not the row's own (see booking.repository.ts: a row locked by a CTE is changed

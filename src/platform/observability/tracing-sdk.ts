@@ -33,7 +33,7 @@ import {
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
-import type { RequestSpan, RequestStart, StatementSpan, TraceScope, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing';
+import type { RequestSpan, RequestStart, StatementSpan, TraceScope, TracingRuntime, WebhookAttemptSpan, WebhookAttemptStart } from './tracing-runtime';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,17 +43,14 @@ function exporterFor(env: Env): SpanExporter {
   /* eslint-disable @typescript-eslint/no-require-imports -- only the exporter of the chosen protocol is loaded */
   if (protocol === 'http/protobuf') {
     // What @opentelemetry/exporter-trace-otlp-proto's OTLPTraceExporter is (the stock HTTP delegate, its
-    // OTEL_EXPORTER_OTLP_* settings, the decoding of the answer), with the request encoded by
-    // encodeTraceExport: the same bytes as its serializer's, for less CPU (otlp-protobuf.ts).
+    // OTEL_EXPORTER_OTLP_* settings, the decoding of the answer), assembled from the packages it is
+    // made of, which the service already has: its serializer is otlp-transformer's ProtobufTraceSerializer.
     const base = require('@opentelemetry/otlp-exporter-base') as typeof import('@opentelemetry/otlp-exporter-base');
     const http = require('@opentelemetry/otlp-exporter-base/node-http') as typeof import('@opentelemetry/otlp-exporter-base/node-http');
     const transformer = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
-    const { encodeTraceExport } = require('./otlp-protobuf') as typeof import('./otlp-protobuf');
     const options = http.convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-    const stock = transformer.ProtobufTraceSerializer;
-    const serializer = { serializeRequest: encodeTraceExport, deserializeResponse: (data: Uint8Array) => stock.deserializeResponse(data) };
     return new base.OTLPExporterBase(
-      http.createOtlpHttpExportDelegate(options, serializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined),
+      http.createOtlpHttpExportDelegate(options, transformer.ProtobufTraceSerializer, 'otlp_http_span_exporter', transformer.TraceExporterMetricsHelper, undefined),
     );
   }
   if (protocol === 'http/json') {

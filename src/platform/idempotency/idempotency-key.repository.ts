@@ -1,7 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../crypto/secret-box';
 import type { ResealBatch } from '../crypto/reseal';
+import { countDeleted } from '../retention/retention-job';
 import { UNSEALED_ANSWER } from './idempotency-statements';
+
+/*
+ * The statements that lock Idempotency-Key records (idempotency_keys): the claim inside a change's own
+ * statement, the re-sealing batches of a secret rotation, and the deletion of expired records. The
+ * key store's other statements (idempotency-statements.ts) lock only the rows they write, as any write.
+ */
+
+/** Inside a change's own statement: the claim, locked and checked first. */
+export const CLAIM_CTE = `idem_claim as (
+       select key, recovery_points from idempotency_keys
+        where organization_id = ?::text and key = ?::text and claim_token = ?::uuid and state = 'RUNNING' for update)`;
 
 interface SealedRecord {
   organization_id: string;
@@ -63,4 +75,22 @@ export async function resealIdempotencyRecords(
     const last = rows.at(-1);
     return { resealed: changed.length, unreadable, last: last === undefined ? undefined : ([last.organization_id, last.key] as const) };
   });
+}
+
+/**
+ * Idempotency-Key records past their lifetime (D17: `expires_at` is at least 24 hours after the key's
+ * first use, IDEMPOTENCY_KEY_TTL_HOURS). The store already treats such a record as absent, so
+ * deleting it changes no answer; a record inside its lifetime is never touched.
+ */
+export function deleteExpiredIdempotencyKeys(em: EntityManager, limit: number): Promise<number> {
+  return countDeleted(
+    em,
+    `with gone as (
+       delete from idempotency_keys where (organization_id, key) in (
+         select organization_id, key from idempotency_keys where expires_at <= now()
+          order by expires_at limit ? for update skip locked)
+       returning 1)
+     select count(*)::int as deleted from gone`,
+    [limit],
+  );
 }
