@@ -4,7 +4,7 @@ import { effectiveStatus } from './event-status';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import type { EventCounts } from './event-rows';
 
-/** An event as `GET /v1/events/{slug}` returns it: every field of the spec, ticket types included. */
+/** An event as `GET /v1/events/{slug}` returns it: every field of the spec and the counts of D20, ticket types included. */
 export type EventBody = Omit<EventView, 'ticketTypes'> & { ticketTypes: TicketTypeView[] };
 
 /** What presentEvent reads of an event: its entity, or the row a command is about to write. */
