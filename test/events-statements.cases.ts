@@ -1,3 +1,4 @@
+import { bookingInput, CREATE_BOOKING, createPublishedEvent, ticket } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import { CREATE_ENDPOINT } from './helpers/webhook-receiver';
 import { eventApi } from './helpers/event-api';
@@ -74,6 +75,36 @@ test('a full event with 25 ticket types costs one statement, through both doors'
     });
     expect(outcome.data.ticketTypes).toHaveLength(25);
     expect(statements).toHaveLength(1);
+  }
+});
+
+// D20: both doors show heldCount, checkedInCount and each ticket type's held. They are read in the
+// event's own statement, also where there is something to count (holds, a check-in, counts kept in
+// inventory slots): the get and the list stay one statement each.
+test('an event with holds and a check-in, counted in inventory slots: its counts in the same one statement, get and list, both doors', async () => {
+  const event = await createPublishedEvent(app.client, key, { capacity: null, ticketTypes: [ticket(), ticket({ name: 'Late' })] });
+  const book = async (input: Record<string, unknown>) => {
+    const answer = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: event.ticketTypes[1].id, ...input }) });
+    expect(answer.body.errors).toBeUndefined();
+    return answer.body.data.createBooking.id as string;
+  };
+  await book({ quantity: 2, hold: true });
+  const arrived = await book({ quantity: 1 });
+  const checkIn = await app.client.graphql(key, 'mutation($id: ID!) { checkInBooking(id: $id) { id } }', { id: arrived });
+  expect(checkIn.body.errors).toBeUndefined();
+  const counts = { registrationCount: 1, heldCount: 2, checkedInCount: 1 };
+  for (const door of ['rest', 'graphql'] as const) {
+    let outcome: any;
+    const read = await statementsOf(async () => {
+      outcome = await eventApi(app.client, key, door).get(event.slug);
+    });
+    expect({ door, ...outcome.data, ticketTypes: outcome.data.ticketTypes.map((type: { held: number }) => type.held) }).toMatchObject({ door, ...counts, ticketTypes: [0, 2] });
+    expect(read).toHaveLength(1);
+    const listed = await statementsOf(async () => {
+      outcome = await eventApi(app.client, key, door).list({ limit: 1 });
+    });
+    expect({ door, ...outcome.data.events[0] }).toMatchObject({ door, slug: event.slug, ...counts });
+    expect(listed).toHaveLength(1);
   }
 });
 

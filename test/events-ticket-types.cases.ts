@@ -31,7 +31,7 @@ describe.each(DOORS)('ticket types through %s', (door: Door) => {
     const input = eventInput({ ticketTypes });
     const created = await api.create(input);
     expect(created.error).toBeUndefined();
-    expect(created.data.ticketTypes).toEqual(ticketTypes.map((type) => ({ id: expect.stringMatching(/^tt_[A-Za-z0-9]+$/), ...type, sold: 0 })));
+    expect(created.data.ticketTypes).toEqual(ticketTypes.map((type) => ({ id: expect.stringMatching(/^tt_[A-Za-z0-9]+$/), ...type, sold: 0, held: 0 })));
     for (const type of created.data.ticketTypes) expect(Object.keys(type).sort()).toEqual(TICKET_TYPE_FIELDS);
     // The exact JSON text, not only a value that rounds to it.
     expect(created.text).toContain('"price":19.99');

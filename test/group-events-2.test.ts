@@ -2,6 +2,7 @@
 import { caseFile } from './helpers/case-group';
 
 // Case files that share this jest test file's module load (see test/helpers/case-group.ts).
+caseFile('events-counts', () => require('./events-counts.cases'));
 caseFile('events-resolvers', () => require('./events-resolvers.cases'));
 caseFile('events-responses', () => require('./events-responses.cases'));
 caseFile('events-statements', () => require('./events-statements.cases'));

@@ -568,3 +568,47 @@ test('answers decided before the operation runs, or by stored state, are declare
     [],
   ]);
 });
+
+test('D20: the counts of every event answer (heldCount, checkedInCount, ticketTypes[].held) are required integers, and the answers after a hold and a check-in match', async () => {
+  const { FullEvent: full, EventListItem: item } = doc.components.schemas;
+  const counted = (schema: Json) => [schema.properties.heldCount?.type, schema.properties.checkedInCount?.type];
+  expect([counted(full), counted(item)]).toEqual([
+    ['integer', 'integer'],
+    ['integer', 'integer'],
+  ]);
+  expect(full.required).toEqual(expect.arrayContaining(['heldCount', 'checkedInCount']));
+  expect(item.required).toEqual(expect.arrayContaining(['heldCount', 'checkedInCount']));
+  expect(full.properties.ticketTypes.items.properties.held.type).toBe('integer');
+  expect(full.properties.ticketTypes.items.required).toContain('held');
+
+  const booked = await publishedEvent();
+  const book = (hold: boolean) => app.client.rest('POST', `/v1/events/${booked.slug}/bookings`, key, { ...attendeeBody(), ticketTypeId: booked.ticketTypeId, hold });
+  expect((await book(true)).status).toBe(201);
+  const arrived = await book(false);
+  expect((await app.client.rest('POST', `/v1/bookings/${arrived.body.id}/check-in`, key)).status).toBe(200);
+  const get: Case = { label: 'get', method: 'GET', path: `/v1/events/${booked.slug}`, template: '/v1/events/{slug}' };
+  const update: Case = { label: 'update', method: 'PUT', path: `/v1/events/${booked.slug}`, template: '/v1/events/{slug}' };
+  const list: Case = { label: 'list', method: 'GET', path: '/v1/events', template: '/v1/events' };
+  const read = await app.client.rest('GET', get.path, key);
+  const updated = await app.client.rest('PUT', update.path, key, { title: 'Counted' });
+  const listed = await app.client.rest('GET', '/v1/events?limit=100', key);
+  for (const [c, response] of [[get, read], [update, updated], [list, listed]] as const) {
+    expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, 200, []]);
+  }
+  const counts = { heldCount: 1, checkedInCount: 1 };
+  expect(read.body).toMatchObject({ ...counts, ticketTypes: [expect.objectContaining({ sold: 1, held: 1 })] });
+  expect(updated.body).toMatchObject({ ...counts, ticketTypes: [expect.objectContaining({ sold: 1, held: 1 })] });
+  expect(listed.body.events.find((event: { slug: string }) => event.slug === booked.slug)).toMatchObject(counts);
+
+  // The document judges these fields: an answer without them, or with another type, is not the declared one.
+  const { heldCount, ...withoutHeldCount } = read.body;
+  expect(heldCount).toBe(1);
+  const altered = [
+    withoutHeldCount,
+    { ...read.body, checkedInCount: '1' },
+    { ...read.body, ticketTypes: read.body.ticketTypes.map(({ held, ...type }: { held: number }) => ({ ...type, heldSeats: held })) },
+  ];
+  for (const body of altered) expect(responseProblems(get, 200, body, read.headers)).not.toEqual([]);
+  const listItem = { ...listed.body, events: [{ ...listed.body.events[0], heldCount: null }] };
+  expect(responseProblems(list, 200, listItem, listed.headers)).not.toEqual([]);
+});

@@ -242,7 +242,7 @@ describe('ticket type messages (issue 23)', () => {
     expect(added.body.errors).toBeUndefined();
     const vip = added.body.data.addTicketType;
     expect(await messageRows(tenant.organization.id)).toEqual([
-      { type: 'ticket_type.created', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, eventId, eventSlug: slug } },
+      { type: 'ticket_type.created', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, held: 0, eventId, eventSlug: slug } },
     ]);
 
     // Refused or empty changes write nothing: an unknown event, a quantity below sold, a sold type
@@ -263,8 +263,8 @@ describe('ticket type messages (issue 23)', () => {
     const rows = await messageRows(tenant.organization.id);
     expect(rows).toEqual([
       rows[0],
-      { type: 'ticket_type.updated', data: { id: ga, name: 'General', price: 10, currency: 'EUR', quantity: 4, sold: 2, eventId, eventSlug: slug } },
-      { type: 'ticket_type.deleted', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, eventId, eventSlug: slug } },
+      { type: 'ticket_type.updated', data: { id: ga, name: 'General', price: 10, currency: 'EUR', quantity: 4, sold: 2, held: 0, eventId, eventSlug: slug } },
+      { type: 'ticket_type.deleted', data: { id: vip.id, name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2, sold: 0, held: 0, eventId, eventSlug: slug } },
     ]);
 
     // The receiver gets each one, signed, with the data stored.

@@ -4,7 +4,7 @@ import type { HttpsClient } from './https-client';
 export const DOORS = ['rest', 'graphql'] as const;
 export type Door = (typeof DOORS)[number];
 
-/** Spec 2.1: the full event object (create, update, get). */
+/** Spec 2.1: the full event object (create, update, get), and D20's counts. */
 export const FULL_EVENT_FIELDS = [
   'id',
   'slug',
@@ -19,13 +19,15 @@ export const FULL_EVENT_FIELDS = [
   'status',
   'capacity',
   'registrationCount',
+  'heldCount',
+  'checkedInCount',
   'ticketTypes',
   'organizationId',
   'createdAt',
   'updatedAt',
 ].sort();
 
-/** Spec 2.1: the fields of a list item. */
+/** Spec 2.1: the fields of a list item, and D20's counts (D29: list items included). */
 export const LIST_ITEM_FIELDS = [
   'id',
   'slug',
@@ -38,18 +40,20 @@ export const LIST_ITEM_FIELDS = [
   'status',
   'capacity',
   'registrationCount',
+  'heldCount',
+  'checkedInCount',
   'createdAt',
   'updatedAt',
 ].sort();
 
-export const TICKET_TYPE_FIELDS = ['id', 'name', 'price', 'currency', 'quantity', 'sold'].sort();
+export const TICKET_TYPE_FIELDS = ['id', 'name', 'price', 'currency', 'quantity', 'sold', 'held'].sort();
 
 /** ISO 8601 UTC with milliseconds, as D5 requires. */
 export const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const FULL_SELECTION = `id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-  registrationCount organizationId createdAt updatedAt ticketTypes { id name price currency quantity sold }`;
-const LIST_SELECTION = 'id slug title description startDate endDate timezone venue status capacity registrationCount createdAt updatedAt';
+  registrationCount heldCount checkedInCount organizationId createdAt updatedAt ticketTypes { id name price currency quantity sold held }`;
+const LIST_SELECTION = 'id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount createdAt updatedAt';
 
 export interface ApiError {
   code: string;

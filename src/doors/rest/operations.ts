@@ -3,14 +3,17 @@
  * at start-up; a route runs its operation in-process with the request's own context.
  */
 export const REST_OPERATIONS = /* GraphQL */ `
+  # The spec's fields, and the counts of D20 (heldCount, checkedInCount, each ticket type's held):
+  # both doors show them, so that a REST client can tell how many seats are free.
   fragment EventListItem on Event {
-    id slug title description startDate endDate timezone venue status capacity registrationCount createdAt updatedAt
+    id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount
+    createdAt updatedAt
   }
 
   fragment FullEvent on Event {
     id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-    registrationCount organizationId createdAt updatedAt
-    ticketTypes { id name price currency quantity sold }
+    registrationCount heldCount checkedInCount organizationId createdAt updatedAt
+    ticketTypes { id name price currency quantity sold held }
   }
 
   query ListEvents(

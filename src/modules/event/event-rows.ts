@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
-import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
+import { registrationCountSql, soldSql, typeHeldSql } from '../inventory/inventory.repository';
 import { EventEntity } from './event.entity';
 import type { EventStatus } from './event-status';
 
@@ -30,7 +30,13 @@ export interface EventRow {
   updatedAt: Date;
 }
 
-/** A ticket type row as TicketTypeEntity's properties, without its event. */
+/** What clients read of an event beside its row: seats held now (D20) and check-ins (D22). */
+export interface EventCounts {
+  heldCount: number;
+  checkedInCount: number;
+}
+
+/** A ticket type row as TicketTypeEntity's properties, without its event; `held` as clients read it. */
 export interface TicketTypeRow {
   id: string;
   name: string;
@@ -38,6 +44,7 @@ export interface TicketTypeRow {
   currency: string;
   quantity: number;
   sold: number;
+  held: number;
   createdAt: Date;
 }
 
@@ -59,33 +66,47 @@ export const asEventRow = (row: AsText<EventRow, 'startDate' | 'endDate' | 'crea
   updatedAt: new Date(row.updatedAt),
 });
 
-/** The ticket types of the event `alias` (as JSON rows, in the reads' order: creation, then id). */
-export const ticketTypeRows = (alias: string) => `coalesce((select json_agg(json_build_object(
+/**
+ * The ticket types of the event `alias` (as JSON rows, in the reads' order: creation, then id), holds
+ * judged at `at` (an SQL timestamptz).
+ */
+export const ticketTypeRows = (alias: string, at: string) => `coalesce((select json_agg(json_build_object(
     'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')},
-    'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = ${alias}.id), '[]'::json)`;
+    'held', ${typeHeldSql('t', at)}, 'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = ${alias}.id), '[]'::json)`;
 
 export const asTicketTypeRow = (row: TicketTypeRow): TicketTypeRow => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
 
 /**
  * What a change of the event `alias` shows in its webhook message and answer that the change does not
- * set (D18: the payload is the REST shape), as JSON text for outboxCtes' holes: the registrations and
- * the ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree;
- * the gate's `registration_count` is the event's count as clients read it, slots included),
- * compact and in presentTicketType's key order, the price a JSON number.
+ * set (D18: the payload is the REST shape), as JSON text for outboxCtes' holes: the counts and the
+ * ticket types as this statement reads them (one snapshot: `sold` and `registrationCount` agree; the
+ * gate's `registration_count`, `held_count` and `checked_in_count` are the event's counts as clients
+ * read them, slots included, holds judged at its `at`), compact and in presentTicketType's key order,
+ * the price a JSON number.
  */
 export const REGISTRATION_COUNT_JSON = (alias: string) => `to_json(${alias}.registration_count)::text`;
+export const HELD_COUNT_JSON = (alias: string) => `to_json(${alias}.held_count)::text`;
+export const CHECKED_IN_COUNT_JSON = (alias: string) => `to_json(${alias}.checked_in_count)::text`;
 export const TICKET_TYPES_JSON = (alias: string) => `coalesce((select '[' || string_agg(format(
-    '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s}',
-    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, ${soldSql('t')}), ',' order by t.created_at, t.id) || ']'
+    '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s,"held":%s}',
+    to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, ${soldSql('t')}, ${typeHeldSql('t', `${alias}.at`)}),
+    ',' order by t.created_at, t.id) || ']'
   from ticket_types t where t.event_id = ${alias}.id), '[]')`;
 
 /**
  * The managed entity of an event and its ticket types as stored (the doors render it), registered
- * with `em` as loaded: a later flush finds nothing to write.
+ * with `em` as loaded: a later flush finds nothing to write. With `counts`, the entity carries them and
+ * its ticket types their `held` (as the statement counted them); without, the doors read them.
  */
-export function managedEvent(em: EntityManager, row: EventRow, ticketTypes: readonly TicketTypeRow[]): EventEntity {
+export function managedEvent(em: EntityManager, row: EventRow, ticketTypes: readonly TicketTypeRow[], counts?: EventCounts): EventEntity {
   const event = em.merge(EventEntity, row, { refresh: true });
-  const types = ticketTypes.map((type) => em.merge(TicketTypeEntity, { ...type, event: row.id }, { refresh: true }));
+  event.heldCount = counts?.heldCount;
+  event.checkedInCount = counts?.checkedInCount;
+  const types = ticketTypes.map(({ held, ...type }) => {
+    const entity = em.merge(TicketTypeEntity, { ...type, event: row.id }, { refresh: true });
+    entity.held = counts ? held : undefined;
+    return entity;
+  });
   event.ticketTypes.hydrate(types);
   return event;
 }

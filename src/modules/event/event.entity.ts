@@ -117,6 +117,14 @@ export class EventEntity {
   @Property({ type: 'timestamptz', length: 3, onUpdate: () => new Date() })
   updatedAt: Date = new Date();
 
+  /**
+   * Seats held now (D20) and CONFIRMED bookings checked in (D22), where the statement that made this
+   * entity counted them (create, update); undefined where none did, and Event.heldCount and
+   * checkedInCount read them. Not columns: what clients read is derived (inventory.repository.ts).
+   */
+  heldCount?: number;
+  checkedInCount?: number;
+
   @Field(() => EventStatus)
   get status(): EventStatus {
     return effectiveStatus(this.storedStatus, this.endDate);

@@ -2,8 +2,9 @@ import type { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import type { EventEntity } from './event.entity';
 import { effectiveStatus } from './event-status';
 import type { EventView, TicketTypeView } from './event.read-repository';
+import type { EventCounts } from './event-rows';
 
-/** An event as `GET /v1/events/{slug}` returns it: every field of the spec, ticket types included. */
+/** An event as `GET /v1/events/{slug}` returns it: every field of the spec and the counts of D20, ticket types included. */
 export type EventBody = Omit<EventView, 'ticketTypes'> & { ticketTypes: TicketTypeView[] };
 
 /** What presentEvent reads of an event: its entity, or the row a command is about to write. */
@@ -26,16 +27,17 @@ export type EventFields = Pick<
   | 'updatedAt'
 > & { readonly organization: { readonly id: string } };
 
-/** What presentTicketType reads of a ticket type. */
-export type TicketTypeFields = Pick<TicketTypeEntity, 'id' | 'name' | 'price' | 'currency' | 'quantity' | 'sold'>;
+/** What presentTicketType reads of a ticket type: its fields and the tickets held now (D20). */
+export type TicketTypeFields = Pick<TicketTypeEntity, 'id' | 'name' | 'price' | 'currency' | 'quantity' | 'sold'> & { readonly held: number };
 
 /**
  * The event as the API shows it (`GET /v1/events/{slug}`, GraphQL's FullEvent), from the rows a command
  * already holds: no request, no query. Pure. The fields in the order the REST body has them; dates as
  * ISO 8601 UTC with milliseconds (D5); `status` as clients see it (COMPLETED derived from the end, D3);
- * `ticketTypes` in the order given (the reads' order: creation, then id).
+ * the counts of both doors (D20: heldCount, checkedInCount, each ticket type's held); `ticketTypes` in
+ * the order given (the reads' order: creation, then id).
  */
-export function presentEvent(event: EventFields, ticketTypes: readonly TicketTypeFields[], now: Date = new Date()): EventBody {
+export function presentEvent(event: EventFields, ticketTypes: readonly TicketTypeFields[], counts: EventCounts, now: Date = new Date()): EventBody {
   return {
     id: event.id,
     slug: event.slug,
@@ -50,6 +52,8 @@ export function presentEvent(event: EventFields, ticketTypes: readonly TicketTyp
     status: effectiveStatus(event.storedStatus, event.endDate, now),
     capacity: event.capacity,
     registrationCount: event.registrationCount,
+    heldCount: counts.heldCount,
+    checkedInCount: counts.checkedInCount,
     organizationId: event.organization.id,
     createdAt: event.createdAt.toISOString(),
     updatedAt: event.updatedAt.toISOString(),
@@ -66,6 +70,7 @@ export function presentTicketType(ticketType: TicketTypeFields): TicketTypeView 
     currency: ticketType.currency,
     quantity: ticketType.quantity,
     sold: ticketType.sold,
+    held: ticketType.held,
   };
 }
 

@@ -2,7 +2,7 @@ import type { ListPosition } from '../../platform/db/list-position';
 import type { PreparedReads } from '../../platform/db/prepared-reads';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
-import { registrationCountSql, soldSql } from '../inventory/inventory.repository';
+import { heldCountSql, registrationCountSql, soldSql, typeHeldSql } from '../inventory/inventory.repository';
 
 /**
  * The hot reads of events as fixed SQL (prepared once per connection), returning rows already shaped
@@ -26,6 +26,10 @@ export interface EventView {
   status: EventStatus;
   capacity: number | null;
   registrationCount: number;
+  /** Seats held now (D20): free seats = capacity − registrationCount − heldCount. */
+  heldCount: number;
+  /** CONFIRMED bookings checked in (D22). */
+  checkedInCount: number;
   organizationId: string;
   createdAt: string;
   updatedAt: string;
@@ -39,6 +43,8 @@ export interface TicketTypeView {
   currency: string;
   quantity: number;
   sold: number;
+  /** Tickets held now (D20). */
+  held: number;
 }
 
 export interface EventListQuery {
@@ -58,25 +64,38 @@ export interface EventListQuery {
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const EVENT_COLUMNS = `
+/**
+ * How many CONFIRMED bookings of the event `alias` are checked in (D22; SQL): bookings, not seats. On
+ * the partial index bookings_checked_in_event_index, which holds exactly the checked-in rows.
+ */
+export const checkedInCountSql = (alias: string): string =>
+  `(select count(*)::int from bookings b where b.event_id = ${alias}.id and b.checked_in_at is not null and b.status = 'CONFIRMED')`;
+
+/**
+ * The Event fields of a row, the counts clients read included (D20: both doors show heldCount and
+ * checkedInCount), holds judged at `at` (an SQL timestamptz: the request's clock).
+ */
+const eventColumns = (at: string) => `
   ${iso('e.created_at')} as "createdAt", ${iso('e.updated_at')} as "updatedAt",
   e.id, e.slug, e.title, e.description,
   ${iso('e.start_date')} as "startDate", ${iso('e.end_date')} as "endDate",
   e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
-  e.capacity, ${registrationCountSql('e')} as "registrationCount", e.organization_id as "organizationId"`;
+  e.capacity, ${registrationCountSql('e')} as "registrationCount", ${heldCountSql('e', at)} as "heldCount",
+  ${checkedInCountSql('e')} as "checkedInCount", e.organization_id as "organizationId"`;
 
-const TICKET_TYPES_JSON = `
+const ticketTypesJson = (at: string) => `
   coalesce((select json_agg(json_build_object(
-      'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')}
+      'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', ${soldSql('t')},
+      'held', ${typeHeldSql('t', at)}
     ) order by t.created_at, t.id) from ticket_types t where t.event_id = e.id), '[]'::json)`;
 
-/** One statement: the event and its ticket types (as JSON), or nothing. */
-const BY_SLUG = `select ${EVENT_COLUMNS}, ${TICKET_TYPES_JSON} as "ticketTypes"
+/** One statement: the event with its counts and its ticket types (as JSON), or nothing. */
+const BY_SLUG = `select ${eventColumns('$3::timestamptz')}, ${ticketTypesJson('$3::timestamptz')} as "ticketTypes"
   from events e where e.organization_id = $1 and e.slug = $2`;
 
-export async function findEventBySlug(db: PreparedReads, organizationId: string, slug: string): Promise<EventView | null> {
-  const [row] = await db.query<EventView>(BY_SLUG, [organizationId, slug]);
+export async function findEventBySlug(db: PreparedReads, organizationId: string, slug: string, at: Date = new Date()): Promise<EventView | null> {
+  const [row] = await db.query<EventView>(BY_SLUG, [organizationId, slug, at]);
   return row ?? null;
 }
 
@@ -157,6 +176,7 @@ export async function listEvents(
   organizationId: string,
   query: EventListQuery,
   start: EventPageStart = { page: query.page },
+  at: Date = new Date(),
 ): Promise<{ events: EventView[]; total: number; next: ListPosition | null }> {
   const values: unknown[] = [organizationId];
   const parameter = (value?: unknown) => () => {
@@ -193,7 +213,7 @@ export async function listEvents(
           order by ${column} ${reverse}, e.id ${reverse} offset greatest(c.total - 1 - ${offset}, 0) limit 1) far) s`;
     seek = ` and (${column}, e.id) ${descending ? '<=' : '>='} (s.k, s.id)`;
   }
-  const page = `select ${EVENT_COLUMNS}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
+  const page = `select ${eventColumns(`${parameter(at)()}::timestamptz`)}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
       from events e where ${where}${seek} order by ${orderBy} limit ${limit}`;
   // A page number's first row comes first (one row), then the page seeks from it on the index.
   const pageFrom = anchor ? `select x.* from ${anchor} cross join lateral (${page}) x` : page;
@@ -207,12 +227,13 @@ export async function listEvents(
   return { events, total: rows[0]?.total ?? 0, next };
 }
 
-const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold
+const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold,
+    ${typeHeldSql('t', '$2::timestamptz')} as held
   from ticket_types t where t.event_id = any($1::text[]) order by t.created_at, t.id`;
 
-/** The ticket types of several events (of one organization's page), in one statement. */
-export async function ticketTypesOfEvents(db: PreparedReads, eventIds: readonly string[]): Promise<Map<string, TicketTypeView[]>> {
-  const rows = await db.query<TicketTypeView & { eventId: string }>(TICKET_TYPES_OF_EVENTS, [eventIds]);
+/** The ticket types of several events (of one organization's page), with their counts (holds judged at `at`), in one statement. */
+export async function ticketTypesOfEvents(db: PreparedReads, eventIds: readonly string[], at: Date = new Date()): Promise<Map<string, TicketTypeView[]>> {
+  const rows = await db.query<TicketTypeView & { eventId: string }>(TICKET_TYPES_OF_EVENTS, [eventIds, at]);
   const byEvent = new Map<string, TicketTypeView[]>(eventIds.map((id) => [id, []]));
   for (const { eventId, ...ticketType } of rows) byEvent.get(eventId)?.push(ticketType);
   return byEvent;

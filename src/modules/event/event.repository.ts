@@ -13,10 +13,12 @@ import {
   managedEvent,
   ticketTypeRows,
   type AsText,
+  type EventCounts,
   type EventRow,
   type TicketTypeRow,
 } from './event-rows';
-import { registrationCountSql, storedHeldSql } from '../inventory/inventory.repository';
+import { heldCountSql, registrationCountSql, storedHeldSql } from '../inventory/inventory.repository';
+import { checkedInCountSql } from './event.read-repository';
 
 /*
  * The only place that reaches the events table. The organization is always the first
@@ -124,10 +126,12 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
   );
   noteOutbox(em, row);
   const { ticketTypes, ...fields } = event;
+  // A new event has no booking: nothing sold, held or checked in.
   return managedEvent(
     em,
     { ...fields, organization: organizationId, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt },
-    ticketTypes.map((type) => ({ ...type, sold: 0 })),
+    ticketTypes.map((type) => ({ ...type, sold: 0, held: 0 })),
+    { heldCount: 0, checkedInCount: 0 },
   );
 }
 
@@ -144,6 +148,8 @@ export interface StoredEvent {
   version: string;
   /** Seats in use: its registrations and its held seats as stored (a capacity may not go below them). */
   seatsTaken: number;
+  /** Its counts as clients read them (what an update that changes nothing answers). */
+  counts: EventCounts;
 }
 
 /** The fields a client sets (what an update compares to tell whether the event changed meanwhile). */
@@ -151,17 +157,27 @@ const SETTABLE_VERSION = (alias: string) =>
   `md5(row(${alias}.slug, ${alias}.title, ${alias}.description, ${alias}.start_date, ${alias}.end_date, ${alias}.timezone, ${alias}.venue,
     ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
 
-export async function readForChange(em: EntityManager, organizationId: string, slug: string): Promise<StoredEvent | null> {
+/** The event `slug` as a change reads it (see StoredEvent), holds judged at `at`. */
+export async function readForChange(em: EntityManager, organizationId: string, slug: string, at: Date): Promise<StoredEvent | null> {
   const [row] = await executePrepared<
-    AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number }
+    AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> &
+      EventCounts & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number }
   >(em,
-    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e')} as "ticketTypes", e.slots, ${storedHeldSql('e')} as held
-       from events e where e.organization_id = ? and e.slug = ?`,
-    [organizationId, slug],
+    `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e', 'k.at')} as "ticketTypes", e.slots, ${storedHeldSql('e')} as held,
+            ${heldCountSql('e', 'k.at')} as "heldCount", ${checkedInCountSql('e')} as "checkedInCount"
+       from events e cross join (select ?::timestamptz as at) k where e.organization_id = ? and e.slug = ?`,
+    [at, organizationId, slug],
   );
   if (!row) return null;
-  const { version, ticketTypes, slots, held, ...event } = row;
-  return { event: asEventRow(event), version, ticketTypes: ticketTypes.map(asTicketTypeRow), slots, seatsTaken: event.registrationCount + held };
+  const { version, ticketTypes, slots, held, heldCount, checkedInCount, ...event } = row;
+  return {
+    event: asEventRow(event),
+    version,
+    ticketTypes: ticketTypes.map(asTicketTypeRow),
+    slots,
+    seatsTaken: event.registrationCount + held,
+    counts: { heldCount, checkedInCount },
+  };
 }
 
 /** What an update sets: every field a client sets (unchanged ones as read) and the time of the change. */
@@ -175,8 +191,8 @@ export type EventChange = Pick<
  * client sets is still as read (else null: the caller reads again and decides again) and, on the row
  * as locked, the capacity is not below the registrations (the CHECK constraint's condition, D4: a
  * booking made since the read refuses it here instead of failing the statement). With the outbox rows
- * of `outbox` (gated on the updated row). Returns the event as changed, with the registrations and the
- * ticket types as the statement read them.
+ * of `outbox` (gated on the updated row). Returns the event as changed, with its counts and its ticket
+ * types as the statement read them (holds judged at the change's time).
  */
 export async function updateEventIfUnchanged(
   em: EntityManager,
@@ -186,15 +202,21 @@ export async function updateEventIfUnchanged(
 ): Promise<EventEntity | null> {
   // `counted` (the gate) reads the event in the statement's snapshot, as the ticket types are read.
   const messages = outbox('counted');
-  const [row] = await executePrepared<{ id: string | null; registrationCount: number; ticketTypes: TicketTypeRow[]; outbox_written: boolean }>(em, 
+  const [row] = await executePrepared<
+    { id: string | null; registrationCount: number; ticketTypes: TicketTypeRow[]; outbox_written: boolean } & EventCounts
+  >(em,
     `with changed as (
        update events e set slug = ?, title = ?, description = ?, start_date = ?, end_date = ?, timezone = ?, venue = ?,
                            venue_address = ?, cover_image = ?, status = ?, capacity = ?, updated_at = ?
         where e.id = ? and ${SETTABLE_VERSION('e')} = ? and (?::int is null or e.registration_count + e.held_count <= ?::int)
        returning e.id),
-     counted as (select e.id, ${registrationCountSql('e')} as registration_count from events e join changed c on c.id = e.id),
+     counted as (
+       select e.id, ${registrationCountSql('e')} as registration_count, ${heldCountSql('e', 'k.at')} as held_count,
+              ${checkedInCountSql('e')} as checked_in_count, k.at
+         from events e join changed c on c.id = e.id cross join (select ?::timestamptz as at) k),
      ${messages.sql}
-     select r.id, r.registration_count as "registrationCount", ${ticketTypeRows('r')} as "ticketTypes", ${OUTBOX_WRITTEN}
+     select r.id, r.registration_count as "registrationCount", r.held_count as "heldCount", r.checked_in_count as "checkedInCount",
+            ${ticketTypeRows('r', 'r.at')} as "ticketTypes", ${OUTBOX_WRITTEN}
        from (select 1) one left join counted r on true`,
     [
       change.slug,
@@ -213,12 +235,18 @@ export async function updateEventIfUnchanged(
       stored.version,
       change.capacity,
       change.capacity,
+      change.updatedAt,
       ...messages.bindings,
     ],
   );
   noteOutbox(em, row);
   if (!row?.id) return null;
-  return managedEvent(em, { ...stored.event, ...change, registrationCount: row.registrationCount }, row.ticketTypes.map(asTicketTypeRow));
+  return managedEvent(
+    em,
+    { ...stored.event, ...change, registrationCount: row.registrationCount },
+    row.ticketTypes.map(asTicketTypeRow),
+    { heldCount: row.heldCount, checkedInCount: row.checkedInCount },
+  );
 }
 
 /**

@@ -75,8 +75,10 @@ export class EventResolver {
   @FieldResolver(() => Int, {
     description: 'Seats held now by HELD bookings (D20); they count against capacity but not in registrationCount. Holds past their expiresAt are left out.',
   })
-  heldCount(@Ctx() context: RequestContext, @Root() event: EventEntity | EventView): Promise<number> {
-    return heldCountOf(context, event.id);
+  heldCount(@Ctx() context: RequestContext, @Root() event: EventEntity | EventView): Promise<number> | number {
+    // Read with the event where its statement counted them (the reads, create and update: D20, both
+    // doors); batched per response where it did not (a booking's event, a replayed answer).
+    return event.heldCount ?? heldCountOf(context, event.id);
   }
 
   @FieldResolver(() => [TicketTypeEntity])
@@ -92,9 +94,9 @@ export class EventResolver {
   }
 
   @FieldResolver(() => Int, {
-    description: "CONFIRMED bookings checked in at the door (D22): bookings, not seats (compare with bookings(status: CONFIRMED)'s total).",
+    description: 'CONFIRMED bookings checked in at the door (D22): bookings, not seats (compare with the number of CONFIRMED bookings).',
   })
-  checkedInCount(@Ctx() context: RequestContext, @Root() event: Pick<EventEntity, 'id'>): Promise<number> {
-    return checkedInCountOf(context, event.id);
+  checkedInCount(@Ctx() context: RequestContext, @Root() event: EventEntity | EventView): Promise<number> | number {
+    return event.checkedInCount ?? checkedInCountOf(context, event.id);
   }
 }

@@ -3,28 +3,30 @@ import type { WebhookEventType } from '../webhook/webhook-types';
 import { EventStatus } from './event-status';
 import { presentEvent, type EventFields, type TicketTypeFields } from './event.presenter';
 import type { OutboxOf } from './event.repository';
-import { REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON } from './event-rows';
+import { CHECKED_IN_COUNT_JSON, HELD_COUNT_JSON, REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON } from './event-rows';
 
 /*
  * The webhook messages of event changes (D18), written by the change's own statement (outboxCtes): the
- * data is the event as GET /v1/events/{slug} returns it (presentEvent), or `{ id, slug }` for
- * event.deleted. What the command knows is put in directly; what only the statement knows (the
- * registrations and the ticket types as it reads them, the id of a deleted event) is filled in by it.
+ * data is the event as GET /v1/events/{slug} returns it (presentEvent, its counts included), or
+ * `{ id, slug }` for event.deleted. What the command knows is put in directly; what only the statement
+ * knows (the counts and the ticket types as it reads them, the id of a deleted event) is filled in by it.
  */
 
-/** event.created: the new event with its ticket types, all known before the statement. */
+/** event.created: the new event with its ticket types, all known before the statement (no booking yet). */
 export function eventCreatedOutbox(organizationId: string, event: EventFields, ticketTypes: readonly TicketTypeFields[]): OutboxOf {
-  const data = presentEvent(event, ticketTypes);
+  const data = presentEvent(event, ticketTypes, { heldCount: 0, checkedInCount: 0 });
   return (gate) => outboxCtes(organizationId, 'event.created', gate, data);
 }
 
 /**
  * event.updated / published / cancelled (see changeTypeOf) for the event as changed: every field set by
- * the change, the registrations and ticket types read by its statement from its gate (`g`).
+ * the change, the counts and ticket types read by its statement from its gate (`g`).
  */
 export function eventChangedOutbox(organizationId: string, type: WebhookEventType, event: EventFields): OutboxOf {
-  const data = { ...presentEvent(event, []), registrationCount: hole(), ticketTypes: hole() };
-  return (gate) => outboxCtes(organizationId, type, gate, data, [REGISTRATION_COUNT_JSON('g'), TICKET_TYPES_JSON('g')]);
+  const counted = { registrationCount: hole(), heldCount: hole(), checkedInCount: hole(), ticketTypes: hole() };
+  const data = { ...presentEvent(event, [], { heldCount: 0, checkedInCount: 0 }), ...counted };
+  const holes = [REGISTRATION_COUNT_JSON('g'), HELD_COUNT_JSON('g'), CHECKED_IN_COUNT_JSON('g'), TICKET_TYPES_JSON('g')];
+  return (gate) => outboxCtes(organizationId, type, gate, data, holes);
 }
 
 /** event.deleted: the id (read by the statement) and the slug. */

@@ -41,14 +41,24 @@ export const storedTypeHeldSql = (alias: string): string =>
   `(${alias}.held + case when ${alias}.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = ${alias}.id) else 0 end)`;
 
 /**
- * Held seats as clients read them (D20), for several events at once: stored held seats less those of
- * holds past their expiresAt at `at` that the sweep has not given back yet. Id → held.
+ * An event's heldCount as clients read it (D20; SQL, the events row as `alias`), judged at `at` (an
+ * SQL timestamptz: the request's clock): its stored held seats less those of holds past their
+ * expiresAt that the sweep has not given back yet. With nothing held on its row and no slots there
+ * is nothing to subtract, and no booking is read: the usual event costs nothing here.
  */
+export const heldCountSql = (alias: string, at: string): string =>
+  `case when ${alias}.held_count = 0 and ${alias}.slots = 0 then 0 else (${storedHeldSql(alias)} - coalesce((select sum(b.quantity) from bookings b
+     where b.event_id = ${alias}.id and b.status = 'HELD' and b.expires_at <= ${at}), 0))::int end`;
+
+/** A ticket type's held as clients read it (D20; SQL, the ticket_types row as `alias`), as heldCountSql. */
+export const typeHeldSql = (alias: string, at: string): string =>
+  `case when ${alias}.held = 0 and ${alias}.slots = 0 then 0 else (${storedTypeHeldSql(alias)} - coalesce((select sum(b.quantity) from bookings b
+     where b.event_id = ${alias}.event_id and b.ticket_type_id = ${alias}.id and b.status = 'HELD' and b.expires_at <= ${at}), 0))::int end`;
+
+/** heldCountSql for several events at once (the counts of an event loaded without them): id → held. */
 export async function heldOfEvents(db: PreparedReads, eventIds: readonly string[], at: Date): Promise<Map<string, number>> {
   const rows = await db.query<{ id: string; held: number }>(
-    `select e.id, (${storedHeldSql('e')} - coalesce((select sum(b.quantity) from bookings b
-              where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int as held
-       from events e where e.id = any($1::text[])`,
+    `select e.id, ${heldCountSql('e', '$2::timestamptz')} as held from events e where e.id = any($1::text[])`,
     [eventIds, at],
   );
   return new Map(rows.map((row) => [row.id, Number(row.held)]));
@@ -57,9 +67,7 @@ export async function heldOfEvents(db: PreparedReads, eventIds: readonly string[
 /** heldOfEvents for ticket types: id → tickets held now. */
 export async function heldOfTicketTypes(db: PreparedReads, ticketTypeIds: readonly string[], at: Date): Promise<Map<string, number>> {
   const rows = await db.query<{ id: string; held: number }>(
-    `select t.id, (${storedTypeHeldSql('t')} - coalesce((select sum(b.quantity) from bookings b
-              where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int as held
-       from ticket_types t where t.id = any($1::text[])`,
+    `select t.id, ${typeHeldSql('t', '$2::timestamptz')} as held from ticket_types t where t.id = any($1::text[])`,
     [ticketTypeIds, at],
   );
   return new Map(rows.map((row) => [row.id, Number(row.held)]));

@@ -51,4 +51,11 @@ export class TicketTypeEntity {
 
   @Property({ type: 'timestamptz', length: 3 })
   createdAt: Date = new Date();
+
+  /**
+   * Tickets held now (D20), where the statement that made this entity counted them (an event's create
+   * or update), else undefined (TicketType.held reads it). Not the column `held`, which stores held
+   * tickets until the expiry sweep gives them back (inventory.repository.ts typeHeldSql).
+   */
+  held?: number;
 }

@@ -6,7 +6,7 @@ import type { TicketTypeOutbox } from './ticket-type.webhooks';
 import { newId } from '../../foundation/ids';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
-import { slotNewTicketType, soldSql, storedTypeHeldSql } from '../inventory/inventory.repository';
+import { slotNewTicketType, soldSql, storedTypeHeldSql, typeHeldSql } from '../inventory/inventory.repository';
 
 /*
  * The only place that reaches the ticket_types table. Changes lock the event row first, then the
@@ -15,7 +15,7 @@ import { slotNewTicketType, soldSql, storedTypeHeldSql } from '../inventory/inve
  * flush; the entity the doors render is built from the row the statement returns.
  */
 
-/** A ticket_types row as TicketTypeEntity's properties (the event by id). */
+/** A ticket_types row as TicketTypeEntity's properties (the event by id), `held` as clients read it (D20). */
 interface TicketTypeRow {
   id: string;
   event: string;
@@ -24,14 +24,17 @@ interface TicketTypeRow {
   currency: string;
   quantity: number;
   sold: number;
+  held: number;
   /** ISO 8601 text. */
   createdAt: string;
 }
 
-const RETURNING = `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, ${soldSql('t')} as sold, to_json(t.created_at) #>> '{}' as "createdAt"`;
+/** The row a statement returns, its tickets held now given as the SQL `held` (D20: TicketType.held, in its webhook message too). */
+const returning = (held: string) =>
+  `t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, ${soldSql('t')} as sold, ${held} as held, to_json(t.created_at) #>> '{}' as "createdAt"`;
 
-/** The columns of a statement's changed row: RETURNING's, and the event's slug for the webhook message (ticket-type.webhooks.ts). */
-const CHANGED_COLUMNS = 'id, event, name, price, currency, quantity, sold, "createdAt"';
+/** The columns of a statement's changed row: returning's, and the event's slug for the webhook message (ticket-type.webhooks.ts). */
+const CHANGED_COLUMNS = 'id, event, name, price, currency, quantity, sold, held, "createdAt"';
 
 /** The last select of a statement with outbox CTEs tells whether it wrote a message (the unit of work wakes the workers after the commit). */
 const OUTBOX_WRITTEN = 'exists (select 1 from outbox_message) as outbox_written';
@@ -41,11 +44,13 @@ function noteOutbox(em: EntityManager, row: { outbox_written?: boolean } | undef
 }
 
 /** The row's values as the entity's (a numeric comes as text, the timestamp as ISO text). */
-const asEntityData = (row: TicketTypeRow) => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
+const asEntityData = (row: Omit<TicketTypeRow, 'held'>) => ({ ...row, price: Number(row.price), createdAt: new Date(row.createdAt) });
 
-/** The ticket type's row as a managed entity, registered as loaded (a later flush finds nothing to write). */
-function managed(em: EntityManager, row: TicketTypeRow): TicketTypeEntity {
-  return em.merge(TicketTypeEntity, asEntityData(row), { refresh: true });
+/** The ticket type's row as a managed entity, registered as loaded (a later flush finds nothing to write), with its held. */
+function managed(em: EntityManager, { held, ...row }: TicketTypeRow): TicketTypeEntity {
+  const entity = em.merge(TicketTypeEntity, asEntityData(row), { refresh: true });
+  entity.held = held;
+  return entity;
 }
 
 /**
@@ -99,9 +104,9 @@ export async function lockEventAndAddTicketType(
        insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)
        select ?, ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
        returning *),
-     gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, ?::text as event_slug from added t),
+     gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, 0 as held, ?::text as event_slug from added t),
      ${messages.sql}
-     select c.count, ${RETURNING}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
+     select c.count, ${returning('0')}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
     [event.id, newId('tt'), organizationId, event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES, eventSlug, ...messages.bindings],
   );
   noteOutbox(em, row);
@@ -115,8 +120,8 @@ export async function lockEventAndAddTicketType(
 /**
  * Changes the given fields of the organization's ticket type `id`, as one statement that locks its
  * event, then the ticket type, and applies only while the quantity stays at least the tickets sold
- * (D6, checked on the row as locked). Returns it as changed, or null (not found, or the quantity
- * would go below sold: the caller works out which).
+ * (D6, checked on the row as locked). Returns it as changed, its holds judged at `at`, or null (not
+ * found, or the quantity would go below sold: the caller works out which).
  */
 export async function updateTicketTypeFields(
   em: EntityManager,
@@ -127,6 +132,7 @@ export async function updateTicketTypeFields(
   outbox: TicketTypeOutbox,
   /** A slotted ticket type, its slots locked and the quantity checked against them by the caller. */
   slotted = false,
+  at: Date = new Date(),
 ): Promise<TicketTypeEntity | null> {
   // An input without a field changes nothing: it answers the ticket type and sends no message.
   const changesAField = [fields.name, fields.price, fields.currency, fields.quantity].some((value) => value != null);
@@ -138,10 +144,10 @@ export async function updateTicketTypeFields(
                                  quantity = coalesce(?::int, t.quantity)
          from locked l
         where t.id = ? and t.event_id = l.id and t.sold + t.held <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-       returning ${RETURNING}, l.slug as event_slug),
+       returning ${returning(typeHeldSql('t', '?::timestamptz'))}, l.slug as event_slug),
      ${messages.sql}
      select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join changed on true`,
-    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null, ...messages.bindings],
+    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null, at, ...messages.bindings],
   );
   noteOutbox(em, row);
   if (!row?.id) return null;
@@ -151,8 +157,8 @@ export async function updateTicketTypeFields(
 
 /**
  * Removes the organization's ticket type `id` as one statement that locks its event, then the ticket
- * type, only while nothing is sold of it (D6, checked on the row as locked). Returns it as it was (not
- * managed: it is gone), or null (not found, or sold: the caller works out which).
+ * type, only while nothing is sold or held of it (D6, checked on the row as locked). Returns it as it
+ * was (not managed: it is gone), or null (not found, or sold: the caller works out which).
  */
 export async function removeUnsoldTicketType(
   em: EntityManager,
@@ -169,13 +175,15 @@ export async function removeUnsoldTicketType(
      removed as (
        delete from ticket_types t using locked l
         where t.id = ? and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-       returning ${RETURNING}, l.slug as event_slug),
+       returning ${returning('0')}, l.slug as event_slug),
      ${messages.sql}
      select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join removed on true`,
     [id, organizationId, id, ...messages.bindings],
   );
   noteOutbox(em, row);
   if (!row?.id) return null;
-  const { outbox_written: _written, ...removed } = row;
-  return em.create(TicketTypeEntity, asEntityData(removed), { managed: false, persist: false });
+  const { outbox_written: _written, held, ...removed } = row;
+  const entity = em.create(TicketTypeEntity, asEntityData(removed), { managed: false, persist: false });
+  entity.held = held;
+  return entity;
 }

@@ -31,8 +31,9 @@ export class TicketTypeResolver {
   }
 
   @FieldResolver(() => Int, { description: 'Tickets held now by HELD bookings (D20); they count against quantity but not in sold.' })
-  held(@Ctx() context: RequestContext, @Root() ticketType: { id: string }): Promise<number> {
-    return heldOf(context, ticketType.id);
+  held(@Ctx() context: RequestContext, @Root() ticketType: { id: string; held?: number }): Promise<number> | number {
+    // Read with its event where that statement counted it (see Event.heldCount), else batched per response.
+    return ticketType.held ?? heldOf(context, ticketType.id);
   }
 
   @Mutation(() => TicketTypeEntity, { description: 'Removes a ticket type nothing is sold of; returns it as it was.' })

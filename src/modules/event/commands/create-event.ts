@@ -37,7 +37,7 @@ export async function createEvent(em: EntityManager, organization: OrganizationS
         const outbox = eventCreatedOutbox(
           organization.id,
           { ...event, organization, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt },
-          event.ticketTypes.map((type) => ({ ...type, sold: 0 })),
+          event.ticketTypes.map((type) => ({ ...type, sold: 0, held: 0 })),
         );
         return insertEvent(tx, organization.id, event, outbox);
       },

@@ -44,9 +44,9 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
     inUnitOfWork(
       em,
       async (tx, unit) => {
-        const apply = async (locked: EntityManager): Promise<EventEntity> => {
+        const decideAndApply = async (locked: EntityManager): Promise<EventEntity> => {
           for (let attempt = 1; ; attempt += 1) {
-            const stored = await readForChange(locked, organizationId, slug);
+            const stored = await readForChange(locked, organizationId, slug, new Date());
             if (!stored) throw AppError.eventNotFound(slug);
             const event = { ...stored.event, status: effectiveStatus(stored.event.storedStatus, stored.event.endDate) };
             assertMutableFields(event, input);
@@ -67,7 +67,7 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
             const change = changed(stored.event, input);
             const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
             // An update that changes nothing writes nothing and sends nothing.
-            if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes);
+            if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes, stored.counts);
             const outbox = withUpdateAudit(
               eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } }),
               unit,
@@ -88,6 +88,13 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
             if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
           }
         };
+        const apply = async (locked: EntityManager, offersFollow = false): Promise<EventEntity> => {
+          const event = await decideAndApply(locked);
+          // Offers to the waiting list (D21) hold seats after the change, in its transaction: the counts
+          // the change read are not the event's any more, so the answer reads them after the commit.
+          if (offersFollow) forgetCounts(event);
+          return event;
+        };
         // A raised capacity, or an event published again, may free seats for people waiting (D21):
         // with any waiting, the update and their offers commit together.
         return input.capacity !== undefined || input.status != null ? offeringFreedSeats(tx, organizationId, { slug }, apply) : apply(tx);
@@ -95,6 +102,13 @@ export async function updateEvent(em: EntityManager, organizationId: string, slu
       { singleStatement: true },
     ),
   );
+}
+
+/** Leaves an event's counts to be read by the doors (Event.heldCount, checkedInCount, TicketType.held). */
+function forgetCounts(event: EventEntity): void {
+  event.heldCount = undefined;
+  event.checkedInCount = undefined;
+  for (const type of event.ticketTypes.getItems()) type.held = undefined;
 }
 
 /**

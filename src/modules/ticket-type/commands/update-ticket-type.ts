@@ -35,7 +35,7 @@ export async function updateTicketType(
   return inUnitOfWork(
     em,
     async (tx) => {
-      const apply = async (locked: EntityManager): Promise<TicketTypeEntity> => {
+      const decideAndApply = async (locked: EntityManager): Promise<TicketTypeEntity> => {
         if (errors.length > 0) {
           // Refused anyway: the stored type only says whether it exists and what else to report.
           assertValidInput(errors, quantityRule((await storedTicketType(locked, organizationId, id)).sold));
@@ -63,6 +63,13 @@ export async function updateTicketType(
           assertValidInput(quantityRule(stored.sold));
           if (attempt === MAX_ATTEMPTS) throw new Error(`updateTicketType: ${id} refused ${MAX_ATTEMPTS} times without a reason`);
         }
+      };
+      const apply = async (locked: EntityManager, offersFollow = false): Promise<TicketTypeEntity> => {
+        const updated = await decideAndApply(locked);
+        // Offers to the waiting list (D21) hold tickets after the change, in its transaction: the
+        // answer reads `held` after the commit (its ticket_type.updated message shows the change's).
+        if (offersFollow) updated.held = undefined;
+        return updated;
       };
       // A raised quantity may free tickets for people waiting (D21): with any waiting, the change and
       // their offers commit together.

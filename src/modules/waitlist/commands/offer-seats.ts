@@ -38,19 +38,20 @@ const ENTRIES_PER_ROUND = 200;
 /**
  * Runs `free`, a change that may give seats of the organization's event `target` back. When the event
  * has WAITING entries: in one transaction that first takes the event's locks, runs `free`, then offers
- * what is free to the waiting entries (offerSeats). Otherwise `free` runs on `em` as it would alone.
+ * what is free to the waiting entries (offerSeats); `free` is told so (`offersFollow`: counts it reads
+ * are not the event's once the offers are made). Otherwise `free` runs on `em` as it would alone.
  */
 export async function offeringFreedSeats<T>(
   em: EntityManager,
   organizationId: string,
   target: EventTarget,
-  free: (tx: EntityManager) => Promise<T>,
+  free: (tx: EntityManager, offersFollow: boolean) => Promise<T>,
 ): Promise<T> {
   const eventId = await waitingEventId(em, organizationId, target);
-  if (eventId === null) return free(em);
+  if (eventId === null) return free(em, false);
   return withinTransaction(em, async (tx) => {
     await lockEventForWaitlist(tx, organizationId, { id: eventId });
-    const value = await free(tx);
+    const value = await free(tx, true);
     await offerSeats(tx, organizationId, eventId, new Date());
     return value;
   });
