@@ -80,7 +80,7 @@ export class Exchange {
   auth: AuthContext | undefined = undefined;
   rateLimit: RateLimitState | undefined = undefined;
   body: unknown = undefined;
-  /** The request's Idempotency-Key, claimed by its first change (its units of work record their recovery points on it). */
+  /** The request's Idempotency-Key, claimed at the idempotency step (its units of work record their recovery points on it). */
   idempotency: RequestKey | undefined = undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
   readonly operation: { name?: string } = {};
