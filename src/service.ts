@@ -182,6 +182,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     closing ??= (async () => {
       await Promise.all([retention.stop(), firstStatistics.stop(), drain(graceMs)]);
       await stopHoldExpiry();
+      idempotencyKeys.close();
       await readPool?.close();
       await writePool?.close();
       await keyPool?.close();

@@ -154,6 +154,7 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
         retryInBackground(
           () => write().then(() => true),
           () => logger.info({ requestId }, 'Idempotency-Key outcome recorded after a retry'),
+          store.stopping,
         );
       }
     };

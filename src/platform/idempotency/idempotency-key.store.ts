@@ -79,6 +79,7 @@ export class IdempotencyKeyStore {
    * with a key as fast as one without). Every statement to PostgreSQL costs the service a write to a
    * socket and wakes a server process; a burst of 64 keyed bookings costs a few of each instead of 128.
    */
+  private readonly stopped = new AbortController();
   private readonly claims?: DataLoader<PendingClaim, ClaimedRow | undefined>;
   private readonly answers?: DataLoader<PendingAnswer, void>;
 
@@ -190,7 +191,7 @@ export class IdempotencyKeyStore {
           [organizationId, key, claimToken],
         );
         return deleted.length > 0;
-      });
+      }, undefined, this.stopped.signal);
       throw error;
     }
   }
@@ -224,6 +225,16 @@ export class IdempotencyKeyStore {
     if (deleted.length === 0) {
       await this.execute(END_LEASE, params);
     }
+  }
+
+  /** Background retries of this store's records stop: the service is closing its pools (a key's lease ends what they would have done). */
+  close(): void {
+    this.stopped.abort();
+  }
+
+  /** Aborted by close(): what retryInBackground watches. */
+  get stopping(): AbortSignal {
+    return this.stopped.signal;
   }
 
   /** Deletes records past their lifetime in batches, as the retention job does (src/service.ts runs it); returns how many. */

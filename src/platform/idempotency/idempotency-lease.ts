@@ -7,13 +7,15 @@ export const LEASE_SECONDS = 120;
 
 /**
  * Runs `attempt` in the background with a doubling delay (from 0.5 s, at most 10 s between two) until
- * it resolves true, or the lease of a key would have ended: how a record the database could not take
- * when it was due (a claim to forget, an answer to store, a key to release) is written once it can.
+ * it resolves true, or the lease of a key would have ended, or `stop` is aborted (the service closes
+ * its pools: the key's lease ends it): how a record the database could not take when it was due (a
+ * claim to forget, an answer to store, a key to release) is written once it can.
  */
-export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () => void): void {
+export function retryInBackground(attempt: () => Promise<boolean>, onDone?: () => void, stop?: AbortSignal): void {
   const giveUpAt = Date.now() + LEASE_SECONDS * 1000;
   const next = (delayMs: number) => {
     setTimeout(() => {
+      if (stop?.aborted) return;
       attempt().then(
         (finished) => {
           if (finished) onDone?.();
