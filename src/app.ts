@@ -13,7 +13,7 @@ import type { UsageRecorder } from './modules/dashboard/usage-recorder';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './doors/graphql/explorer';
 import type { RequestContext } from './platform/graphql/request-context';
 import { graphqlExecution } from './doors/graphql/graphql-execution';
-import type { PreparedReads } from './platform/db/prepared-reads';
+import type { PreparedStatements } from './platform/db/prepared-statements';
 import { createApiDocsRouter } from './http/api-docs';
 import { keyAuthentication } from './http/authenticate';
 import { apiEndpoints, isProbe } from './http/endpoints';
@@ -51,10 +51,10 @@ export interface AppDeps {
   cursors?: ListCursors;
   /** Called with each request's exchange once it is finished: the steps it took (tests only). */
   onFinished?: (exchange: Exchange) => void;
-  /** The hot reads outside transactions: the read pool (src/platform/db/read-pool.ts), or the ORM's pool. */
-  reads: PreparedReads;
+  /** The hot reads outside transactions: the read pool (src/platform/db/statement-pool.ts), or the ORM's pool. */
+  reads: PreparedStatements;
   /** Where writes that are one statement run outside a transaction (the writes' pool); the ORM's pool when undefined. */
-  statements?: PreparedReads;
+  statements?: PreparedStatements;
   /** The read replica (DATABASE_READ_URL, D25), when configured. */
   readReplica?: ReadReplica;
   /** Called after each commit of a request's unit of work (first statistics, D25). */

@@ -15,8 +15,8 @@ import { connectionDrainer } from './http/connection-drain';
 import { createDualServer } from './http/dual-server';
 import { createPlainHttpRefuser } from './http/https-only';
 import { loadTlsCredentials } from './http/tls';
-import { preparedReads } from './platform/db/prepared-reads';
-import { openReadPool } from './platform/db/read-pool';
+import { preparedStatements } from './platform/db/prepared-statements';
+import { openStatementPool } from './platform/db/statement-pool';
 import { openReadReplica } from './platform/db/replica/read-replica';
 import { openReplicaDatabase } from './schema/database';
 import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.store';
@@ -97,15 +97,15 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const usage = new UsageRecorder(orm, logger, dashboard.usageFlushMs);
   // The embedded database takes one connection: its reads and writes share the ORM's.
   const spares = sparesConnections(orm.config.get('pool'));
-  const readPool = config.readPoolMax > 0 && spares ? openReadPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
+  const readPool = config.readPoolMax > 0 && spares ? openStatementPool(orm, { max: config.readPoolMax, timeouts: config.databaseTimeouts }) : undefined;
   const writePool =
-    config.writePoolMax > 0 && spares ? openReadPool(orm, { max: config.writePoolMax, timeouts: config.databaseTimeouts, name: 'writes' }) : undefined;
+    config.writePoolMax > 0 && spares ? openStatementPool(orm, { max: config.writePoolMax, timeouts: config.databaseTimeouts, name: 'writes' }) : undefined;
   // Idempotency-Key claims and answers: commits that need not wait for their own flush (see IdempotencyKeyStore).
   const keyPool =
     config.writePoolMax > 0 && spares
-      ? openReadPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false, customPlans: true })
+      ? openStatementPool(orm, { max: Math.min(2, config.writePoolMax), timeouts: config.databaseTimeouts, name: 'keys', synchronousCommit: false, customPlans: true })
       : undefined;
-  const primaryReads = readPool ?? preparedReads(orm.em);
+  const primaryReads = readPool ?? preparedStatements(orm.em);
   // D25: reads of read-only requests on the replica, as far as it replayed their organization's writes.
   const replica = config.readReplica
     ? openReadReplica({

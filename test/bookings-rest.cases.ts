@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { sendAttendeesCsv } from '../src/doors/rest/attendees-csv';
 import { attendeeBatches } from '../src/modules/booking/attendees.repository';
-import { preparedReads, type PreparedReads } from '../src/platform/db/prepared-reads';
+import { preparedStatements, type PreparedStatements } from '../src/platform/db/prepared-statements';
 import type { RequestContext } from '../src/platform/graphql/request-context';
 import { createPublishedEvent, ticket, type CreatedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
@@ -512,7 +512,7 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     for (const size of [1, 2, 3, 10]) {
       const seen: string[] = [];
       const sizes: number[] = [];
-      for await (const batch of attendeeBatches(preparedReads(app.orm.em.fork()), organizationId, event.id, size)) {
+      for await (const batch of attendeeBatches(preparedStatements(app.orm.em.fork()), organizationId, event.id, size)) {
         sizes.push(batch.length);
         seen.push(...batch.map((row) => row.id));
       }
@@ -522,7 +522,7 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     // Another organization sees nothing of it.
     const stranger = (await createTenant(app.orm)).organization.id;
     const none: unknown[] = [];
-    for await (const batch of attendeeBatches(preparedReads(app.orm.em.fork()), stranger, event.id)) none.push(...batch);
+    for await (const batch of attendeeBatches(preparedStatements(app.orm.em.fork()), stranger, event.id)) none.push(...batch);
     expect(none).toEqual([]);
   });
 
@@ -561,9 +561,9 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
       [organizationId, event.id],
     );
     const em = app.orm.em.fork();
-    const reads = preparedReads(em);
+    const reads = preparedStatements(em);
     let statements = 0;
-    const counted: PreparedReads = { query: (text, values) => ((statements += 1), reads.query(text, values)) };
+    const counted: PreparedStatements = { query: (text, values) => ((statements += 1), reads.query(text, values)) };
     const context = { em, reads: counted, auth: { organization: { id: organizationId } }, requestId: 'backpressure' } as unknown as RequestContext;
     const client = new SlowClient();
     const sent = sendAttendeesCsv(client as unknown as ServerResponse, context, { slug: event.slug });
@@ -588,10 +588,10 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
       [organizationId, event.id],
     );
     const em = app.orm.em.fork();
-    const reads = preparedReads(em);
+    const reads = preparedStatements(em);
     let statements = 0;
     // The second batch's statement fails as a database gone away would.
-    const failing: PreparedReads = {
+    const failing: PreparedStatements = {
       query: (text, values) => (++statements === 2 ? Promise.reject(new Error('connection terminated')) : reads.query(text, values)),
     };
     const context = { em, reads: failing, auth: { organization: { id: organizationId } }, requestId: 'cut' } as unknown as RequestContext;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../src/foundation/config';
-import { openReadPool } from '../src/platform/db/read-pool';
+import { openStatementPool } from '../src/platform/db/statement-pool';
 import { IdempotencyKeyStore } from '../src/platform/idempotency/idempotency-key.store';
 import { CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
@@ -182,7 +182,7 @@ test('keyed bookings sent together (claimed and answered in batches) each book o
 });
 
 test('the store claims keys sent in one turn together: distinct keys are each claimed once, a key sent twice once', async () => {
-  const pool = openReadPool(app.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS, name: 'keys', synchronousCommit: false });
+  const pool = openStatementPool(app.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS, name: 'keys', synchronousCommit: false });
   const store = new IdempotencyKeyStore(app.orm, 24, { seal: (plain) => `sealed:${plain}`, open: (sealed) => sealed.slice(7) }, pool);
   const [a, b] = [randomUUID(), randomUUID()];
   const [f, other] = ['a'.repeat(64), 'b'.repeat(64)];

@@ -4,8 +4,8 @@ import pino from 'pino';
 import postgres from 'postgres';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../src/foundation/config';
 import { OrganizationEntity } from '../src/modules/organization/organization.entity';
-import { preparedReads } from '../src/platform/db/prepared-reads';
-import { openReadPool, type ReadPool } from '../src/platform/db/read-pool';
+import { preparedStatements } from '../src/platform/db/prepared-statements';
+import { openStatementPool, type StatementPool } from '../src/platform/db/statement-pool';
 import { ReadReplica } from '../src/platform/db/replica/read-replica';
 import { ReplicaState } from '../src/platform/db/replica/replica-state';
 import { WriteMarks } from '../src/platform/db/replica/write-marks';
@@ -35,7 +35,7 @@ class PinnedUp extends ReplicaState {
 let database: TestDatabase;
 let primary: MikroORM;
 let replicaOrm: MikroORM;
-let replicaPool: ReadPool;
+let replicaPool: StatementPool;
 let readReplica: ReadReplica;
 const probes = [postgres(DEAD), postgres(DEAD)];
 
@@ -44,13 +44,13 @@ beforeAll(async () => {
   primary = await openDatabase({ clientUrl: database.url });
   const timeouts = { ...DEFAULT_DATABASE_TIMEOUTS, connectMs: 1_000 };
   replicaOrm = await openReplicaDatabase({ clientUrl: DEAD, timeouts });
-  replicaPool = openReadPool(replicaOrm, { max: 1, timeouts, name: 'replica reads' });
+  replicaPool = openStatementPool(replicaOrm, { max: 1, timeouts, name: 'replica reads' });
   readReplica = new ReadReplica(
     new PinnedUp(probes[0], probes[1]),
     new WriteMarks(undefined, 'fallback-test', pino({ level: 'silent' })),
     250,
     { orm: replicaOrm, pool: replicaPool },
-    { orm: primary, reads: preparedReads(primary.em), position: () => Promise.resolve(1) },
+    { orm: primary, reads: preparedStatements(primary.em), position: () => Promise.resolve(1) },
     pino({ level: 'silent' }),
   );
 });

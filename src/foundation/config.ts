@@ -99,7 +99,7 @@ export interface DatabaseTimeouts {
   readonly idleInTransactionMs: number;
 }
 
-/** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/platform/db/read-pool.ts). */
+/** Connections of the hot reads' own pool unless DB_READ_POOL_MAX says otherwise (src/platform/db/statement-pool.ts). */
 export const DEFAULT_READ_POOL_MAX = 4;
 /** Connections of the one-statement writes' pool unless DB_WRITE_POOL_MAX says otherwise. */
 export const DEFAULT_WRITE_POOL_MAX = 1;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
 import { unitOfWorkScopeOf, withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
-import type { PreparedReads } from '../platform/db/prepared-reads';
+import type { PreparedStatements } from '../platform/db/prepared-statements';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
@@ -16,9 +16,9 @@ import { bindTrace, type TraceScope } from '../platform/observability/tracing';
 /** What every request's context shares (made once). */
 export interface ContextShared {
   readonly orm: MikroORM;
-  readonly reads: PreparedReads;
+  readonly reads: PreparedStatements;
   /** Where writes that are one statement run outside a transaction (see UnitOfWorkScope.statements). */
-  readonly statements?: PreparedReads;
+  readonly statements?: PreparedStatements;
   readonly webhooks: WebhookRuntime;
   /** List cursors (D25), keyed by the server secret. */
   readonly cursors?: ListCursors;
@@ -36,7 +36,7 @@ export interface ContextShared {
  * fields) keeps them lazy instead of calling them.
  */
 export class HttpRequestContext implements RequestContext {
-  readonly reads: PreparedReads;
+  readonly reads: PreparedStatements;
   readonly webhooks: WebhookRuntime;
   readonly cursors: ListCursors | undefined;
   /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */

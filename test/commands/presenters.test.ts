@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { OrganizationSnapshot } from '../../src/platform/auth/auth-context';
-import { preparedReads } from '../../src/platform/db/prepared-reads';
+import { preparedStatements } from '../../src/platform/db/prepared-statements';
 import { ServerSecrets } from '../../src/platform/crypto/server-secrets';
 import { CreateBookingInput } from '../../src/modules/booking/booking.inputs';
 import { findById } from '../../src/modules/booking/booking.repository';
@@ -39,7 +39,7 @@ const em = () => orm.em.fork();
 
 /** What GET /v1/events/{slug} and GraphQL event(slug) answer: the read path's own statement. */
 async function readPath(slug: string) {
-  return findEventBySlug(preparedReads(em()), organization.id, slug);
+  return findEventBySlug(preparedStatements(em()), organization.id, slug);
 }
 
 /** The one message of `type` about the resource `id` (each change of these tests makes one). */

@@ -20,7 +20,7 @@ const CONNECTION_ERROR_CODES = new Set([
   '55P03', // lock_not_available: lock_timeout
   '25P03', // idle_in_transaction_session_timeout
   '53300', // too_many_connections
-  // postgres.js (the read, write and keys pools, src/platform/db/read-pool.ts)
+  // postgres.js (the read, write and keys pools, src/platform/db/statement-pool.ts)
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { slugErrors } from '../../foundation/validation/arguments';
 import { assertValidInput } from '../../foundation/validation/validate-input';
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 import { idBySlug } from '../event/event.repository';
 import { attendeeBatches, type AttendeeRow } from './attendees.repository';
 
@@ -12,7 +12,7 @@ import { attendeeBatches, type AttendeeRow } from './attendees.repository';
  */
 export async function attendeesOf(
   em: EntityManager,
-  reads: PreparedReads,
+  reads: PreparedStatements,
   organizationId: string,
   eventSlug: string,
   field = 'eventSlug',

@@ -1,4 +1,4 @@
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 
 /** One confirmed booking as the attendee export lists it (text as stored, dates as ISO 8601 UTC). */
 export interface AttendeeRow {
@@ -45,7 +45,7 @@ const BATCH = `select b.id, b.attendee_name as "attendeeName", b.attendee_email 
  * runs is listed or not depending on where the export is (no snapshot spans the batches).
  */
 export async function* attendeeBatches(
-  db: PreparedReads,
+  db: PreparedStatements,
   organizationId: string,
   eventId: string,
   batchSize: number = ATTENDEE_BATCH_SIZE,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { outboxCtes } from '../../platform/outbox/outbox';
-import { executePrepared, statementText } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-statements';
 import { BookingStatus } from './booking.entity';
 import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS, TICKET_TYPE_COLUMNS, type BookingChange } from './booking-statement';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import type { EventEntity } from '../event/event.entity';
-import { executePrepared, statementText } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-statements';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hole, outboxCtes } from '../../platform/outbox/outbox';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared } from '../../platform/db/prepared-statements';
 import type { WebhookEventType } from '../webhook/webhook-types';
 import { BOOKING_COLUMNS, changeOf, columnsOf, type BookingChange } from './booking-statement';
 import type { BookingBody } from './booking.presenter';

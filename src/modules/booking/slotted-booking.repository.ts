@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { statementText } from '../../platform/db/prepared-reads';
+import { statementText } from '../../platform/db/prepared-statements';
 import {
   BOOKING_COLUMNS,
   columnsOf,

@@ -1,5 +1,5 @@
 import type { ListPosition } from '../../platform/db/list-position';
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
 import { heldCountSql, registrationCountSql, soldSql, typeHeldSql } from '../inventory/inventory.repository';
@@ -94,7 +94,7 @@ const ticketTypesJson = (at: string) => `
 const BY_SLUG = `select ${eventColumns('$3::timestamptz')}, ${ticketTypesJson('$3::timestamptz')} as "ticketTypes"
   from events e where e.organization_id = $1 and e.slug = $2`;
 
-export async function findEventBySlug(db: PreparedReads, organizationId: string, slug: string, at: Date = new Date()): Promise<EventView | null> {
+export async function findEventBySlug(db: PreparedStatements, organizationId: string, slug: string, at: Date = new Date()): Promise<EventView | null> {
   const [row] = await db.query<EventView>(BY_SLUG, [organizationId, slug, at]);
   return row ?? null;
 }
@@ -172,7 +172,7 @@ function totalSql(query: EventListQuery, where: string): string {
  * statements), never on their values.
  */
 export async function listEvents(
-  db: PreparedReads,
+  db: PreparedStatements,
   organizationId: string,
   query: EventListQuery,
   start: EventPageStart = { page: query.page },
@@ -232,7 +232,7 @@ const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.
   from ticket_types t where t.event_id = any($1::text[]) order by t.created_at, t.id`;
 
 /** The ticket types of several events (of one organization's page), with their counts (holds judged at `at`), in one statement. */
-export async function ticketTypesOfEvents(db: PreparedReads, eventIds: readonly string[], at: Date = new Date()): Promise<Map<string, TicketTypeView[]>> {
+export async function ticketTypesOfEvents(db: PreparedStatements, eventIds: readonly string[], at: Date = new Date()): Promise<Map<string, TicketTypeView[]>> {
   const rows = await db.query<TicketTypeView & { eventId: string }>(TICKET_TYPES_OF_EVENTS, [eventIds, at]);
   const byEvent = new Map<string, TicketTypeView[]>(eventIds.map((id) => [id, []]));
   for (const { eventId, ...ticketType } of rows) byEvent.get(eventId)?.push(ticketType);
@@ -244,7 +244,7 @@ const CHECKED_IN_OF_EVENTS = `select b.event_id as "eventId", count(*)::int as c
   from bookings b where b.event_id = any($1::text[]) and b.checked_in_at is not null and b.status = 'CONFIRMED' group by b.event_id`;
 
 /** How many CONFIRMED bookings of each event are checked in (D22), for several events in one statement. */
-export async function checkedInCountsOfEvents(db: PreparedReads, eventIds: readonly string[]): Promise<Map<string, number>> {
+export async function checkedInCountsOfEvents(db: PreparedStatements, eventIds: readonly string[]): Promise<Map<string, number>> {
   const rows = await db.query<{ eventId: string; count: number }>(CHECKED_IN_OF_EVENTS, [eventIds]);
   return new Map(rows.map((row) => [row.eventId, row.count]));
 }

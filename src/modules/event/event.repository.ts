@@ -4,7 +4,7 @@ import { AppError } from '../../foundation/errors/app-error';
 import { EventEntity } from './event.entity';
 import { duplicateSlugError } from './event.policy';
 import { EventStatus } from './event-status';
-import { executePrepared, statementText } from '../../platform/db/prepared-reads';
+import { executePrepared, statementText } from '../../platform/db/prepared-statements';
 import { noteOutboxWrite, type SqlPart } from '../../platform/outbox/outbox';
 import {
   asEventRow,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 import { gatherInto, reshare, SLOT_COUNT, SLOTTED_MIN_CAPACITY, type SlotState } from './inventory.policy';
 
 export type { SlotState } from './inventory.policy';
@@ -56,7 +56,7 @@ export const typeHeldSql = (alias: string, at: string): string =>
      where b.event_id = ${alias}.event_id and b.ticket_type_id = ${alias}.id and b.status = 'HELD' and b.expires_at <= ${at}), 0))::int end`;
 
 /** heldCountSql for several events at once (the counts of an event loaded without them): id → held. */
-export async function heldOfEvents(db: PreparedReads, eventIds: readonly string[], at: Date): Promise<Map<string, number>> {
+export async function heldOfEvents(db: PreparedStatements, eventIds: readonly string[], at: Date): Promise<Map<string, number>> {
   const rows = await db.query<{ id: string; held: number }>(
     `select e.id, ${heldCountSql('e', '$2::timestamptz')} as held from events e where e.id = any($1::text[])`,
     [eventIds, at],
@@ -65,7 +65,7 @@ export async function heldOfEvents(db: PreparedReads, eventIds: readonly string[
 }
 
 /** heldOfEvents for ticket types: id → tickets held now. */
-export async function heldOfTicketTypes(db: PreparedReads, ticketTypeIds: readonly string[], at: Date): Promise<Map<string, number>> {
+export async function heldOfTicketTypes(db: PreparedStatements, ticketTypeIds: readonly string[], at: Date): Promise<Map<string, number>> {
   const rows = await db.query<{ id: string; held: number }>(
     `select t.id, ${typeHeldSql('t', '$2::timestamptz')} as held from ticket_types t where t.id = any($1::text[])`,
     [ticketTypeIds, at],

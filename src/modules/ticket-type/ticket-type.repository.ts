@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared } from '../../platform/db/prepared-statements';
 import { noteOutboxWrite } from '../../platform/outbox/outbox';
 import type { TicketTypeOutbox } from './ticket-type.webhooks';
 import { newId } from '../../foundation/ids';

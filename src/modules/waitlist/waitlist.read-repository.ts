@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ListPosition } from '../../platform/db/list-position';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared } from '../../platform/db/prepared-statements';
 import { WaitlistStatus } from './waitlist-entry.entity';
 import type { WaitlistEntry } from './waitlist.types';
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { executePrepared } from '../../platform/db/prepared-reads';
+import { executePrepared } from '../../platform/db/prepared-statements';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import { lockEventSlots } from '../inventory/inventory.repository';
 import { WaitlistStatus } from './waitlist-entry.entity';

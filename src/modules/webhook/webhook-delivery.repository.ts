@@ -1,5 +1,5 @@
 import { auditCtes } from '../../platform/audit/audit-log';
-import { numberedPlaceholders, type PreparedReads } from '../../platform/db/prepared-reads';
+import { numberedPlaceholders, type PreparedStatements } from '../../platform/db/prepared-statements';
 import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
 import type { AttemptOutcome } from './webhook-sender';
 
@@ -40,7 +40,7 @@ export interface ClaimedRow {
  * FOR UPDATE SKIP LOCKED (a delivery another worker is claiming is skipped, not waited for), then
  * leased (locked_until and next_attempt_at move `leaseMs` ahead) and its attempt counted.
  */
-export function claimDueDeliveries(statements: PreparedReads, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+export function claimDueDeliveries(statements: PreparedStatements, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
   return statements.query<ClaimedRow>(
     numberedPlaceholders(`with due as (
          select d.id, d.locked_until from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
@@ -58,7 +58,7 @@ export function claimDueDeliveries(statements: PreparedReads, limit: number, lea
 }
 
 /** Records an attempt whose worker's lease ran out without a result: it died (or hung) during that attempt. */
-export function recordInterruptedAttempt(statements: PreparedReads, row: ClaimedRow): Promise<unknown> {
+export function recordInterruptedAttempt(statements: PreparedStatements, row: ClaimedRow): Promise<unknown> {
   return statements.query(
     numberedPlaceholders(`insert into webhook_attempts (organization_id, delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body)
        values (?, ?, ?::int, ?::timestamptz, null, 0, 'interrupted: the delivering process stopped before recording a result', null)
@@ -81,7 +81,7 @@ export interface AttemptRecord {
  * whether this attempt disabled the endpoint.
  */
 export async function recordAttempt(
-  statements: PreparedReads,
+  statements: PreparedStatements,
   row: ClaimedRow,
   { attemptedAt, outcome, traceId, status, retryIn }: AttemptRecord,
 ): Promise<{ updated: boolean; disabled: boolean }> {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 import { WEBHOOK_CHANNEL } from '../../platform/outbox/outbox';
 
 /**
@@ -25,7 +25,7 @@ export class WebhookWake {
   private pending = false;
 
   constructor(
-    private readonly statements: PreparedReads,
+    private readonly statements: PreparedStatements,
     private readonly wakeLocal: () => void,
     private readonly logger: Logger,
     /** False on the single-connection embedded database: nobody else listens, its worker polls. */

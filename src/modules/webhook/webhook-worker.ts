@@ -1,4 +1,4 @@
-import type { PreparedReads } from '../../platform/db/prepared-reads';
+import type { PreparedStatements } from '../../platform/db/prepared-statements';
 import type { Logger } from 'pino';
 import type { WebhookSettings } from '../../foundation/config';
 import type { WebhookMetrics, AttemptResult } from './webhook-metrics';
@@ -24,7 +24,7 @@ const UNSIGNABLE: AttemptOutcome = {
 
 export interface WorkerOptions {
   /** Where the worker's statements run (webhook-delivery.repository.ts): prepared, on the service's pool of one-statement writes. */
-  readonly statements: PreparedReads;
+  readonly statements: PreparedStatements;
   readonly settings: WebhookSettings;
   /** The box of signing secrets (webhook-runtime.ts). */
   readonly secrets: SecretBox;

@@ -8,7 +8,7 @@ import { WebhookWorker } from './webhook-worker';
 import { WebhookWake } from './webhook-wake';
 import { sparesConnections } from '../../platform/db/orm-config';
 import type { ServerSecrets } from '../../platform/crypto/server-secrets';
-import { preparedReads, type PreparedReads } from '../../platform/db/prepared-reads';
+import { preparedStatements, type PreparedStatements } from '../../platform/db/prepared-statements';
 
 export interface Webhooks {
   readonly runtime: WebhookRuntime;
@@ -21,13 +21,13 @@ export interface Webhooks {
  * worker, whose statements run on `statements` (the service's pool of one-statement writes) when
  * there is one, else as prepared statements on the ORM's pool.
  */
-export async function startWebhooks(config: Config, orm: MikroORM, logger: Logger, secrets: ServerSecrets, statements?: PreparedReads): Promise<Webhooks> {
+export async function startWebhooks(config: Config, orm: MikroORM, logger: Logger, secrets: ServerSecrets, statements?: PreparedStatements): Promise<Webhooks> {
   const settings = config.webhooks;
   const metrics = new WebhookMetrics(orm);
   let worker: WebhookWorker | undefined;
   // A database that accepts a single connection cannot spare one for LISTEN: the worker polls it.
   const spares = sparesConnections(orm.config.get('pool'));
-  const runs = statements ?? preparedReads(orm.em);
+  const runs = statements ?? preparedStatements(orm.em);
   const wake = new WebhookWake(runs, () => worker?.wake(), logger, spares);
   const runtime = webhookRuntime(settings, secrets, () => wake.wake());
   if (settings.worker) {

@@ -15,7 +15,7 @@ export function labelled<T extends object>(pool: string, database: string | unde
   return runner;
 }
 
-/** What `tracedFor` wraps: a runner of statements with positional values (a PreparedReads, a read pool). */
+/** What `tracedFor` wraps: a runner of statements with positional values (a PreparedStatements, a read pool). */
 interface StatementRunner {
   query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
 }

@@ -69,7 +69,7 @@ export interface UnitOfWorkScope {
   readonly written?: () => void;
   /**
    * Where a fixed statement outside a transaction runs (executePrepared): the service's pool for hot
-   * statements, which pipelines the statements of concurrent requests (src/platform/db/read-pool.ts).
+   * statements, which pipelines the statements of concurrent requests (src/platform/db/statement-pool.ts).
    * Without it, the ORM's pool.
    */
   readonly statements?: { query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> };

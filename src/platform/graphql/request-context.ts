@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor';
 import type { AuthContext } from '../auth/auth-context';
-import { preparedReads, type PreparedReads } from '../db/prepared-reads';
+import { preparedStatements, type PreparedStatements } from '../db/prepared-statements';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../outbox/webhook-runtime';
 import type { ListCursors } from '../crypto/list-cursor';
@@ -25,7 +25,7 @@ export interface RequestContext {
    */
   readonly primaryEm?: EntityManager;
   /** The prepared hot reads (shared by every request; no entity manager needed). */
-  readonly reads?: PreparedReads;
+  readonly reads?: PreparedStatements;
   readonly logger: Logger;
   /** The organization's budget after this request (set by the rate limit at the door). */
   readonly rateLimit?: RateLimitState;
@@ -39,6 +39,6 @@ export interface RequestContext {
   readonly trace?: TraceScope;
 }
 
-export function readsOf(context: RequestContext): PreparedReads {
-  return context.reads ?? preparedReads(context.em);
+export function readsOf(context: RequestContext): PreparedStatements {
+  return context.reads ?? preparedStatements(context.em);
 }

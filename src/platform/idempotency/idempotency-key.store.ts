@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { numberedPlaceholders, type PreparedReads } from '../db/prepared-reads';
+import { numberedPlaceholders, type PreparedStatements } from '../db/prepared-statements';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
 import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, type ResponseSealer } from './idempotency-statements';
@@ -65,7 +65,7 @@ export class IdempotencyKeyStore {
     private readonly ttlHours: number,
     private readonly sealer: ResponseSealer,
     /** The keys' pool (src/service.ts), when the service has one. */
-    private readonly statements?: PreparedReads,
+    private readonly statements?: PreparedStatements,
   ) {
     if (statements) {
       this.claims = new DataLoader((claims) => this.claimBatch(claims), BATCHED);

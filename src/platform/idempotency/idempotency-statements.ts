@@ -1,5 +1,5 @@
 import { AppError } from '../../foundation/errors/app-error';
-import { statementText } from '../db/prepared-reads';
+import { statementText } from '../db/prepared-statements';
 import type { RecordedResult } from '../db/unit-of-work-scope';
 
 /*

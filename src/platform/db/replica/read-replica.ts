@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { Counter, Gauge, type Metric } from 'prom-client';
 import type { DatabaseTimeouts, ReadReplicaSettings } from '../../../foundation/config';
-import type { PreparedReads } from '../prepared-reads';
-import { openReadPool, reconnectBackoff, type ReadPool } from '../read-pool';
+import type { PreparedStatements } from '../prepared-statements';
+import { openStatementPool, reconnectBackoff, type StatementPool } from '../statement-pool';
 import { ReplicaState, type ReplicaStatus } from './replica-state';
 import { PrimaryWalPosition, walPositionOf } from './wal-position';
 import { WriteMarks } from './write-marks';
@@ -18,7 +18,7 @@ const TICK_MS = 1_000;
 /** Where a read-only request reads: the replica's entity manager and hot reads (each falling back to the primary on an error). */
 export interface ReadSource {
   readonly orm: MikroORM;
-  readonly reads: PreparedReads;
+  readonly reads: PreparedStatements;
 }
 
 /** Why a read that could have gone to the replica was answered by the primary. */
@@ -53,8 +53,8 @@ export class ReadReplica {
     private readonly state: ReplicaState,
     private readonly marks: WriteMarks,
     private readonly maxWaitMs: number,
-    replica: { orm: MikroORM; pool: PreparedReads },
-    primary: { orm: MikroORM; reads: PreparedReads; position: () => Promise<number> },
+    replica: { orm: MikroORM; pool: PreparedStatements },
+    primary: { orm: MikroORM; reads: PreparedStatements; position: () => Promise<number> },
     private readonly logger: Logger,
   ) {
     this.position = new PrimaryWalPosition(primary.position);
@@ -182,7 +182,7 @@ export interface ReadReplicaOptions {
   /** The ORM opened on DATABASE_READ_URL (src/schema/database.ts, without migrations). */
   readonly replica: MikroORM;
   /** The primary's hot reads: where a replica read that fails runs again. */
-  readonly primaryReads: PreparedReads;
+  readonly primaryReads: PreparedStatements;
   readonly readPoolMax: number;
   readonly timeouts: DatabaseTimeouts;
   readonly redisUrl: string | undefined;
@@ -206,7 +206,7 @@ export function openReadReplica(options: ReadReplicaOptions): { readReplica: Rea
   if (!primaryUrl) throw new Error('a read replica needs the primary\'s URL');
   const primaryProbe = probe(primaryUrl, 'wal position');
   const replicaProbe = probe(settings.url, 'replica probe');
-  const pool: ReadPool = openReadPool(options.replica, { max: Math.max(1, options.readPoolMax), timeouts, name: 'replica reads' });
+  const pool: StatementPool = openStatementPool(options.replica, { max: Math.max(1, options.readPoolMax), timeouts, name: 'replica reads' });
   const redis = options.redisUrl
     ? new Redis(options.redisUrl, {
         enableOfflineQueue: false,

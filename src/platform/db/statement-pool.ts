@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import postgres from 'postgres';
 import type { DatabaseTimeouts } from '../../foundation/config';
 import { DRIVER_TIMEOUT_SLACK_MS } from './orm-config';
-import { queryLogOf, type PreparedReads } from './prepared-reads';
+import { queryLogOf, type PreparedStatements } from './prepared-statements';
 import { databaseOf, labelled } from './traced-statements';
 
 /** A read connection left unused this long is closed (seconds). */
@@ -17,8 +17,8 @@ const IDLE_SECONDS = 60;
  */
 export const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 ** retries, 0.5);
 
-/** The hot reads' own connections, closed with the service. */
-export interface ReadPool extends PreparedReads {
+/** A pool of prepared statements outside transactions (the hot reads, the one-statement writes, the keys), closed with the service. */
+export interface StatementPool extends PreparedStatements {
   close(): Promise<void>;
 }
 
@@ -34,7 +34,8 @@ export class ReadTimeoutError extends Error {
 }
 
 /**
- * The hot reads (src/modules/event/event.read-repository.ts, outside transactions) on their own
+ * Statements outside transactions on connections of their own, named for what they run (`name`: the
+ * hot reads by default, 'writes', 'keys', 'replica reads'). The hot reads (src/modules/event/event.read-repository.ts) on their own
  * connections, through postgres.js: named statements prepared once per connection, and
  * requests in flight pipelined on a few connections (each write to the socket carries every read
  * queued since the last; PostgreSQL answers them in order), where node-postgres sends one statement
@@ -47,7 +48,7 @@ export class ReadTimeoutError extends Error {
  * statements (they select text, integers, floats and JSON), errors pass through the ORM's exception
  * converter, and the ORM's query log sees every statement (the statement-count tests read it).
  */
-export function openReadPool(
+export function openStatementPool(
   orm: MikroORM,
   options: {
     max: number;
@@ -62,7 +63,7 @@ export function openReadPool(
      */
     customPlans?: boolean;
   },
-): ReadPool {
+): StatementPool {
   const { timeouts } = options;
   const url = orm.config.get('clientUrl');
   if (!url) throw new Error('the read pool needs the database URL the ORM connects with');

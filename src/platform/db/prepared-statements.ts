@@ -16,24 +16,24 @@ interface PooledClient {
  * (a booking), which run here too: on the request's transaction's connection when there is
  * one, else on their own (autocommit), never on the read pool.
  */
-export interface PreparedReads {
+export interface PreparedStatements {
   query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
 }
 
-const readsOf = new WeakMap<object, PreparedReads>();
+const readsOf = new WeakMap<object, PreparedStatements>();
 
 /**
  * The prepared-read runner of an entity manager's database (one per connection pool, made on first use).
  * Inside a transaction the reads go through the transaction's own connection, so they see its changes
  * (a read made inside a command's transaction).
  */
-export function preparedReads(em: EntityManager): PreparedReads {
+export function preparedStatements(em: EntityManager): PreparedStatements {
   const transaction = em.getTransactionContext<{ client: KnexClient }>();
-  if (transaction) return createPreparedReads(em, transaction.client);
+  if (transaction) return createPreparedStatements(em, transaction.client);
   const connection = em.getConnection();
   let reads = readsOf.get(connection);
   if (!reads) {
-    reads = createPreparedReads(em);
+    reads = createPreparedStatements(em);
     readsOf.set(connection, reads);
   }
   return reads;
@@ -55,7 +55,7 @@ export function queryLogOf(em: EntityManager): ((text: string, values: readonly 
   return (text, values, started) => logger.logQuery({ query: text, params: [...values], took: Date.now() - started, level: 'info' });
 }
 
-function createPreparedReads(em: EntityManager, knexClient = em.getConnection().getKnex().client as KnexClient): PreparedReads {
+function createPreparedStatements(em: EntityManager, knexClient = em.getConnection().getKnex().client as KnexClient): PreparedStatements {
   const driver = em.getDriver();
   const log = queryLogOf(em);
   const names = new Map<string, string>();
@@ -129,9 +129,9 @@ export function numberedPlaceholders(sql: string): string {
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
   const scope = unitOfWorkScopeOf(em);
   const statements = em.isInTransaction() ? undefined : scope.statements;
-  if (!tracing.runtime) return (statements ?? preparedReads(em)).query<Row>(numberedPlaceholders(sql), values);
+  if (!tracing.runtime) return (statements ?? preparedStatements(em)).query<Row>(numberedPlaceholders(sql), values);
   // D27: a statement on the ORM's pool (in a request's transaction) is a span of that request, and an
   // outbox message it writes keeps that request's traceparent.
   const trace = scope.trace ?? boundTrace(em);
-  return (statements ?? tracedFor(preparedReads(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
+  return (statements ?? tracedFor(preparedStatements(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
 }

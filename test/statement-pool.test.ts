@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../src/foundation/config';
-import { preparedReads, type PreparedReads } from '../src/platform/db/prepared-reads';
-import { openReadPool, type ReadPool } from '../src/platform/db/read-pool';
+import { preparedStatements, type PreparedStatements } from '../src/platform/db/prepared-statements';
+import { openStatementPool, type StatementPool } from '../src/platform/db/statement-pool';
 import { EventOrder } from '../src/modules/event/event-order';
 import { EventStatus } from '../src/modules/event/event-status';
 import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';
@@ -31,16 +31,16 @@ async function readConnections(databaseUrl: string, pool = 'reads'): Promise<num
 describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () => {
   describe('returns the rows the ORM connections return', () => {
     let database: CommandDatabase;
-    let pool: ReadPool;
-    let orm: PreparedReads;
+    let pool: StatementPool;
+    let orm: PreparedStatements;
     let organizationId: string;
     let other: string;
     const slugs: string[] = [];
 
     beforeAll(async () => {
       database = await openCommandDatabase();
-      pool = openReadPool(database.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS });
-      orm = preparedReads(database.orm.em);
+      pool = openStatementPool(database.orm, { max: 2, timeouts: DEFAULT_DATABASE_TIMEOUTS });
+      orm = preparedStatements(database.orm.em);
       ({ organization: { id: organizationId } } = await createTenant(database.orm));
       ({ organization: { id: other } } = await createTenant(database.orm));
       const day = 24 * 3600 * 1000;
@@ -228,7 +228,7 @@ describeOnPostgres('the ORM pool needs a PostgreSQL server')("the ORM's pool", (
     const through = new URL(database.url);
     through.port = String(proxy.port);
     const orm = await openDatabase({ clientUrl: through.toString(), pool: { min: 0, max: 1 } });
-    const pool = openReadPool(orm, { max: 1, timeouts: DEFAULT_DATABASE_TIMEOUTS });
+    const pool = openStatementPool(orm, { max: 1, timeouts: DEFAULT_DATABASE_TIMEOUTS });
     try {
       await pool.query('select 1', []);
       await proxy.cut();
