@@ -65,7 +65,7 @@ export function requestPipeline(deps: PipelineDeps): RequestListener {
     'request-id': (x) => {
       x.res.setHeader('X-Request-Id', x.requestId);
     },
-    hygiene: (x) => assertHygienic(x.req),
+    hygiene: (x) => assertHygienic(x.req, x.res),
     route: (x) => {
       x.endpoint = deps.route(x);
       if (x.endpoint.operation !== undefined) x.operation.name = x.endpoint.operation;
