@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { malformedRequestError } from '../src/http/client-error';
-import { exchange, parseRawResponse as parse } from './helpers/raw-http';
+import { exchange, parseRawResponse as parse, parseRawResponses } from './helpers/raw-http';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
 // Requests too malformed for Express to see still get the envelope and an X-Request-Id (not Node's
@@ -77,4 +77,45 @@ test('in clear, bytes that are not HTTP are refused as plain HTTP: 403 HTTPS_REQ
   expect(response.status).toBe(403);
   expect(response.headers['x-request-id']).toEqual(expect.any(String));
   expect(response.body).toEqual({ error: { code: 'HTTPS_REQUIRED', message: expect.any(String) } });
+});
+
+describe('one kept-alive connection, several requests written at once', () => {
+  const get = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: localhost\r\n${extra}\r\n`;
+
+  test('paths with dot segments, empty segments or encoded dots are each answered 404 in the envelope, and the connection stays usable', async () => {
+    const targets = ['/v1/./events', '/v1/../events', '/v1//events', '/v1/%2e/events', '/v1/%2E%2E/events', '/./v1/events', '/v1/events/../events'];
+    const raw = await exchange(overTls, [...targets.map((target) => get(target)), get('/v1/./events', 'Connection: close\r\n')].join(''));
+    const answers = parseRawResponses(raw);
+    expect(answers.map((answer) => answer.status)).toEqual([...targets.map(() => 404), 404]);
+    for (const answer of answers) {
+      expect(answer.headers['x-request-id']).toEqual(expect.any(String));
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    }
+    expect(answers.slice(0, -1).map((answer) => answer.headers.connection)).toEqual(targets.map(() => 'keep-alive'));
+  });
+
+  test('a request asking to switch protocols is answered with Connection: close, so the request behind it (which Node drops) is not left waiting', async () => {
+    // Node's parser reads what follows `Connection: upgrade` in the same read as the other protocol's
+    // and drops it: kept alive, the connection would only close at the idle timeout, the GET unanswered.
+    for (const upgrade of ['Upgrade: websocket\r\nConnection: Upgrade\r\n', 'Upgrade: h2c\r\nConnection: keep-alive, upgrade, HTTP2-Settings\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n']) {
+      const started = Date.now();
+      const raw = await exchange(overTls, get('/v1/events', upgrade) + get('/v1/./events', 'Connection: close\r\n'));
+      const answers = parseRawResponses(raw);
+      expect(answers[0].status).toBe(401);
+      expect(answers[0].headers.connection).toBe('close');
+      expect(answers[0].headers['x-request-id']).toEqual(expect.any(String));
+      expect(JSON.parse(answers[0].text).error.code).toBe('UNAUTHORIZED');
+      expect(answers).toHaveLength(1);
+      // Closed right after the answer, not by the 5 s keep-alive timeout.
+      expect(Date.now() - started).toBeLessThan(4_000);
+    }
+  });
+
+  test('an Upgrade without Connection: upgrade is an ordinary header: the connection stays open for the next request', async () => {
+    const raw = await exchange(overTls, get('/v1/./events', 'Upgrade: websocket\r\n') + get('/v1/./events', 'Connection: close\r\n'));
+    expect(parseRawResponses(raw).map((answer) => [answer.status, answer.headers.connection])).toEqual([
+      [404, 'keep-alive'],
+      [404, 'close'],
+    ]);
+  });
 });

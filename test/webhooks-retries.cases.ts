@@ -1,8 +1,10 @@
+import http from 'node:http';
 import net from 'node:net';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 import { ServerSecrets } from '../src/platform/crypto/server-secrets';
+import { WebhookSender } from '../src/modules/webhook/webhook-sender';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -234,4 +236,89 @@ test('a secret sealed with another server key is not sent: the attempt says why,
     error: "not sent: the signing secret cannot be decrypted with this server's SECRET_KEY",
   });
   expect(target.received).toHaveLength(0);
+});
+
+/**
+ * A receiver that answers the first request of each connection and keeps the connection open, then
+ * drops it unanswered when another request arrives on it: what a receiver does to a request that
+ * crossed its close of an idle kept-alive connection (its keep-alive timeout ran out as it arrived).
+ */
+async function closingWhenIdleReceiver() {
+  const served = new WeakMap<net.Socket, number>();
+  const answered: string[] = [];
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    const count = (served.get(req.socket) ?? 0) + 1;
+    served.set(req.socket, count);
+    if (count > 1) {
+      req.socket.destroy();
+      return;
+    }
+    req.resume();
+    req.on('end', () => {
+      answered.push(String(req.headers['webhook-id']));
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', () => (connections += 1));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hooks`,
+    answered,
+    connections: () => connections,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+test('a message sent on a kept-alive connection the receiver has just closed goes again on a new one: one attempt, not a failed one and a retry', async () => {
+  const target = await closingWhenIdleReceiver();
+  try {
+    const { key, endpoint } = await endpointFor(target.url);
+    await app.client.rest('POST', '/v1/events', key, eventInput());
+    await waitForStatus(key, endpoint.id, 'SUCCEEDED');
+    // The first message left its connection in the worker's keep-alive pool: the second goes out on it.
+    await app.client.rest('POST', '/v1/events', key, eventInput());
+    const until = Date.now() + 15_000;
+    let list = await messagesOf(key, endpoint.id);
+    while (list.messages.length < 2 || list.messages.some((message: { status: string }) => message.status !== 'SUCCEEDED')) {
+      if (Date.now() > until) throw new Error(JSON.stringify(list));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      list = await messagesOf(key, endpoint.id);
+    }
+    for (const message of list.messages) {
+      expect(message.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: 204, error: null })]);
+    }
+    expect([...target.answered].sort()).toEqual(list.messages.map((message: { id: string }) => message.id).sort());
+    expect(target.connections()).toBe(2);
+  } finally {
+    await target.close();
+  }
+});
+
+test('a connection of its own reset before an answer is a failed attempt, never sent twice within it', async () => {
+  const target = await closingWhenIdleReceiver();
+  const resetting = http.createServer((req) => req.socket.destroy());
+  await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', () => resolve()));
+  let hits = 0;
+  resetting.on('request', () => (hits += 1));
+  const sender = new WebhookSender({ timeoutMs: 1000, allowPrivateNetworks: true });
+  const secrets = [`whsec_${Buffer.alloc(32).toString('base64')}`];
+  try {
+    const outcome = await sender.send({ id: 'msg_reset', body: '{}', url: `http://127.0.0.1:${(resetting.address() as net.AddressInfo).port}/in`, secrets });
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(/^ECONNRESET/) });
+    expect(hits).toBe(1);
+    // A kept-alive one: sent again on a new connection, within the attempt.
+    expect(await sender.send({ id: 'msg_1', body: '{}', url: target.url, secrets })).toMatchObject({ ok: true, statusCode: 204 });
+    expect(await sender.send({ id: 'msg_2', body: '{}', url: target.url, secrets })).toMatchObject({ ok: true, statusCode: 204 });
+    expect(target.answered).toEqual(['msg_1', 'msg_2']);
+  } finally {
+    sender.close();
+    await target.close();
+    resetting.closeAllConnections();
+    await new Promise<void>((resolve) => resetting.close(() => resolve()));
+  }
 });

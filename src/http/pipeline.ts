@@ -138,7 +138,7 @@ export function requestPipeline(deps: PipelineDeps) {
     },
     function hygiene(req, res, next) {
       if (!at(res, 'hygiene')) return;
-      assertHygienic(req);
+      assertHygienic(req, res);
       next();
     },
     function https(req, res, next) {

@@ -45,7 +45,8 @@ export function signedHeaders(message: Pick<OutgoingMessage, 'id' | 'body' | 'se
 /**
  * One attempt: resolve and check the destination, connect to a checked address, POST, and wait at most
  * `timeoutMs` for the status and the first bytes of the body. Redirects are not followed (a 3xx is a
- * failure). Never throws: every outcome is an attempt to record.
+ * failure). Connections are kept alive between attempts; a POST that a kept-alive connection lost
+ * unread is sent again on a new one (below). Never throws: every outcome is an attempt to record.
  */
 export class WebhookSender {
   private readonly agents = {
@@ -82,6 +83,7 @@ export class WebhookSender {
 
     return new Promise<AttemptOutcome>((resolve) => {
       let settled = false;
+      let request: http.ClientRequest;
       // A response read to its end leaves the connection to the keep-alive pool; anything else closes it.
       const finish = (result: Omit<AttemptOutcome, 'durationMs'>, complete = false) => {
         if (settled) return;
@@ -90,33 +92,47 @@ export class WebhookSender {
         if (!complete) request.destroy();
         resolve(outcome(result));
       };
-      const request = transport.request(url, { method: 'POST', headers, agent, lookup: this.lookup }, (response) => {
-        const statusCode = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = (complete: boolean) => {
-          const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
-          const ok = statusCode >= 200 && statusCode < 300;
-          finish({ ok, statusCode, error: ok ? null : `HTTP ${statusCode}`, responseBody: text === '' ? null : text }, complete);
-        };
-        response.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size >= RESPONSE_BODY_LIMIT) done(false);
-        });
-        response.on('end', () => done(true));
-        response.on('error', () => done(false));
-      });
       const timer = setTimeout(
         () => finish({ ok: false, statusCode: null, error: `timeout: no response within ${this.options.timeoutMs} ms`, responseBody: null }),
         this.options.timeoutMs,
       );
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        const refused = error instanceof DestinationRefused;
-        const reason = refused ? `refused: ${error.message}` : `${error.code ?? 'error'}: ${error.message}`;
-        finish({ ok: false, statusCode: null, error: reason, responseBody: null });
-      });
-      request.end(body);
+      const post = (pooled: boolean) => {
+        const sent = transport.request(url, { method: 'POST', headers, agent: pooled ? agent : false, lookup: this.lookup }, (response) => {
+          const statusCode = response.statusCode ?? 0;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const done = (complete: boolean) => {
+            const text = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+            const ok = statusCode >= 200 && statusCode < 300;
+            finish({ ok, statusCode, error: ok ? null : `HTTP ${statusCode}`, responseBody: text === '' ? null : text }, complete);
+          };
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            size += chunk.length;
+            if (size >= RESPONSE_BODY_LIMIT) done(false);
+          });
+          response.on('end', () => done(true));
+          response.on('error', () => done(false));
+        });
+        request = sent;
+        sent.on('error', (error: NodeJS.ErrnoException) => {
+          if (settled) return;
+          // A kept-alive connection the receiver closed as idle just as this request went out on it
+          // (its FIN and our request crossed, or it reset the unread request): the receiver never
+          // read the request. Sent once more on a new connection, within the same attempt and
+          // timeout, as Node's documentation advises for `reusedSocket`; recorded as a failed attempt,
+          // it was retried later as a second attempt of a message the receiver had not seen (D18).
+          if (pooled && sent.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+            post(false);
+            return;
+          }
+          const refused = error instanceof DestinationRefused;
+          const reason = refused ? `refused: ${error.message}` : `${error.code ?? 'error'}: ${error.message}`;
+          finish({ ok: false, statusCode: null, error: reason, responseBody: null });
+        });
+        sent.end(body);
+      };
+      post(true);
     });
   }
 
