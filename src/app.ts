@@ -25,7 +25,7 @@ import type { IdempotencyStep } from './http/idempotent-requests';
 import { PUBLIC_ENDPOINT, type Exchange } from './http/exchange';
 import { requestPipeline } from './http/pipeline';
 import { healthz, readyz } from './http/health';
-import { createMetrics } from './platform/observability/metrics';
+import { createMetrics, type Metrics } from './platform/observability/metrics';
 import { packageVersion } from './doors/rest/openapi/api-version';
 import { buildOpenApiDocument } from './doors/rest/openapi/openapi-document';
 import type { Limits } from './platform/limits/limits';
@@ -64,13 +64,13 @@ export interface AppDeps {
 }
 
 /**
- * The request listener of the HTTPS server: one Express app, read top to bottom. Every request takes
+ * The request listener of the HTTPS server: Express's Router, read top to bottom. Every request takes
  * the pipeline's steps (src/http/pipeline.ts) in one order: those before routing, the route step of the
- * endpoint Express finds (a REST table entry, /graphql, else the public pages), the steps after it,
- * and the error envelope. The public pages (health, metrics, docs, the dashboard) come last.
+ * endpoint Express's Router finds (a REST table entry, /graphql, else the public pages), the steps
+ * after it, and the error envelope. The public pages (health, metrics, docs, the dashboard) come last.
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
-  const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks, dashboard } = deps;
+  const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
   const shared: ContextShared = {
     orm,
     reads: deps.reads,
@@ -103,25 +103,38 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     deadlineMs: config.requestDeadlineMs,
   });
 
+  // Express's Router runs the API: the routes and the pipeline's middleware, in order. Not an
+  // Express application at this level: an application gives every request and response its own
+  // prototypes (Object.setPrototypeOf), which slows everything Node's HTTP code then does with them:
+  // a warmed GET cost twice the CPU (docs/performance.md). The public pages, which use the
+  // application's helpers, are an Express application mounted after the API's routes.
+  // REST paths are case-sensitive (/V1/EVENTS is not /v1/events); one trailing slash is allowed.
+  const api = express.Router({ caseSensitive: true, strict: false });
+  api.use(steps.begin, ...steps.beforeRouting);
+  const graphql = graphqlExecution({ apollo });
+  for (const { method, path, endpoint } of apiEndpoints({ schema, routes, apollo, graphql, explorerAssets })) {
+    api[method](path, steps.route(endpoint), ...steps.afterRouting);
+  }
+  api.use(steps.route(PUBLIC_ENDPOINT), ...steps.afterRouting, publicPages(deps, metrics, explorerAssets));
+  api.use(steps.mapErrors);
+  return (req, res) => {
+    // mapErrors answers every error; anything that reaches here was answered already.
+    api(req as express.Request, res as express.Response, () => undefined);
+  };
+}
+
+/** The pages that hold no organization's data and need no key: an Express application. */
+function publicPages(deps: AppDeps, metrics: Metrics, explorerAssets: boolean): express.Express {
+  const { config, orm, schema, routes, logger, dashboard } = deps;
   const app = express();
   app.disable('x-powered-by');
   // No ETag: it hashed every response body, and no client of this API revalidates with If-None-Match.
   app.set('etag', false);
-  // One hop (TRUST_PROXY): req.ip is the address the proxy saw, as D11's allowlist reads it.
+  // One hop (TRUST_PROXY): req.ip is the address the proxy saw, as the pipeline reads it.
   app.set('trust proxy', config.trustProxy ? 1 : false);
   app.set('query parser', 'simple');
-  // REST paths are case-sensitive: /V1/EVENTS is not /v1/events.
-  app.set('case sensitive routing', true);
-
-  app.use(steps.begin, ...steps.beforeRouting);
-  const graphql = graphqlExecution({ apollo });
-  for (const { method, path, endpoint } of apiEndpoints({ schema, routes, apollo, graphql, explorerAssets })) {
-    app[method](path, steps.route(endpoint), ...steps.afterRouting);
-  }
-  app.use(steps.route(PUBLIC_ENDPOINT), ...steps.afterRouting);
-
-  // Public pages: they hold no organization's data and need no key. Probes and scrapers reach the
-  // instance directly (still over TLS), without a proxy's X-Forwarded-Proto (the https step lets them through).
+  // Probes and scrapers reach the instance directly (still over TLS), without a proxy's
+  // X-Forwarded-Proto (the https step lets them through).
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(orm, logger, () => deps.limits.storeStatus(), deps.readReplica && (() => deps.readReplica!.status())));
   app.get('/metrics', metrics.handler);
@@ -130,6 +143,5 @@ export function createRequestListener(deps: AppDeps): RequestListener {
   // GraphiQL's scripts and styles, for the explorer page GET /graphql shows browsers.
   if (explorerAssets) app.use(EXPLORER_ASSETS_PATH, createExplorerAssetsRouter());
   app.use(notFound);
-  app.use(steps.mapErrors);
   return app;
 }

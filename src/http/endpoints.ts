@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import Negotiator from 'negotiator';
 import type { GraphQLSchema } from 'graphql';
 import { AppError } from '../foundation/errors/app-error';
 import { sendJson } from '../platform/web/send-json';
@@ -12,6 +13,7 @@ import type { ApolloServer } from '@apollo/server';
 import type { RequestContext } from '../platform/graphql/request-context';
 import { assertGraphqlBounds } from './graphql-bounds';
 import { idempotencyKeyOf } from './idempotent-requests';
+import { pathOf, queryOf } from './url';
 import type { Endpoint } from './exchange';
 
 const GRAPHQL_PATH = '/graphql';
@@ -143,8 +145,10 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
   /** Which GraphQL endpoint a request under /graphql reached: only the URL, the method and Accept decide. */
   function graphqlEndpointOf(req: Request): Endpoint | undefined {
     // The explorer's assets are public pages (src/app.ts mounts them).
-    if (deps.explorerAssets && req.path.startsWith(`${EXPLORER_ASSETS_PATH}/`)) return undefined;
-    const browser = req.method === 'GET' && (req.query as Record<string, unknown>).query === undefined && req.accepts(['application/json', 'text/html']) === 'text/html';
+    const url = req.url;
+    if (deps.explorerAssets && url.startsWith(`${EXPLORER_ASSETS_PATH}/`)) return undefined;
+    // As Express's req.accepts(['application/json', 'text/html']) (the same library): a tie goes to JSON.
+    const browser = req.method === 'GET' && queryOf(url).query === undefined && new Negotiator(req).mediaType(['application/json', 'text/html']) === 'text/html';
     return browser ? landingPage : graphqlEndpoint;
   }
 
@@ -178,9 +182,3 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
 
 /** An endpoint that only reads (REST GET routes and downloads). */
 const readsOnly = (): boolean => true;
-
-/** The path of a URL, without its query string. */
-function pathOf(url: string): string {
-  const queryAt = url.indexOf('?');
-  return queryAt === -1 ? url : url.slice(0, queryAt);
-}

@@ -19,6 +19,8 @@ import { assertIpAllowed } from './ip-allowlist';
 import { drawFromBudget } from './rate-limit';
 import { assertHygienic } from './request-hygiene';
 import { startRequestSpan } from './request-tracing';
+import { pathOf, queryOf } from './url';
+import proxyaddr from 'proxy-addr';
 
 export interface PipelineDeps {
   readonly logger: Logger;
@@ -53,6 +55,8 @@ export function requestPipeline(deps: PipelineDeps) {
   const accessLineEnabled = logger.isLevelEnabled('info');
   const deadlineMs = deps.deadlineMs ?? 0;
   const readBodyStep = PIPELINE_STEPS.indexOf('read-body');
+  /** The client's address as Express's req.ip reads it (proxy-addr; TRUST_PROXY trusts one hop). */
+  const clientAddressOf = (req: Request): string | undefined => (deps.trustProxy ? proxyaddr(req, (_address, hop) => hop < 1) : req.socket.remoteAddress);
 
   /**
    * The exchange of a request entering step `name`, recorded as the step it reached; undefined once
@@ -109,10 +113,9 @@ export function requestPipeline(deps: PipelineDeps) {
 
   /** The exchange, its request id, span, deadline and records: the first middleware of every request. */
   const begin: RequestHandler = (req, res, next) => {
-    const x = new Exchange(req, res, req.ip, shared);
-    res.locals.exchange = x;
-    res.locals.requestId = x.requestId;
-    Object.defineProperty(res.locals, 'logger', { get: () => x.logger });
+    const x = new Exchange(req, res, clientAddressOf(req), shared);
+    // What the public pages (an Express application) read of the request, and the steps of its exchange.
+    res.locals = { exchange: x, requestId: x.requestId, get logger() { return x.logger; } };
     const runtime = tracing.runtime;
     if (runtime) startRequestSpan(runtime, x);
     if (deadlineMs > 0) {
@@ -145,7 +148,7 @@ export function requestPipeline(deps: PipelineDeps) {
       if (!at(res, 'https')) return;
       // Behind a TLS-terminating proxy (TRUST_PROXY) the proxy must say the client used https; refused
       // before any door is chosen, in the transport's envelope (as for plain HTTP).
-      if (deps.trustProxy && !isForwardedHttps(req.headers) && !deps.isProbe(req.path)) throw AppError.httpsRequired();
+      if (deps.trustProxy && !isForwardedHttps(req.headers) && !deps.isProbe(pathOf(req.url))) throw AppError.httpsRequired();
       next();
     },
     function cors(req, res, next) {
@@ -234,7 +237,7 @@ export function requestPipeline(deps: PipelineDeps) {
       x.endpoint = endpoint;
       // The REST table has no wildcard segments: every parameter is one string.
       x.params = (req.params as Record<string, string> | undefined) ?? x.params;
-      x.query = req.query;
+      x.query = queryOf(req.url);
       if (endpoint.operation !== undefined) x.operation.name = endpoint.operation;
       next();
     };
