@@ -2,19 +2,15 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { malformedRequestError } from '../src/http/client-error';
 import { exchange, parseRawResponse as parse } from './helpers/raw-http';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // Requests too malformed for Express to see still get the envelope and an X-Request-Id (not Node's
 // bare "400 Bad Request" or a silent close); on the plain side they are refused as plain HTTP.
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
-const overTls = () => tls.connect({ host: '127.0.0.1', port: app.service.port, servername: 'localhost', rejectUnauthorized: false });
-const inClear = () => net.connect(app.service.port, '127.0.0.1');
+const overTls = () => tls.connect({ host: '127.0.0.1', port: ctx.app.service.port, servername: 'localhost', rejectUnauthorized: false });
+const inClear = () => net.connect(ctx.app.service.port, '127.0.0.1');
 
 test('over TLS, bytes that are not HTTP: 400 VALIDATION_ERROR on field request, with a request id', async () => {
   const response = parse(await exchange(overTls, 'GARBAGE\r\n\r\n'));
