@@ -4,7 +4,7 @@ import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 
 /*
- * Issue 19: a booking, its counts and its outbox message are one statement, so they commit or roll
+ * D7 and D18: a booking, its counts and its outbox message are one statement, so they commit or roll
  * back together; a refused booking writes no message. A test-only trigger makes the message's insert
  * fail for one organization: the booking must then not exist either, on an event that keeps its count
  * on its row and on a slotted one.
@@ -74,7 +74,8 @@ test.each([
   expect(counts).toMatchObject({ registrationCount: 2, confirmedBookings: 1 });
 });
 
-test('no NOTIFY inside a change: the booking is one statement, the workers are woken after it commits (a NOTIFY), and the message arrives', async () => {
+// Changes legitimately only if the workers stop being woken by NOTIFY (src/platform/outbox/outbox.ts); a NOTIFY inside a change serializes every commit.
+test('performance guard: no NOTIFY inside a change: the booking is one statement, the workers are woken after it commits (a NOTIFY), and the message arrives', async () => {
   const { key, organization } = await tenantWithEndpoint();
   const event = await createPublishedEvent(ctx.app.client, key, { capacity: 50 });
   ctx.app.sql.reset();

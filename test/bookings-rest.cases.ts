@@ -545,7 +545,8 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     }
   }
 
-  test('backpressure: no further batch is read while the client does not read; then every row', async () => {
+  // Changes legitimately with ATTENDEE_BATCH_SIZE (1,000 rows a statement); reading ahead of a client that does not read is the regression.
+  test('performance guard: backpressure: no further batch is read while the client does not read; then every row', async () => {
     const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10_000 });
     await sql(
       `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)

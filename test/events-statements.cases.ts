@@ -5,10 +5,11 @@ import { eventApi } from './helpers/event-api';
 import { insertEvents } from './helpers/event-rows';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 2, "built for speed": no N+1. A statement count, not a timing, so it cannot flake. The counts
+// Performance guards: no N+1. A statement count, not a timing, so it cannot flake. The counts
 // are docs/architecture.md's promise ("The hot read path", "Reads as fixed SQL"): a list page one statement with its
 // total (a page past the end still carries the total), a full event with its ticket types one, the
 // ticket types of a whole GraphQL page one more (1 / 1 / 2), through both doors.
+// They change legitimately only when that promise is changed in docs/architecture.md first, never to let a read grow.
 const ctx = useTestApp({}, { tenant: true });
 let slugWithTypes: string;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
   return statements;
 }
 
-test.each([1, 20, 100])('a REST list page of %i events costs one statement, total included', async (limit) => {
+test.each([1, 20, 100])('performance guard: a REST list page of %i events costs one statement, total included', async (limit) => {
   let outcome: any;
   const statements = await statementsOf(async () => {
     outcome = await eventApi(ctx.app.client, ctx.key, 'rest').list({ limit });
@@ -41,7 +42,7 @@ test.each([1, 20, 100])('a REST list page of %i events costs one statement, tota
   expect(statements).toHaveLength(1);
 });
 
-test('a GraphQL list page (without ticket types) costs one statement, total included', async () => {
+test('performance guard: a GraphQL list page (without ticket types) costs one statement, total included', async () => {
   let outcome: any;
   const statements = await statementsOf(async () => {
     outcome = await eventApi(ctx.app.client, ctx.key, 'graphql').list({ limit: 20 });
@@ -51,7 +52,7 @@ test('a GraphQL list page (without ticket types) costs one statement, total incl
   expect(statements).toHaveLength(1);
 });
 
-test('a page past the end is one statement too, and still carries the total, through both doors', async () => {
+test('performance guard: a page past the end is one statement too, and still carries the total, through both doors', async () => {
   for (const door of ['rest', 'graphql'] as const) {
     let outcome: any;
     const statements = await statementsOf(async () => {
@@ -62,7 +63,7 @@ test('a page past the end is one statement too, and still carries the total, thr
   }
 });
 
-test('a full event with 25 ticket types costs one statement, through both doors', async () => {
+test('performance guard: a full event with 25 ticket types costs one statement, through both doors', async () => {
   for (const door of ['rest', 'graphql'] as const) {
     let outcome: any;
     const statements = await statementsOf(async () => {
@@ -76,7 +77,7 @@ test('a full event with 25 ticket types costs one statement, through both doors'
 // D20: both doors show heldCount, checkedInCount and each ticket type's held. They are read in the
 // event's own statement, also where there is something to count (holds, a check-in, counts kept in
 // inventory slots): the get and the list stay one statement each.
-test('an event with holds and a check-in, counted in inventory slots: its counts in the same one statement, get and list, both doors', async () => {
+test('performance guard: an event with holds and a check-in, counted in inventory slots: its counts in the same one statement, get and list, both doors', async () => {
   const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: null, ticketTypes: [ticket(), ticket({ name: 'Late' })] });
   const book = async (input: Record<string, unknown>) => {
     const answer = await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: event.ticketTypes[1].id, ...input }) });
@@ -103,7 +104,7 @@ test('an event with holds and a check-in, counted in inventory slots: its counts
   }
 });
 
-test('a GraphQL list asking for the ticket types of every event batches them: constant and small', async () => {
+test('performance guard: a GraphQL list asking for the ticket types of every event batches them: constant and small', async () => {
   const query = 'query($limit: Int) { events(limit: $limit) { total events { slug ticketTypes { id name price } } } }';
   const counts: number[] = [];
   for (const limit of [10, 100]) {
@@ -120,17 +121,18 @@ test('a GraphQL list asking for the ticket types of every event batches them: co
   expect(counts).toEqual([2, 2]);
 });
 
-// Issue 19, "the write path at the database's speed": the statements of each write, exact. Without an
+// Performance guards for the write path: the statements of each write, exact. Without an
 // Idempotency-Key a write that can be one statement is one (no BEGIN / COMMIT): the change, its ticket
 // types and its webhook message (the outbox rows, D18) in one statement, whether or not an endpoint
 // wants the message, and its answer built from what the statement wrote (no read after the write).
-// Before issue 19 (flush and enqueueWebhook): create 6 statements (8 with an endpoint), update 9,
-// a no-op update 4, delete 8, addTicketType 5, updateTicketType and removeTicketType 6.
+// What these statements replaced (the ORM's flush, then enqueueWebhook) took: create 6 statements (8
+// with an endpoint), update 9, a no-op update 4, delete 8, addTicketType 5, updateTicketType and removeTicketType 6.
 // D21: a change that can free seats (a status or capacity change of an event, a ticket type's quantity)
 // first asks whether the event has anyone waiting (WAITING, one index-only read); only then does it
 // run in a transaction with the offers. (The expiry sweep's own look-ups are not counted: test-app.ts.)
 const WAITING = 'select e.id from';
-describe('writes', () => {
+// They change legitimately when a write is redesigned on purpose (a decision adds or merges a statement), never for a read added around it.
+describe('performance guard: writes, statement by statement', () => {
   const CREATE_TYPES = [
     { name: 'Early', price: 10, currency: 'EUR', quantity: 100 },
     { name: 'Regular', price: 20.5, currency: 'EUR', quantity: 200 },

@@ -4,8 +4,9 @@ import { insertEvents } from './helpers/event-rows';
 import { createApiKey, createTenant } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 13 items 9 and 11: nullable single-object root fields, Query.booking(id), Query.viewer; and
-// issue 8's statement budget (one statement for an event, one for a list page, two with ticket types).
+// What a frontend asks GraphQL for: nullable single-object root fields, Query.booking(id),
+// Query.viewer; and the statements those reads cost (one for an event, one for a list page, two with
+// ticket types: docs/architecture.md, "The hot read path").
 const ctx = useTestApp({ RATE_LIMIT_PER_MINUTE: '500' }, { tenant: true });
 let slugWithTypes: string;
 beforeAll(async () => {
@@ -77,7 +78,8 @@ test("viewer: the key's organization, name, environment, permissions and rate-li
   expect((await ctx.app.client.graphql(undefined, query)).status).toBe(401);
 });
 
-describe('statement budget (issue 8)', () => {
+// Changes legitimately only when docs/architecture.md's hot read path is changed first, never to let a read grow.
+describe('performance guard: the statements of a frontend\'s reads', () => {
   async function statementsOf(call: () => Promise<unknown>): Promise<string[]> {
     await eventApi(ctx.app.client, ctx.tenant.key, 'rest').list({ limit: 1 });
     ctx.app.sql.reset();
