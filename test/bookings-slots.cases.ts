@@ -16,7 +16,7 @@ import { createTenant } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 import { SLOT_COUNT, SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
 
-// Inventory slots (issue 19, src/modules/inventory/): a hot event's seats split over rows that
+// Inventory slots (src/modules/inventory/, docs/architecture.md): a hot event's seats split over rows that
 // bookings claim side by side. Every count stays exact and nothing is ever oversold, also across
 // two server processes and when the last seats are spread over several slots.
 jest.setTimeout(120_000);

@@ -177,7 +177,7 @@ describe('admin-only fields', () => {
     });
     expect(permissionsOfRole('MEMBER')).toEqual(expect.arrayContaining(['events:read', 'bookings:read', 'members:read']));
     expect(permissionsOfRole('MEMBER').every((permission) => permission.endsWith(':read'))).toBe(true);
-    // Issue 23: a MEMBER reads the organization's keys (never a secret, never another organization's), read only.
+    // D19: a MEMBER session holds the :read permissions, so it reads the organization's keys (never a secret, never another organization's), read only.
     const cliKey = await createApiKey(ctx.app.orm, organization.id, { permissions: ['events:read'] });
     const foreignKey = await createApiKey(ctx.app.orm, (await createOrganization(ctx.app.orm)).id);
     const keys = await sessionGraphql(ctx.app.client, session, '{ apiKeys { id prefix status } }');
@@ -241,7 +241,7 @@ describe('key inheritance (D19)', () => {
     expect((await ctx.app.client.rest('GET', '/v1/events', key)).status).toBe(200);
     const listed = await sessionGraphql(ctx.app.client, otherSession, '{ apiKeys { id effectivePermissions permissions } }');
     expect(listed.body.data.apiKeys.find((one: { id: string }) => one.id === apiKey.id)).toEqual({ id: apiKey.id, effectivePermissions: ['events:read'], permissions: ['events:read', 'events:write'] });
-    // The demoted admin's own session lost the admin fields at once; it still reads the keys (issue 23).
+    // The demoted admin's own session lost the admin fields at once; it still reads the keys (as a MEMBER, D19).
     const sneaky = await sessionGraphql(ctx.app.client, session, 'mutation { createApiKey(input: {name: "sneaky", permissions: ["events:read"]}) { key } }');
     expect(sneaky.body.errors[0].extensions.code).toBe('FORBIDDEN');
     expect((await sessionGraphql(ctx.app.client, session, '{ apiKeys { id } }')).body.data.apiKeys.map((one: { id: string }) => one.id)).toContain(apiKey.id);

@@ -2,7 +2,7 @@ import { eventInput } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 21, item 11: an error shows at most a short prefix of any value the client sent (64
+// D13: an error shows at most a short prefix of any value the client sent (64
 // characters and "…"), through both doors: a 1 MB slug once came back twice in one answer.
 
 const ctx = useTestApp({}, { tenant: true });

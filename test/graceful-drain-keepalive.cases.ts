@@ -3,8 +3,9 @@ import https from 'node:https';
 import path from 'node:path';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 9, defect 6: requests on kept-alive connections during the shutdown drain are answered (the
-// last one with Connection: close), never reset; only new connections are refused.
+// Requests on kept-alive connections during the shutdown drain are answered (the last one with
+// Connection: close), never reset: a reset leaves the client unsure whether its write was done. Only
+// new connections are refused.
 const ctx = useTestApp({}, { tenant: true });
 
 interface Outcome {

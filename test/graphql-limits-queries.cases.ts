@@ -144,7 +144,7 @@ describe('production', () => {
   });
 });
 
-// Issue 21 item 8: introspection is bounded like every other operation (depth, cost: the answer it
+// Introspection is bounded like every other operation (depth, cost: the answer it
 // would make), before it runs; the explorers' own introspection query still runs.
 describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
   const ctx = useTestApp({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }, { tenant: true });
@@ -196,7 +196,7 @@ describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
   });
 });
 
-// Issue 21 item 9: refusing is cheap because the limits are one walk that stops at the first limit
+// Refusing is cheap because the limits are one walk that stops at the first limit
 // crossed, before validation and before Apollo (behaviour, not time: what the walk visited).
 describe('the limits walk stops at the limit', () => {
   const schema = buildAppSchema();

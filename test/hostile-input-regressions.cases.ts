@@ -6,8 +6,8 @@ import { storedEvent, storedEventCount } from './helpers/event-rows';
 import { exchange, parseRawResponse } from './helpers/raw-http';
 import { useTestApp } from './helpers/use-test-app';
 
-// Regressions of the hostile-input run (issue 9, defects 1-4): each once a 500, a hang or an answer
-// without the envelope; now a clear 4xx (or the normal answer) with an X-Request-Id.
+// Regressions a hostile-input run found (defects 1-4 below): each once a 500, a hang or an answer
+// without the envelope (D13); now a clear 4xx (or the normal answer) with an X-Request-Id.
 const ctx = useTestApp({}, { tenant: true });
 
 let logMark = 0;

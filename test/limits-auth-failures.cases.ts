@@ -1,7 +1,7 @@
 import { createTenant } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 
-// D12 and issue 21 (item 13): failed authentications are counted per client address, for failing
+// D12: failed authentications are counted per client address, for failing
 // requests only; past AUTH_FAILURES_PER_MINUTE (the default, 100) a failed attempt answers 429, while
 // a valid key from the same address is served (judged by its organization's budget only).
 const ctx = useTestApp({ TRUST_PROXY: 'true' });

@@ -7,7 +7,7 @@ import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/se
 import { useTestApp } from './helpers/use-test-app';
 import { EventStatus } from '../src/modules/event/event-status';
 
-// Issue 22 / D25: totals kept in the writes' transaction (event_counts), pages that seek, cursor pages.
+// D25: totals kept in the writes' transaction (event_counts), pages that seek, cursor pages.
 const ctx = useTestApp();
 
 const STATUSES = [undefined, 'DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED'] as const;

@@ -5,7 +5,7 @@ import { createApiKey } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 
 /*
- * The contract against the running server (issue 21 item 10): a few hundred requests, valid and
+ * The contract against the running server: a few hundred requests, valid and
  * invalid, on every route, each judged by the served OpenAPI document with a JSON Schema validator
  * (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it, with ajv-formats). The document's verdict must be
  * the server's: a request it calls valid is accepted (2xx, or a declared answer about stored state such

@@ -29,7 +29,7 @@ test('over TLS, headers over the size limit: 431 HEADERS_TOO_LARGE', async () =>
   expect(response.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String), details: { limitBytes: 16_384 } } });
 });
 
-// Issue 21, item 4: an OPTIONS request with a very long path once got its connection closed unanswered.
+// D13 (414 URI_TOO_LONG): an OPTIONS request with a very long path once got its connection closed unanswered.
 test.each(['OPTIONS', 'GET', 'POST', 'DELETE'])('over TLS, %s with a path or query over the 16 KiB head: 414 URI_TOO_LONG', async (method) => {
   for (const target of [`/v1/events/${'a'.repeat(20_000)}`, `/graphql?query=${'b'.repeat(100_000)}`, `/${'c'.repeat(1_000_000)}`]) {
     const response = parse(await exchange(overTls, `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));

@@ -1,7 +1,7 @@
 import { eventInput } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 13 item 10 / D4: every failing field, every time, named the same way and with the same message
+// D4: every failing field, every time, named the same way and with the same message
 // through REST, GraphQL variables and GraphQL values written inline.
 const ctx = useTestApp({}, { tenant: true });
 

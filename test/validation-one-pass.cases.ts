@@ -1,7 +1,7 @@
 import { eventInput } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 
-// Issue 24 / D4: an input is checked in one pass (assertValidInput, src/foundation/validation/validate-input.ts):
+// D4: an input is checked in one pass (assertValidInput, src/foundation/validation/validate-input.ts):
 // its argument rules, the rules of its input class and its uniqueness check together, every failing
 // field in one VALIDATION_ERROR, alike through REST and GraphQL.
 const ctx = useTestApp({}, { tenant: true });

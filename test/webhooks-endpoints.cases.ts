@@ -4,8 +4,8 @@ import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, ENDPOINT_FIELDS, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 
 /*
- * Changing an endpoint through GraphQL (issue 23: the dashboard's webhook page edits, disables and
- * enables endpoints): updateWebhookEndpoint for url, description and event types, and
+ * Changing an endpoint through GraphQL (the dashboard's webhook page edits, disables and enables
+ * endpoints, D19): updateWebhookEndpoint for url, description and event types, and
  * disableWebhookEndpoint / enableWebhookEndpoint, with webhooks:write, validated as on create.
  */
 

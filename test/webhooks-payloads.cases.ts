@@ -12,7 +12,7 @@ import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessag
  * the change holds, without running a request. For every message a real receiver gets, this compares
  * `data` with what the API answers for the same resource right after that change: the event with
  * GET /v1/events/{slug}, the booking with GET /v1/bookings/{id} and GraphQL booking(id) (the same
- * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (issue 23).
+ * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (docs/webhooks.md).
  */
 
 const ctx = useTestApp(WEBHOOK_TEST_ENV);
@@ -151,7 +151,7 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   })).status).toBe(200);
   await messages.expectEvent('event.updated', slug);
 
-  // Ticket type changes send their own messages (issue 23); the next event message shows them too.
+  // Ticket type changes send their own messages (ticket_type.*); the next event message shows them too.
   const added = (await gql(ADD_TICKET_TYPE, { eventSlug: slug, input: { name: 'Late', price: 20, currency: 'EUR', quantity: 3 } })).addTicketType;
   await messages.expectTicketType('ticket_type.created', slug, added.id);
   await gql(UPDATE_TICKET_TYPE, { id: createdEvent.ticketTypes[1].id, input: { price: 89.5 } });
@@ -216,7 +216,7 @@ test('GraphQL createEvent: the created message equals GET, ticket types in the o
   expect(rest.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['C', 'A', 'B']);
 });
 
-describe('ticket type messages (issue 23)', () => {
+describe('ticket type messages', () => {
   const messageRows = async (organizationId: string) =>
     (await ctx.app.orm.em.fork().execute<Array<{ type: string; body: string }>>(
       `select type, body from webhook_messages where organization_id = ? and type like 'ticket_type.%' order by created_at, id`,
