@@ -23,11 +23,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const SCALE = Number(process.env.BENCH_P95_SCALE ?? 1);
 const TARGETS = {
   p95Ms: { list100: 150 * SCALE, get: 60 * SCALE, graphql20: 120 * SCALE, create: 150 * SCALE },
-  /** Creates a second with 3 ticket types each, 8 in flight (issue 8: at least where it was, ~190/s). */
+  /** Creates a second with 3 ticket types each, 8 in flight (a floor: it must not fall below where it was, ~190/s). */
   createsPerSecond: Number(process.env.BENCH_CREATES_PER_SECOND ?? 150),
-  /** Peak resident memory of the server over the whole run (issue 8: 250 MB). */
+  /** Peak resident memory of the server over the whole run (docs/performance.md: 250 MB). */
   rssMb: Number(process.env.BENCH_RSS_MB ?? 250),
-  /** From spawning the server to its first answered HTTPS request, on PostgreSQL (issue 8: 1.5 s). */
+  /** From spawning the server to its first answered HTTPS request, on PostgreSQL (docs/performance.md: 1.5 s). */
   coldStartMs: Number(process.env.BENCH_COLD_START_MS ?? 1500),
 };
 

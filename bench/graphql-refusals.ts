@@ -7,7 +7,7 @@ import path from 'node:path';
 import { adminQuery, benchDatabaseUrl, benchTenant, percentile, SERVER } from './bench-database';
 
 /**
- * `npm run --silent bench:graphql-refusals` (issue 21, items 8 and 9): what refusing costly GraphQL
+ * `npm run --silent bench:graphql-refusals`: what refusing costly GraphQL
  * documents costs the event loop. BENCH_REFUSAL_CLIENTS clients (default 4) send distinct documents over
  * GRAPHQL_MAX_COST (650 aliased lists, ~27 kB, no two alike) for BENCH_REFUSAL_SECONDS (default 10) while
  * one prober asks GET /healthz in a loop; it reports the probe's latency (alone, then under that load),

@@ -2,9 +2,9 @@
 # `npm run bench:bookings`: bookings of one hot published event (64 connections, one seat each, as the
 # shared benchmark's target-book) in three kinds, driven by wrk:
 #   plain     no Idempotency-Key, no webhook endpoint
-#   keyed     every request with an Idempotency-Key of its own (issue 24: as fast as plain)
+#   keyed     every request with an Idempotency-Key of its own (target in docs/performance.md: >= 0.75x plain)
 #   webhooks  an organization with an endpoint subscribed to booking.created, delivered to a local
-#             receiver that answers 204 (issue 19: at least 0.8x of plain)
+#             receiver that answers 204 (target in docs/performance.md: >= 0.8x plain)
 #   hold-confirm  the checkout flow (D20): a hold, then its confirmation; its rate counts requests,
 #             two per confirmed booking (`npm run bench:holds` is MODES=plain,hold-confirm)
 # The compiled server runs on a throw-away database of the local PostgreSQL (BENCH_ADMIN_URL); the

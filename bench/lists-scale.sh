@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run bench:lists` (issue 22, D25): does a list page cost the same among 1,000,000 events as among 1,000?
+# `npm run bench:lists` (D25): does a list page cost the same among 1,000,000 events as among 1,000?
 # One throw-away database of the local PostgreSQL (BENCH_ADMIN_URL), the compiled server, two
 # organizations made with the admin CLI: `big` with BIG events (default 1,000,000) and `small` with
 # 1,000, each event with one ticket type, loaded with SQL (insert … select generate_series; the

@@ -17,7 +17,7 @@
 # gives the medians. NODE_OPTIONS_ON adds node options to `on` (e.g. '--cpu-prof --cpu-prof-dir=/tmp/p').
 # STOCK=1 adds `stock`: the same server with its own tracing off and the stock OpenTelemetry Node
 # instrumentations on instead, as `node --require @opentelemetry/auto-instrumentations-node/register`
-# starts them (every default instrumentation, exporting to the same sink): what issue 23 compares with.
+# starts them (every default instrumentation, exporting to the same sink): the baseline docs/performance.md compares tracing with.
 # They are not a dependency of the project: the first such run installs them (STOCK_VERSION, from the npm
 # registry) into STOCK_DIR (default /tmp/event-service-stock-otel), outside the project.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Several machines on one host (issue 22): what a multi-machine deployment looks like, proven under load.
+# Several machines on one host: what a multi-machine deployment looks like, proven under load.
 #
 #   PostgreSQL primary + streaming replica (pg_basebackup -R), both on loopback ports of their own;
 #   Redis (the machine's, REDIS_URL); INSTANCES service instances (node dist/server.js, one secret,

@@ -9,22 +9,12 @@ import {
   ticket,
 } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
-import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // Dozens of requests queue on one row lock; leave room on a loaded machine.
 jest.setTimeout(60_000);
 
-let app: TestApp;
-let second: ServiceInstance;
-beforeAll(async () => {
-  app = await startTestApp();
-  second = await startServiceOn(app.databaseUrl, sameSecretAs(app));
-});
-afterAll(async () => {
-  await second?.close();
-  await app?.close();
-});
+const ctx = useTestApp({}, { secondInstance: true });
 
 const book = bookConcurrently;
 
@@ -35,11 +25,11 @@ function outcome(responses: HttpResponse[]) {
 }
 
 test('30 parallel bookings on an event with capacity 10: exactly 10 confirmed, the rest SOLD_OUT', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 10 });
-  app.sql.reset();
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 10 });
+  ctx.app.sql.reset();
 
-  const responses = await book([app.client], key, 30, (index) => bookingInput(event.slug, { attendeeEmail: `guest${index}@example.com` }));
+  const responses = await book([ctx.app.client], key, 30, (index) => bookingInput(event.slug, { attendeeEmail: `guest${index}@example.com` }));
 
   const { confirmed, soldOut, serverErrors } = outcome(responses);
   expect(serverErrors).toEqual([]);
@@ -50,20 +40,20 @@ test('30 parallel bookings on an event with capacity 10: exactly 10 confirmed, t
     expect(response.body.data).toBeNull();
   }
   // The check happens under a row lock taken in the database, not in this process.
-  expect(app.sql.statements.some((statement) => /from "?events"? .* for (no key )?update/i.test(statement))).toBe(true);
+  expect(ctx.app.sql.statements.some((statement) => /from "?events"? .* for (no key )?update/i.test(statement))).toBe(true);
 
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expect(counts).toMatchObject({ registrationCount: 10, confirmedQuantity: 10, confirmedBookings: 10 });
-  const read = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const read = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(read.body.registrationCount).toBe(10);
 });
 
 test('30 parallel bookings of a ticket type with quantity 10: exactly 10 confirmed, sold = 10', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { ticketTypes: [ticket({ quantity: 10 }), ticket({ name: 'VIP', quantity: 5 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket({ quantity: 10 }), ticket({ name: 'VIP', quantity: 5 })] });
   const [general, vip] = event.ticketTypes;
 
-  const responses = await book([app.client], key, 30, (index) => bookingInput(event.slug, { ticketTypeId: general.id, attendeeName: `Guest ${index}` }));
+  const responses = await book([ctx.app.client], key, 30, (index) => bookingInput(event.slug, { ticketTypeId: general.id, attendeeName: `Guest ${index}` }));
 
   const { confirmed, soldOut, serverErrors } = outcome(responses);
   expect(serverErrors).toEqual([]);
@@ -76,26 +66,26 @@ test('30 parallel bookings of a ticket type with quantity 10: exactly 10 confirm
     requested: 1,
   });
 
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(10);
   expect(counts.ticketTypes).toEqual([
     { id: general.id, sold: 10, quantity: 10, confirmedQuantity: 10 },
     { id: vip.id, sold: 0, quantity: 5, confirmedQuantity: 0 },
   ]);
-  const read = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const read = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(read.body.ticketTypes.map((type: { sold: number }) => type.sold)).toEqual([10, 0]);
 });
 
 test('two service instances on one database never oversell: capacity and ticket quantity', async () => {
-  const { key } = await createTenant(app.orm);
-  const byCapacity = await createPublishedEvent(app.client, key, { capacity: 10 });
-  const byTicket = await createPublishedEvent(app.client, key, { ticketTypes: [ticket({ quantity: 10 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const byCapacity = await createPublishedEvent(ctx.app.client, key, { capacity: 10 });
+  const byTicket = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket({ quantity: 10 })] });
   const ticketTypeId = byTicket.ticketTypes[0].id;
 
   const [capacityResponses, ticketResponses] = await Promise.all([
-    book([app.client, second.client], key, 40, () => bookingInput(byCapacity.slug)),
-    book([app.client, second.client], key, 40, () => bookingInput(byTicket.slug, { ticketTypeId })),
+    book([ctx.app.client, ctx.second.client], key, 40, () => bookingInput(byCapacity.slug)),
+    book([ctx.app.client, ctx.second.client], key, 40, () => bookingInput(byTicket.slug, { ticketTypeId })),
   ]);
 
   for (const [responses, event] of [
@@ -106,7 +96,7 @@ test('two service instances on one database never oversell: capacity and ticket 
     expect(serverErrors).toEqual([]);
     expect(confirmed).toHaveLength(10);
     expect(soldOut).toHaveLength(30);
-    const counts = await storedCounts(app.orm, event.id);
+    const counts = await storedCounts(ctx.app.orm, event.id);
     expectConsistent(counts);
     expect(counts.confirmedBookings).toBe(10);
   }
@@ -116,18 +106,18 @@ test('two service instances on one database never oversell: capacity and ticket 
 });
 
 test('parallel creates and cancels of mixed quantities keep every count equal to the bookings table', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, {
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, {
     capacity: 25,
     ticketTypes: [ticket({ quantity: 12 }), ticket({ name: 'VIP', quantity: 8 })],
   });
   const typeIds = event.ticketTypes.map((type) => type.id);
-  const initial = await book([app.client], key, 8, (index) =>
+  const initial = await book([ctx.app.client], key, 8, (index) =>
     bookingInput(event.slug, { quantity: 1 + (index % 2), ticketTypeId: index % 3 === 0 ? null : typeIds[index % 2] }),
   );
   const initialIds = initial.map((response) => response.body.data.createBooking.id as string);
 
-  const clients = [app.client, second.client];
+  const clients = [ctx.app.client, ctx.second.client];
   await Promise.all([
     ...initialIds.slice(0, 5).map((id, index) => clients[index % 2].graphql(key, CANCEL_BOOKING, { id })),
     // The same booking cancelled twice at once: one succeeds, one is refused.
@@ -137,11 +127,11 @@ test('parallel creates and cancels of mixed quantities keep every count equal to
     ),
   ]);
 
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBeLessThanOrEqual(25);
   for (const type of counts.ticketTypes) expect(type.sold).toBeLessThanOrEqual(type.quantity);
-  const [cancelled] = await app.orm.em
+  const [cancelled] = await ctx.app.orm.em
     .fork()
     .getConnection()
     .execute<Array<{ count: string }>>("select count(*) as count from bookings where event_id = ? and status = 'CANCELLED'", [event.id]);

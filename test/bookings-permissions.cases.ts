@@ -9,30 +9,23 @@ import {
   ticket,
   UPDATE_TICKET_TYPE,
 } from './helpers/bookings';
-import { ALL_PERMISSIONS, createApiKey, createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { ALL_PERMISSIONS, createApiKey } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
-let app: TestApp;
-let organizationId: string;
-let adminKey: string;
+const ctx = useTestApp({}, { tenant: true });
 let event: Awaited<ReturnType<typeof createPublishedEvent>>;
 let bookingId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const tenant = await createTenant(app.orm);
-  organizationId = tenant.organization.id;
-  adminKey = tenant.key;
-  event = await createPublishedEvent(app.client, adminKey, { capacity: 100, ticketTypes: [ticket()] });
-  bookingId = (await app.client.graphql(adminKey, CREATE_BOOKING, { input: bookingInput(event.slug) })).body.data.createBooking.id;
+  event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 100, ticketTypes: [ticket()] });
+  bookingId = (await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, { input: bookingInput(event.slug) })).body.data.createBooking.id;
 });
-afterAll(() => app.close());
 
-const keyWith = async (permissions: string[]) => (await createApiKey(app.orm, organizationId, { permissions })).key;
+const keyWith = async (permissions: string[]) => (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions })).key;
 
 test('Event.bookings is a field-level permission: events:read alone reads the event and gets FORBIDDEN on that field only', async () => {
   const key = await keyWith(['events:read']);
-  const response = await app.client.graphql(
+  const response = await ctx.app.client.graphql(
     key,
     `query($slug: String!) { event(slug: $slug) { slug title registrationCount ticketTypes { sold } bookings { total } } }`,
     { slug: event.slug },
@@ -53,13 +46,13 @@ test('Event.bookings is a field-level permission: events:read alone reads the ev
   });
 
   const both = await keyWith(['events:read', 'bookings:read']);
-  const allowed = await app.client.graphql(both, `query($slug: String!) { event(slug: $slug) { bookings { total } } }`, { slug: event.slug });
+  const allowed = await ctx.app.client.graphql(both, `query($slug: String!) { event(slug: $slug) { bookings { total } } }`, { slug: event.slug });
   expect(allowed.body).toEqual({ data: { event: { bookings: { total: 1 } } } });
 });
 
 test('Booking.event needs events:read: bookings:read alone gets the booking with FORBIDDEN on that field', async () => {
   const key = await keyWith(['bookings:read']);
-  const response = await app.client.graphql(
+  const response = await ctx.app.client.graphql(
     key,
     `query($slug: String!) { bookings(eventSlug: $slug) { total bookings { id eventSlug event { title } } } }`,
     { slug: event.slug },
@@ -73,23 +66,23 @@ test('Booking.event needs events:read: bookings:read alone gets the booking with
 
 // Every new root field, the permission D2 gives it, and a call that needs nothing else.
 const OPERATIONS: Array<{ name: string; permission: string; call: (key: string) => Promise<{ body: any; status: number }> }> = [
-  { name: 'bookings', permission: 'bookings:read', call: (key) => app.client.graphql(key, LIST_BOOKINGS, { eventSlug: event.slug }) },
-  { name: 'createBooking', permission: 'bookings:write', call: (key) => app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) }) },
-  { name: 'cancelBooking', permission: 'bookings:write', call: (key) => app.client.graphql(key, CANCEL_BOOKING, { id: 'bk_missing' }) },
-  { name: 'members', permission: 'members:read', call: (key) => app.client.graphql(key, '{ members { total } }') },
+  { name: 'bookings', permission: 'bookings:read', call: (key) => ctx.app.client.graphql(key, LIST_BOOKINGS, { eventSlug: event.slug }) },
+  { name: 'createBooking', permission: 'bookings:write', call: (key) => ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) }) },
+  { name: 'cancelBooking', permission: 'bookings:write', call: (key) => ctx.app.client.graphql(key, CANCEL_BOOKING, { id: 'bk_missing' }) },
+  { name: 'members', permission: 'members:read', call: (key) => ctx.app.client.graphql(key, '{ members { total } }') },
   {
     name: 'addTicketType',
     permission: 'events:write',
-    call: (key) => app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late' }) }),
+    call: (key) => ctx.app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late' }) }),
   },
-  { name: 'updateTicketType', permission: 'events:write', call: (key) => app.client.graphql(key, UPDATE_TICKET_TYPE, { id: 'tt_missing', input: {} }) },
-  { name: 'removeTicketType', permission: 'events:write', call: (key) => app.client.graphql(key, REMOVE_TICKET_TYPE, { id: 'tt_missing' }) },
+  { name: 'updateTicketType', permission: 'events:write', call: (key) => ctx.app.client.graphql(key, UPDATE_TICKET_TYPE, { id: 'tt_missing', input: {} }) },
+  { name: 'removeTicketType', permission: 'events:write', call: (key) => ctx.app.client.graphql(key, REMOVE_TICKET_TYPE, { id: 'tt_missing' }) },
 ];
 
 describe.each(OPERATIONS)('$name needs $permission', ({ name, permission, call }) => {
   test('a key with every other permission gets FORBIDDEN with details; nothing changes', async () => {
     const others = ALL_PERMISSIONS.filter((candidate) => candidate !== permission);
-    const before = await app.orm.em.fork().getConnection().execute('select (select count(*) from bookings) as b, (select count(*) from ticket_types) as t');
+    const before = await ctx.app.orm.em.fork().getConnection().execute('select (select count(*) from bookings) as b, (select count(*) from ticket_types) as t');
     const response = await call(await keyWith(others));
     // Root-field permissions are checked before execution: HTTP 403 and no `data` at all.
     expect(response.status).toBe(403);
@@ -98,7 +91,7 @@ describe.each(OPERATIONS)('$name needs $permission', ({ name, permission, call }
       code: 'FORBIDDEN',
       details: { requiredPermission: permission, currentPermissions: others },
     });
-    const after = await app.orm.em.fork().getConnection().execute('select (select count(*) from bookings) as b, (select count(*) from ticket_types) as t');
+    const after = await ctx.app.orm.em.fork().getConnection().execute('select (select count(*) from bookings) as b, (select count(*) from ticket_types) as t');
     expect(after).toEqual(before);
   });
 

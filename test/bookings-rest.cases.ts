@@ -8,7 +8,7 @@ import type { RequestContext } from '../src/platform/graphql/request-context';
 import { createPublishedEvent, ticket, type CreatedEvent } from './helpers/bookings';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D23: bookings over REST, as entries of the route table over the GraphQL booking operations: every
 // route, every transition and refusal, permissions, tenancy, validation, Idempotency-Key, Location;
@@ -16,14 +16,7 @@ import { startTestApp, type TestApp } from './helpers/test-app';
 // bound is test/bookings-attendees-csv.test.ts, on a server process of its own).
 jest.setTimeout(60_000);
 
-let app: TestApp;
-let key: string;
-let organizationId: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
-});
-afterAll(() => app?.close());
+const ctx = useTestApp({}, { tenant: true });
 
 /** The REST booking: the webhook payload's fields, in its order (booking.presenter.ts). */
 const BOOKING_FIELDS = [
@@ -43,12 +36,12 @@ const BOOKING_FIELDS = [
 ];
 const CSV_HEADER = 'id,attendeeName,attendeeEmail,ticketType,quantity,status,createdAt,checkedInAt';
 
-const sql = <T>(text: string, values: unknown[] = []) => app.orm.em.fork().getConnection().execute<T[]>(text, values);
-const rest = (method: string, path: string, json?: unknown, withKey: string = key) => app.client.rest(method, path, withKey, json);
+const sql = <T>(text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<T[]>(text, values);
+const rest = (method: string, path: string, json?: unknown, withKey: string = ctx.key) => ctx.app.client.rest(method, path, withKey, json);
 const attendee = (overrides: Record<string, unknown> = {}) => ({ quantity: 1, attendeeEmail: 'ada@example.com', attendeeName: 'Ada Lovelace', ...overrides });
-const book = (slug: string, overrides: Record<string, unknown> = {}, withKey = key) => rest('POST', `/v1/events/${slug}/bookings`, attendee(overrides), withKey);
-const act = (id: string, action: 'confirm' | 'cancel' | 'check-in', withKey = key) => rest('POST', `/v1/bookings/${id}/${action}`, undefined, withKey);
-const undo = (id: string, withKey = key) => rest('DELETE', `/v1/bookings/${id}/check-in`, undefined, withKey);
+const book = (slug: string, overrides: Record<string, unknown> = {}, withKey = ctx.key) => rest('POST', `/v1/events/${slug}/bookings`, attendee(overrides), withKey);
+const act = (id: string, action: 'confirm' | 'cancel' | 'check-in', withKey = ctx.key) => rest('POST', `/v1/bookings/${id}/${action}`, undefined, withKey);
+const undo = (id: string, withKey = ctx.key) => rest('DELETE', `/v1/bookings/${id}/check-in`, undefined, withKey);
 /** Ends a hold now, as time passing would: its expiresAt moved into the past. */
 const lapse = (id: string) => sql(`update bookings set expires_at = now() - interval '1 second' where id = ?`, [id]);
 
@@ -67,7 +60,7 @@ async function created(slug: string, overrides: Record<string, unknown> = {}): P
 describe('routes and transitions', () => {
   let event: CreatedEvent;
   beforeAll(async () => {
-    event = await createPublishedEvent(app.client, key, { capacity: 50, ticketTypes: [ticket({ name: 'General', quantity: 40 })] });
+    event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 50, ticketTypes: [ticket({ name: 'General', quantity: 40 })] });
   });
 
   test('POST /v1/events/{slug}/bookings: 201, Location /v1/bookings/{id}, the booking as its webhook payload shows it; GET answers the same', async () => {
@@ -95,7 +88,7 @@ describe('routes and transitions', () => {
     expect(read.status).toBe(200);
     expect(read.text).toBe(response.text);
     // The same fields as GraphQL's booking(id), where ticketTypeId is also ticketType { id }.
-    const graphql = await app.client.graphql(key, `query($id: ID!) { booking(id: $id) { ${BOOKING_FIELDS.join(' ')} ticketType { id } } }`, { id: booking.id });
+    const graphql = await ctx.app.client.graphql(ctx.key, `query($id: ID!) { booking(id: $id) { ${BOOKING_FIELDS.join(' ')} ticketType { id } } }`, { id: booking.id });
     const { ticketType, ...fields } = graphql.body.data.booking;
     expect(fields).toEqual(booking);
     expect(ticketType.id).toBe(ticketTypeId);
@@ -160,7 +153,7 @@ describe('routes and transitions', () => {
   });
 
   test('refusals of a create: SOLD_OUT with its details, EVENT_NOT_PUBLISHED, EVENT_NOT_FOUND, TICKET_TYPE_NOT_FOUND; nothing stored', async () => {
-    const small = await createPublishedEvent(app.client, key, { capacity: 3 });
+    const small = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 3 });
     expect((await book(small.slug, { quantity: 2 })).status).toBe(201);
     expectError(await book(small.slug, { quantity: 2 }), 409, 'SOLD_OUT', { limitedBy: 'capacity', available: 1, requested: 2 });
     expectError(await book(small.slug, { quantity: 2, hold: true }), 409, 'SOLD_OUT');
@@ -173,7 +166,7 @@ describe('routes and transitions', () => {
   });
 
   test('GET /v1/events/{slug}/bookings: {bookings, total, page, limit, nextCursor}, newest first, status filter, pages', async () => {
-    const listed = await createPublishedEvent(app.client, key, { capacity: 20 });
+    const listed = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 20 });
     const first = await created(listed.slug, { attendeeName: 'First' });
     const second = await created(listed.slug, { attendeeName: 'Second', hold: true });
     const third = await created(listed.slug, { attendeeName: 'Third' });
@@ -198,7 +191,7 @@ describe('routes and transitions', () => {
     const put = await rest('PUT', `/v1/bookings/${booking.id}`, {});
     expectError(put, 405, 'METHOD_NOT_ALLOWED', { allowed: ['GET', 'HEAD', 'OPTIONS'] });
     expect(put.headers.allow).toBe('GET, HEAD, OPTIONS');
-    const options = await app.client.request('OPTIONS', `/v1/bookings/${booking.id}/check-in`);
+    const options = await ctx.app.client.request('OPTIONS', `/v1/bookings/${booking.id}/check-in`);
     expect([options.status, options.headers.allow]).toEqual([204, 'POST, DELETE, OPTIONS']);
     expect((await rest('GET', `/v1/bookings/${booking.id}/confirm`)).status).toBe(405);
   });
@@ -207,7 +200,7 @@ describe('routes and transitions', () => {
 describe('validation: 400 VALIDATION_ERROR naming every failing field, as the REST request names it', () => {
   let event: CreatedEvent;
   beforeAll(async () => {
-    event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
   });
   const fields = (response: HttpResponse) => {
     expect(response.status).toBe(400);
@@ -245,7 +238,7 @@ describe('validation: 400 VALIDATION_ERROR naming every failing field, as the RE
     for (const response of [await rest('GET', '/v1/bookings/nope'), await act('evt_abc', 'confirm'), await act('nope', 'cancel'), await act('x', 'check-in'), await undo('x')]) {
       expect(response.body.error.details.errors).toEqual([{ field: 'id', message: 'id must be an id starting with bk_' }]);
     }
-    const other = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const other = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const booking = await book(event.slug, { eventSlug: other.slug });
     expect(booking.status).toBe(201);
     expect(booking.body.eventSlug).toBe(event.slug);
@@ -263,18 +256,18 @@ describe('validation: 400 VALIDATION_ERROR naming every failing field, as the RE
 
 describe('permissions and tenancy, as for events', () => {
   test('bookings:read reads, bookings:write books, confirms and cancels, checkin:write checks in; else 403 FORBIDDEN naming the permission', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const booking = await created(event.slug);
     const held = await created(event.slug, { hold: true });
-    const eventsOnly = (await createApiKey(app.orm, organizationId, { permissions: ['events:read', 'events:write'] })).key;
-    const reader = (await createApiKey(app.orm, organizationId, { permissions: ['bookings:read'] })).key;
-    const writer = (await createApiKey(app.orm, organizationId, { permissions: ['bookings:write'] })).key;
+    const eventsOnly = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['events:read', 'events:write'] })).key;
+    const reader = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['bookings:read'] })).key;
+    const writer = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['bookings:write'] })).key;
     const forbidden = (response: HttpResponse, permission: string, current: string[]) =>
       expectError(response, 403, 'FORBIDDEN', { requiredPermission: permission, currentPermissions: current });
 
     forbidden(await rest('GET', `/v1/events/${event.slug}/bookings`, undefined, eventsOnly), 'bookings:read', ['events:read', 'events:write']);
     forbidden(await rest('GET', `/v1/bookings/${booking.id}`, undefined, eventsOnly), 'bookings:read', ['events:read', 'events:write']);
-    forbidden(await app.client.request('GET', `/v1/events/${event.slug}/attendees.csv`, { headers: { authorization: `Bearer ${eventsOnly}` } }), 'bookings:read', [
+    forbidden(await ctx.app.client.request('GET', `/v1/events/${event.slug}/attendees.csv`, { headers: { authorization: `Bearer ${eventsOnly}` } }), 'bookings:read', [
       'events:read',
       'events:write',
     ]);
@@ -294,16 +287,16 @@ describe('permissions and tenancy, as for events', () => {
     // Nothing changed by the refusals.
     expect((await rest('GET', `/v1/bookings/${booking.id}`)).body).toMatchObject({ status: 'CONFIRMED', checkedInAt: null });
 
-    const noKey = await app.client.request('GET', `/v1/bookings/${booking.id}`);
+    const noKey = await ctx.app.client.request('GET', `/v1/bookings/${booking.id}`);
     expectError(noKey, 401, 'UNAUTHORIZED');
-    expectError(await app.client.request('POST', `/v1/bookings/${booking.id}/cancel`, { headers: { authorization: 'Bearer nk_test_0000000000000000000000000000000' } }), 401, 'INVALID_API_KEY');
+    expectError(await ctx.app.client.request('POST', `/v1/bookings/${booking.id}/cancel`, { headers: { authorization: 'Bearer nk_test_0000000000000000000000000000000' } }), 401, 'INVALID_API_KEY');
   });
 
   test("another organization's booking is 404 BOOKING_NOT_FOUND on every route, its event 404 EVENT_NOT_FOUND; nothing changes", async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const booking = await created(event.slug);
     const held = await created(event.slug, { hold: true });
-    const other = (await createTenant(app.orm)).key;
+    const other = (await createTenant(ctx.app.orm)).key;
     const notFound = (response: HttpResponse, id: string) => expectError(response, 404, 'BOOKING_NOT_FOUND', { id });
     notFound(await rest('GET', `/v1/bookings/${booking.id}`, undefined, other), booking.id);
     notFound(await act(held.id, 'confirm', other), held.id);
@@ -314,7 +307,7 @@ describe('permissions and tenancy, as for events', () => {
     expectError(await rest('GET', `/v1/events/${event.slug}/bookings`, undefined, other), 404, 'EVENT_NOT_FOUND', { slug: event.slug });
     expectError(await book(event.slug, {}, other), 404, 'EVENT_NOT_FOUND', { slug: event.slug });
     expectError(
-      await app.client.request('GET', `/v1/events/${event.slug}/attendees.csv`, { headers: { authorization: `Bearer ${other}` } }),
+      await ctx.app.client.request('GET', `/v1/events/${event.slug}/attendees.csv`, { headers: { authorization: `Bearer ${other}` } }),
       404,
       'EVENT_NOT_FOUND',
       { slug: event.slug },
@@ -326,10 +319,10 @@ describe('permissions and tenancy, as for events', () => {
 
 describe('Idempotency-Key, as for events', () => {
   const keyed = (method: string, path: string, idempotencyKey: string, json?: unknown) =>
-    app.client.request(method, path, { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, ...(json === undefined ? {} : { json }) });
+    ctx.app.client.request(method, path, { headers: { authorization: `Bearer ${ctx.key}`, 'idempotency-key': idempotencyKey }, ...(json === undefined ? {} : { json }) });
 
   test('a create retried with the same key replays its 201, body and Location; one booking, its seats counted once', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 5 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 5 });
     const idempotencyKey = randomUUID();
     const path = `/v1/events/${event.slug}/bookings`;
     const first = await keyed('POST', path, idempotencyKey, attendee({ quantity: 2, hold: true }));
@@ -355,7 +348,7 @@ describe('Idempotency-Key, as for events', () => {
   });
 
   test('a refusal is stored and replayed too (409 on cancel twice), and a DELETE replays its 200', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 5 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 5 });
     const booking = await created(event.slug);
     expect((await act(booking.id, 'cancel')).status).toBe(200);
     const cancelKey = randomUUID();
@@ -377,8 +370,8 @@ describe('Idempotency-Key, as for events', () => {
 });
 
 describe('GET /v1/events/{slug}/attendees.csv', () => {
-  const csv = (slug: string, withKey: string = key, method = 'GET') =>
-    app.client.request(method, `/v1/events/${slug}/attendees.csv`, { headers: { authorization: `Bearer ${withKey}` } });
+  const csv = (slug: string, withKey: string = ctx.key, method = 'GET') =>
+    ctx.app.client.request(method, `/v1/events/${slug}/attendees.csv`, { headers: { authorization: `Bearer ${withKey}` } });
   /** RFC 4180 records (quoted fields may hold commas, quotes and line breaks). */
   function records(text: string): string[][] {
     const rows: string[][] = [];
@@ -410,7 +403,7 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
   }
 
   test('every CONFIRMED booking, oldest first, with its ticket type name; held, cancelled and expired ones left out; headers', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 50, ticketTypes: [ticket({ name: 'VIP, front row', quantity: 10 })] });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 50, ticketTypes: [ticket({ name: 'VIP, front row', quantity: 10 })] });
     const first = await created(event.slug, { ticketTypeId: event.ticketTypes[0].id, quantity: 2, attendeeName: 'Ada Lovelace' });
     const untyped = await created(event.slug, { attendeeName: 'Grace Hopper', attendeeEmail: 'grace@example.com' });
     await created(event.slug, { hold: true });
@@ -422,7 +415,7 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     const checkedIn = await act(untyped.id, 'check-in');
 
     const response = await csv(event.slug).catch((error) => {
-      throw new Error(`${error}: ${app.logs.filter((line) => /"level":50/.test(line)).join('\n')}`);
+      throw new Error(`${error}: ${ctx.app.logs.filter((line) => /"level":50/.test(line)).join('\n')}`);
     });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -442,19 +435,19 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     expect(response.text).toContain(`,"VIP, front row",2,`);
 
     // The access line, written when the answer has ended.
-    const accessLine = () => app.logs.map((text) => JSON.parse(text)).find((entry) => entry.route === '/v1/events/:slug/attendees.csv' && entry.status === 200);
+    const accessLine = () => ctx.app.logs.map((text) => JSON.parse(text)).find((entry) => entry.route === '/v1/events/:slug/attendees.csv' && entry.status === 200);
     for (let tries = 0; tries < 50 && !accessLine(); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(accessLine()).toMatchObject({ msg: 'request', operation: 'AttendeesCsv', organizationId });
+    expect(accessLine()).toMatchObject({ msg: 'request', operation: 'AttendeesCsv', organizationId: ctx.organizationId });
 
-    const head = await csv(event.slug, key, 'HEAD');
+    const head = await csv(event.slug, ctx.key, 'HEAD');
     expect([head.status, head.text, head.headers['content-type']]).toEqual([200, '', 'text/csv; charset=utf-8']);
     // No confirmed booking: the header row alone.
-    const empty = await createPublishedEvent(app.client, key, { capacity: 5 });
+    const empty = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 5 });
     expect((await csv(empty.slug)).text).toBe(`${CSV_HEADER}\r\n`);
   });
 
   test('RFC 4180 quoting and formula injection neutralized (= + - @ tab CR get a leading apostrophe)', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 50, ticketTypes: [ticket({ name: '=HYPERLINK("http://evil")', quantity: 10 })] });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 50, ticketTypes: [ticket({ name: '=HYPERLINK("http://evil")', quantity: 10 })] });
     const names = ['=1+1', '+SUM(A1)', '-2+3', '@cmd', '\tTabbed', 'Quote "me", please', 'Line\nbreak', 'Plain Name', "O'Brien"];
     const made: Array<Record<string, any>> = [];
     for (const name of names) made.push(await created(event.slug, { attendeeName: name }));
@@ -487,24 +480,24 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
   });
 
   test('refusals in the envelope before any byte: 401, 400 on slug, 404 for an unknown slug; 405 for another method', async () => {
-    expectError(await app.client.request('GET', '/v1/events/any-event/attendees.csv'), 401, 'UNAUTHORIZED');
+    expectError(await ctx.app.client.request('GET', '/v1/events/any-event/attendees.csv'), 401, 'UNAUTHORIZED');
     const bad = await csv('Bad_Slug');
     expectError(bad, 400, 'VALIDATION_ERROR');
     expect(bad.body.error.details.errors).toEqual([{ field: 'slug', message: 'slug must be an event slug: lower-case letters and digits joined by single hyphens' }]);
     expectError(await csv('no-such-event'), 404, 'EVENT_NOT_FOUND', { slug: 'no-such-event' });
-    const post = await app.client.request('POST', '/v1/events/any-event/attendees.csv', { headers: { authorization: `Bearer ${key}` } });
+    const post = await ctx.app.client.request('POST', '/v1/events/any-event/attendees.csv', { headers: { authorization: `Bearer ${ctx.key}` } });
     expectError(post, 405, 'METHOD_NOT_ALLOWED', { allowed: ['GET', 'HEAD', 'OPTIONS'] });
   });
 
   test('the batches (keyset by created_at, id) list every row once, also with equal times across a batch boundary', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 100 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 100 });
     const ids = Array.from({ length: 7 }, (_, index) => `bk_rest${index}${randomBytes(4).toString('hex')}`);
     // Seven confirmed rows sharing two instants (microseconds included), and one cancelled among them.
     await sql(
       `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
        select id, ?, ?, 1, 'x@example.com', 'Row', 'CONFIRMED', case when n < 4 then timestamptz '2026-01-01 10:00:00.123456+00' else timestamptz '2026-01-01 10:00:00.123457+00' end
        from unnest(string_to_array(?, ',')) with ordinality as t(id, n)`,
-      [organizationId, event.id, ids.join(',')],
+      [ctx.organizationId, event.id, ids.join(',')],
     );
     await sql(`update bookings set status = 'CANCELLED', cancelled_at = now() where id = ?`, [ids[2]]);
     const expected = ids.filter((id) => id !== ids[2]);
@@ -512,7 +505,7 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     for (const size of [1, 2, 3, 10]) {
       const seen: string[] = [];
       const sizes: number[] = [];
-      for await (const batch of attendeeBatches(preparedStatements(app.orm.em.fork()), organizationId, event.id, size)) {
+      for await (const batch of attendeeBatches(preparedStatements(ctx.app.orm.em.fork()), ctx.organizationId, event.id, size)) {
         sizes.push(batch.length);
         seen.push(...batch.map((row) => row.id));
       }
@@ -520,9 +513,9 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
       expect(Math.max(...sizes)).toBeLessThanOrEqual(size);
     }
     // Another organization sees nothing of it.
-    const stranger = (await createTenant(app.orm)).organization.id;
+    const stranger = (await createTenant(ctx.app.orm)).organization.id;
     const none: unknown[] = [];
-    for await (const batch of attendeeBatches(preparedStatements(app.orm.em.fork()), stranger, event.id)) none.push(...batch);
+    for await (const batch of attendeeBatches(preparedStatements(ctx.app.orm.em.fork()), stranger, event.id)) none.push(...batch);
     expect(none).toEqual([]);
   });
 
@@ -552,19 +545,20 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
     }
   }
 
-  test('backpressure: no further batch is read while the client does not read; then every row', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10_000 });
+  // Changes legitimately with ATTENDEE_BATCH_SIZE (1,000 rows a statement); reading ahead of a client that does not read is the regression.
+  test('performance guard: backpressure: no further batch is read while the client does not read; then every row', async () => {
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10_000 });
     await sql(
       `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
        select 'bk_bp' || lpad(g::text, 6, '0'), ?, ?, 1, 'bp@example.com', 'Back Pressure', 'CONFIRMED', timestamptz '2026-01-01 00:00:00+00' + g * interval '1 ms'
        from generate_series(1, 3500) g`,
-      [organizationId, event.id],
+      [ctx.organizationId, event.id],
     );
-    const em = app.orm.em.fork();
+    const em = ctx.app.orm.em.fork();
     const reads = preparedStatements(em);
     let statements = 0;
     const counted: PreparedStatements = { query: (text, values) => ((statements += 1), reads.query(text, values)) };
-    const context = { em, reads: counted, auth: { organization: { id: organizationId } }, requestId: 'backpressure' } as unknown as RequestContext;
+    const context = { em, reads: counted, auth: { organization: { id: ctx.organizationId } }, requestId: 'backpressure' } as unknown as RequestContext;
     const client = new SlowClient();
     const sent = sendAttendeesCsv(client as unknown as ServerResponse, context, { slug: event.slug });
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -581,20 +575,20 @@ describe('GET /v1/events/{slug}/attendees.csv', () => {
   });
 
   test('a failure once the file has begun cuts the response (destroyed, never ended cleanly) and goes on to the log', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10_000 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10_000 });
     await sql(
       `insert into bookings (id, organization_id, event_id, quantity, attendee_email, attendee_name, status, created_at)
        select 'bk_cut' || lpad(g::text, 6, '0'), ?, ?, 1, 'cut@example.com', 'Cut', 'CONFIRMED', now() + g * interval '1 ms' from generate_series(1, 1500) g`,
-      [organizationId, event.id],
+      [ctx.organizationId, event.id],
     );
-    const em = app.orm.em.fork();
+    const em = ctx.app.orm.em.fork();
     const reads = preparedStatements(em);
     let statements = 0;
     // The second batch's statement fails as a database gone away would.
     const failing: PreparedStatements = {
       query: (text, values) => (++statements === 2 ? Promise.reject(new Error('connection terminated')) : reads.query(text, values)),
     };
-    const context = { em, reads: failing, auth: { organization: { id: organizationId } }, requestId: 'cut' } as unknown as RequestContext;
+    const context = { em, reads: failing, auth: { organization: { id: ctx.organizationId } }, requestId: 'cut' } as unknown as RequestContext;
     const client = new SlowClient();
     client.read();
     let ended = false;

@@ -13,25 +13,15 @@ import {
   UPDATE_TICKET_TYPE,
 } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
-import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { SLOT_COUNT, SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
 
-// Inventory slots (issue 19, src/modules/inventory/): a hot event's seats split over rows that
+// Inventory slots (src/modules/inventory/, docs/architecture.md): a hot event's seats split over rows that
 // bookings claim side by side. Every count stays exact and nothing is ever oversold, also across
 // two server processes and when the last seats are spread over several slots.
 jest.setTimeout(120_000);
 
-let app: TestApp;
-let second: ServiceInstance;
-beforeAll(async () => {
-  app = await startTestApp();
-  second = await startServiceOn(app.databaseUrl, sameSecretAs(app));
-});
-afterAll(async () => {
-  await second?.close();
-  await app?.close();
-});
+const ctx = useTestApp({}, { secondInstance: true });
 
 const book = bookConcurrently;
 
@@ -40,67 +30,67 @@ const codeOf = (response: HttpResponse): string | undefined => response.body?.er
 const seatsOf = (responses: HttpResponse[]) => confirmedOf(responses).reduce((sum, response) => sum + (response.body.data.createBooking.quantity as number), 0);
 
 test(`an event published with ${SLOTTED_MIN_CAPACITY} seats or more, or without a capacity, is slotted; its shares add up to its capacity`, async () => {
-  const { key } = await createTenant(app.orm);
-  const big = await createPublishedEvent(app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ quantity: 70 })] });
-  const unlimited = await createPublishedEvent(app.client, key, {});
-  const small = await createPublishedEvent(app.client, key, { capacity: SLOTTED_MIN_CAPACITY - 1 });
+  const { key } = await createTenant(ctx.app.orm);
+  const big = await createPublishedEvent(ctx.app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ quantity: 70 })] });
+  const unlimited = await createPublishedEvent(ctx.app.client, key, {});
+  const small = await createPublishedEvent(ctx.app.client, key, { capacity: SLOTTED_MIN_CAPACITY - 1 });
 
-  const bigCounts = await storedCounts(app.orm, big.id);
+  const bigCounts = await storedCounts(ctx.app.orm, big.id);
   expect(bigCounts.slots).toMatchObject({ count: SLOT_COUNT, sharesLeft: SLOTTED_MIN_CAPACITY, capacityLeft: SLOTTED_MIN_CAPACITY });
-  const [shares] = await app.orm.em
+  const [shares] = await ctx.app.orm.em
     .fork()
     .getConnection()
     .execute<Array<{ total: string; slots: string }>>('select sum(seats) as total, count(*) as slots from ticket_type_slots where ticket_type_id = ?', [
       big.ticketTypes[0].id,
     ]);
   expect({ total: Number(shares.total), slots: Number(shares.slots) }).toEqual({ total: 70, slots: SLOT_COUNT });
-  expect((await storedCounts(app.orm, unlimited.id)).slots.count).toBe(SLOT_COUNT);
-  expect((await storedCounts(app.orm, small.id)).slots.count).toBe(0);
+  expect((await storedCounts(ctx.app.orm, unlimited.id)).slots.count).toBe(SLOT_COUNT);
+  expect((await storedCounts(ctx.app.orm, small.id)).slots.count).toBe(0);
 });
 
 test('bookings of a slotted event go on while its row is locked (they take no lock on it); reads count its slots', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 1000, ticketTypes: [ticket({ quantity: 800 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 1000, ticketTypes: [ticket({ quantity: 800 })] });
   // Another transaction holds the event's row (as an update of it would) while the bookings run.
-  const transaction = await app.orm.em.getKnex().transaction();
+  const transaction = await ctx.app.orm.em.getKnex().transaction();
   try {
     await transaction.raw('select id from events where id = ? for no key update', [event.id]);
-    app.sql.reset();
-    const responses = await book([app.client, second.client], key, 12, (index) =>
+    ctx.app.sql.reset();
+    const responses = await book([ctx.app.client, ctx.second.client], key, 12, (index) =>
       bookingInput(event.slug, { quantity: 1 + (index % 3), ticketTypeId: event.ticketTypes[0].id }),
     );
     expect(confirmedOf(responses)).toHaveLength(12);
-    expect(app.sql.statements.some((statement) => /from event_slots s .*for update of s skip locked/s.test(statement))).toBe(true);
+    expect(ctx.app.sql.statements.some((statement) => /from event_slots s .*for update of s skip locked/s.test(statement))).toBe(true);
   } finally {
     await transaction.commit();
   }
   // The same on an event that keeps its count on its row waits for that row: the test above would time out.
-  const small = await createPublishedEvent(app.client, key, { capacity: 10 });
-  const holding = await app.orm.em.getKnex().transaction();
+  const small = await createPublishedEvent(ctx.app.client, key, { capacity: 10 });
+  const holding = await ctx.app.orm.em.getKnex().transaction();
   await holding.raw('select id from events where id = ? for no key update', [small.id]);
-  const waiting = app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(small.slug) });
+  const waiting = ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(small.slug) });
   const first = await Promise.race([waiting.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 500))]);
   await holding.commit();
   expect(first).toBe('waiting');
   expect((await waiting).body.data.createBooking.status).toBe('CONFIRMED');
 
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(24);
-  const rest = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const rest = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(rest.body).toMatchObject({ registrationCount: 24, ticketTypes: [{ sold: 24 }] });
-  const listed = await app.client.rest('GET', `/v1/events?limit=100`, key);
+  const listed = await ctx.app.client.rest('GET', `/v1/events?limit=100`, key);
   expect(listed.body.events.find((item: { slug: string }) => item.slug === event.slug)).toMatchObject({ registrationCount: 24 });
-  const graphql = await app.client.graphql(key, 'query($slug: String!) { event(slug: $slug) { registrationCount ticketTypes { sold } } }', { slug: event.slug });
+  const graphql = await ctx.app.client.graphql(key, 'query($slug: String!) { event(slug: $slug) { registrationCount ticketTypes { sold } } }', { slug: event.slug });
   expect(graphql.body.data.event).toEqual({ registrationCount: 24, ticketTypes: [{ sold: 24 }] });
 });
 
 test('two processes selling out a slotted event with bookings of mixed sizes: exactly its capacity, every other answer SOLD_OUT, every count exact', async () => {
-  const { key } = await createTenant(app.orm);
+  const { key } = await createTenant(ctx.app.orm);
   const capacity = 600;
-  const event = await createPublishedEvent(app.client, key, { capacity, ticketTypes: [ticket({ quantity: 450 })] });
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity, ticketTypes: [ticket({ quantity: 450 })] });
   const ticketTypeId = event.ticketTypes[0].id;
-  const clients = [app.client, second.client];
+  const clients = [ctx.app.client, ctx.second.client];
 
   // More asked than there is: some with the ticket type (450 of them at most), some without.
   const responses = await book(clients, key, 90, (index) =>
@@ -112,7 +102,7 @@ test('two processes selling out a slotted event with bookings of mixed sizes: ex
     const details = refused.body.errors[0].extensions.details;
     expect(details.available).toBeLessThan(details.requested);
   }
-  let counts = await storedCounts(app.orm, event.id);
+  let counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(seatsOf(responses));
   expect(counts.ticketTypes[0].sold).toBeLessThanOrEqual(450);
@@ -124,70 +114,70 @@ test('two processes selling out a slotted event with bookings of mixed sizes: ex
   const refusals = last.filter((response) => codeOf(response) === 'SOLD_OUT');
   expect(refusals).toHaveLength(10);
   for (const refused of refusals) expect(refused.body.errors[0].extensions.details).toEqual({ limitedBy: 'capacity', available: 0, requested: 1 });
-  counts = await storedCounts(app.orm, event.id);
+  counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(capacity);
 });
 
 test('a large booking takes seats spread over several slots, and SOLD_OUT names exactly what is left', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 520 });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 520 });
   // 520 over 16 slots is 32 or 33 a slot: 200 seats at once need the room of several.
-  const large = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 200 }) });
+  const large = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 200 }) });
   expect(large.body.data.createBooking).toMatchObject({ quantity: 200, status: 'CONFIRMED' });
-  const tooMany = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 321 }) });
+  const tooMany = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 321 }) });
   expect(tooMany.body.errors[0].extensions).toMatchObject({ code: 'SOLD_OUT', details: { limitedBy: 'capacity', available: 320, requested: 321 } });
-  const rest = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 320 }) });
+  const rest = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 320 }) });
   expect(rest.body.data.createBooking.status).toBe('CONFIRMED');
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(520);
 });
 
 test('cancelling on a slotted event gives the seats back to their slot, once; they can be booked again', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 500, ticketTypes: [ticket({ quantity: 500 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 500, ticketTypes: [ticket({ quantity: 500 })] });
   const ticketTypeId = event.ticketTypes[0].id;
-  const made = await book([app.client], key, 20, (index) => bookingInput(event.slug, { quantity: 25, ticketTypeId, attendeeEmail: `g${index}@example.com` }));
+  const made = await book([ctx.app.client], key, 20, (index) => bookingInput(event.slug, { quantity: 25, ticketTypeId, attendeeEmail: `g${index}@example.com` }));
   expect(seatsOf(made)).toBe(500);
   const ids = confirmedOf(made).map((response) => response.body.data.createBooking.id as string);
 
   // Cancelled twice at once from two processes: one succeeds, one is refused.
-  const twice = await Promise.all([app.client, second.client].map((client) => client.graphql(key, CANCEL_BOOKING, { id: ids[0] })));
+  const twice = await Promise.all([ctx.app.client, ctx.second.client].map((client) => client.graphql(key, CANCEL_BOOKING, { id: ids[0] })));
   expect(twice.map((response) => response.body.data?.cancelBooking?.status ?? codeOf(response)).sort()).toEqual(['BOOKING_ALREADY_CANCELLED', 'CANCELLED']);
-  await Promise.all(ids.slice(1, 4).map((id) => second.client.graphql(key, CANCEL_BOOKING, { id })));
-  let counts = await storedCounts(app.orm, event.id);
+  await Promise.all(ids.slice(1, 4).map((id) => ctx.second.client.graphql(key, CANCEL_BOOKING, { id })));
+  let counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(400);
 
-  const again = await book([app.client, second.client], key, 12, () => bookingInput(event.slug, { quantity: 10, ticketTypeId }));
+  const again = await book([ctx.app.client, ctx.second.client], key, 12, () => bookingInput(event.slug, { quantity: 10, ticketTypeId }));
   expect(seatsOf(again)).toBe(100);
-  counts = await storedCounts(app.orm, event.id);
+  counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(500);
 });
 
 test('unpublishing a slotted event closes its slots (EVENT_NOT_PUBLISHED), publishing again opens them; capacity and quantity changes keep the shares exact', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 800, ticketTypes: [ticket({ quantity: 600 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 800, ticketTypes: [ticket({ quantity: 600 })] });
   const ticketTypeId = event.ticketTypes[0].id;
-  await book([app.client], key, 10, () => bookingInput(event.slug, { quantity: 3, ticketTypeId }));
+  await book([ctx.app.client], key, 10, () => bookingInput(event.slug, { quantity: 3, ticketTypeId }));
 
-  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'DRAFT' })).status).toBe(200);
-  const closed = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'DRAFT' })).status).toBe(200);
+  const closed = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
   expect(closed.body.errors[0].extensions).toMatchObject({ code: 'EVENT_NOT_PUBLISHED', details: { slug: event.slug, status: 'DRAFT' } });
 
   // Capacity below what is booked is refused; a smaller one above it splits what is left again.
-  const below = await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 29 });
+  const below = await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 29 });
   expect(below.status).toBe(400);
-  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 540 })).status).toBe(200);
-  const quantity = await app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ticketTypeId, input: { quantity: 31 } });
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { capacity: 540 })).status).toBe(200);
+  const quantity = await ctx.app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ticketTypeId, input: { quantity: 31 } });
   expect(quantity.body.data.updateTicketType).toMatchObject({ quantity: 31, sold: 30 });
-  const added = await app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 40 }) });
+  const added = await ctx.app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 40 }) });
   const lateId = added.body.data.addTicketType.id as string;
-  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
 
-  const typed = await book([app.client, second.client], key, 4, () => bookingInput(event.slug, { ticketTypeId }));
+  const typed = await book([ctx.app.client, ctx.second.client], key, 4, () => bookingInput(event.slug, { ticketTypeId }));
   expect(confirmedOf(typed)).toHaveLength(1);
   expect(typed.filter((response) => codeOf(response) === 'SOLD_OUT')[0].body.errors[0].extensions.details).toEqual({
     limitedBy: 'ticketType',
@@ -195,23 +185,23 @@ test('unpublishing a slotted event closes its slots (EVENT_NOT_PUBLISHED), publi
     available: 0,
     requested: 1,
   });
-  const late = await book([app.client, second.client], key, 45, () => bookingInput(event.slug, { ticketTypeId: lateId }));
+  const late = await book([ctx.app.client, ctx.second.client], key, 45, () => bookingInput(event.slug, { ticketTypeId: lateId }));
   expect(confirmedOf(late)).toHaveLength(40);
-  const removed = await app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId });
+  const removed = await ctx.app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId });
   expect(codeOf(removed)).toBe('TICKET_TYPE_HAS_SALES');
   expect(removed.body.errors[0].extensions.details).toEqual({ id: lateId, sold: 40 });
 
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
   expect(counts.registrationCount).toBe(71);
   expect(counts.slots).toMatchObject({ count: SLOT_COUNT, capacityLeft: 540 });
 });
 
 test('bookings, cancellations, capacity and quantity changes all at once on a slotted event, from two processes: no error, every count and share exact', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { capacity: 600, ticketTypes: [ticket({ quantity: 400 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { capacity: 600, ticketTypes: [ticket({ quantity: 400 })] });
   const ticketTypeId = event.ticketTypes[0].id;
-  const clients = [app.client, second.client];
+  const clients = [ctx.app.client, ctx.second.client];
   const first = await book(clients, key, 20, (index) => bookingInput(event.slug, { quantity: 5 + (index % 4), ticketTypeId: index % 2 ? ticketTypeId : null }));
   const ids = confirmedOf(first).map((response) => response.body.data.createBooking.id as string);
 
@@ -229,9 +219,9 @@ test('bookings, cancellations, capacity and quantity changes all at once on a sl
   }
   for (const response of bookings) expect(['CONFIRMED', 'SOLD_OUT']).toContain(response.body?.data?.createBooking?.status ?? codeOf(response));
   for (const response of cancels) expect(response.body.data.cancelBooking.status).toBe('CANCELLED');
-  const counts = await storedCounts(app.orm, event.id);
+  const counts = await storedCounts(ctx.app.orm, event.id);
   expectConsistent(counts);
-  const stored = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const stored = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(counts.registrationCount).toBeLessThanOrEqual(stored.body.capacity);
   expect(counts.ticketTypes[0].sold).toBeLessThanOrEqual(counts.ticketTypes[0].quantity);
   expect(counts.slots.capacityLeft).toBe(stored.body.capacity);

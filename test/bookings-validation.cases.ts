@@ -1,18 +1,13 @@
 import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent, LIST_BOOKINGS, ticket } from './helpers/bookings';
-import { createTenant } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { expectGraphqlErrorStatus } from './helpers/event-api';
 
-let app: TestApp;
-let key: string;
+const ctx = useTestApp({}, { tenant: true });
 let event: Awaited<ReturnType<typeof createPublishedEvent>>;
 beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-  event = await createPublishedEvent(app.client, key, { capacity: 5, ticketTypes: [ticket()] });
+  event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 5, ticketTypes: [ticket()] });
 });
-afterAll(() => app.close());
 
 /** A VALIDATION_ERROR naming exactly `fields` (every failing one), never a 5xx. */
 function expectValidationError(response: HttpResponse, fields: string[]): void {
@@ -26,12 +21,12 @@ function expectValidationError(response: HttpResponse, fields: string[]): void {
 }
 
 async function expectNothingBooked(): Promise<void> {
-  const [row] = await app.orm.em.fork().getConnection().execute('select registration_count from events where id = ?', [event.id]);
+  const [row] = await ctx.app.orm.em.fork().getConnection().execute('select registration_count from events where id = ?', [event.id]);
   expect(row.registration_count).toBe(0);
 }
 
 test('createBooking reports every failing field of its input at once', async () => {
-  const response = await app.client.graphql(key, CREATE_BOOKING, {
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, {
     input: { eventSlug: 'Not A Slug', ticketTypeId: 'nope', quantity: 0, attendeeEmail: 'not-an-email', attendeeName: '   ' },
   });
   expectValidationError(response, ['eventSlug', 'ticketTypeId', 'quantity', 'attendeeEmail', 'attendeeName']);
@@ -48,7 +43,7 @@ test.each([
   ['slug too long', { eventSlug: 'a'.repeat(101) }, ['eventSlug']],
   ['ticket type id of another kind', { ticketTypeId: 'bk_abc' }, ['ticketTypeId']],
 ])('createBooking: %s -> VALIDATION_ERROR', async (_name, overrides, fields) => {
-  const response = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, overrides) });
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, { input: bookingInput(event.slug, overrides) });
   expectValidationError(response, fields);
   await expectNothingBooked();
 });
@@ -60,13 +55,13 @@ test.each([
   ['name as a number and email as an object', { attendeeName: 5, attendeeEmail: { at: 'x' } }, ['attendeeName', 'attendeeEmail']],
   ['missing required fields', { quantity: undefined, attendeeEmail: undefined, eventSlug: undefined }, ['quantity', 'attendeeEmail', 'eventSlug']],
 ])('createBooking variables of the wrong type: %s -> 400 VALIDATION_ERROR', async (_name, overrides, fields) => {
-  const response = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, overrides) });
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, { input: bookingInput(event.slug, overrides) });
   expect(response.status).toBe(400);
   expectValidationError(response, fields);
 });
 
 test('createBooking with no input at all -> 400 naming input', async () => {
-  const response = await app.client.graphql(key, CREATE_BOOKING, {});
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_BOOKING, {});
   expect(response.status).toBe(400);
   expectValidationError(response, ['input']);
 });
@@ -77,23 +72,23 @@ test.each([
   ['an empty id', { id: '' }],
   ['a number', { id: 42 }],
 ])('cancelBooking with %s -> VALIDATION_ERROR on id', async (_name, variables) => {
-  expectValidationError(await app.client.graphql(key, CANCEL_BOOKING, variables), ['id']);
+  expectValidationError(await ctx.app.client.graphql(ctx.key, CANCEL_BOOKING, variables), ['id']);
 });
 
 test('Query.bookings reports eventSlug, page and limit together; a bad status names status', async () => {
-  expectValidationError(await app.client.graphql(key, LIST_BOOKINGS, { eventSlug: 'BAD', page: 0, limit: 101 }), [
+  expectValidationError(await ctx.app.client.graphql(ctx.key, LIST_BOOKINGS, { eventSlug: 'BAD', page: 0, limit: 101 }), [
     'eventSlug',
     'page',
     'limit',
   ]);
-  const badStatus = await app.client.graphql(key, LIST_BOOKINGS, { eventSlug: event.slug, status: 'PENDING', page: 'one' });
+  const badStatus = await ctx.app.client.graphql(ctx.key, LIST_BOOKINGS, { eventSlug: event.slug, status: 'PENDING', page: 'one' });
   expect(badStatus.status).toBe(400);
   expectValidationError(badStatus, ['status', 'page']);
   expect(badStatus.body.errors[0].extensions.details.errors).toContainEqual({ field: 'status', message: 'status must be one of HELD, CONFIRMED, CANCELLED, EXPIRED' });
 });
 
 test('Event.bookings arguments are checked too, and the event itself is still returned', async () => {
-  const response = await app.client.graphql(key, `query($slug: String!) { event(slug: $slug) { slug bookings(page: 0, limit: 1000) { total } } }`, {
+  const response = await ctx.app.client.graphql(ctx.key, `query($slug: String!) { event(slug: $slug) { slug bookings(page: 0, limit: 1000) { total } } }`, {
     slug: event.slug,
   });
   expect(response.body.data.event).toEqual({ slug: event.slug, bookings: null });
@@ -101,8 +96,8 @@ test('Event.bookings arguments are checked too, and the event itself is still re
 });
 
 test('an inline literal of the wrong type is 400 naming the argument, as the same value in a variable is', async () => {
-  const inline = await app.client.graphql(key, `mutation { cancelBooking(id: { x: 1 }) { id } }`);
-  const variable = await app.client.graphql(key, `mutation C($id: ID!) { cancelBooking(id: $id) { id } }`, { id: { x: 1 } });
+  const inline = await ctx.app.client.graphql(ctx.key, `mutation { cancelBooking(id: { x: 1 }) { id } }`);
+  const variable = await ctx.app.client.graphql(ctx.key, `mutation C($id: ID!) { cancelBooking(id: $id) { id } }`, { id: { x: 1 } });
   for (const response of [inline, variable]) {
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions).toEqual({

@@ -1,20 +1,13 @@
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 
 describe('with CORS_ORIGINS', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp({ CORS_ORIGINS: `${ALLOWED}, https://admin.example.com` });
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({ CORS_ORIGINS: `${ALLOWED}, https://admin.example.com` }, { tenant: true });
 
   test('an allowed origin gets the CORS headers, never credentials', async () => {
-    const response = await app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${key}` } });
+    const response = await ctx.app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${ctx.key}` } });
     expect(response.status).toBe(200);
     expect(response.headers['access-control-allow-origin']).toBe(ALLOWED);
     expect(response.headers['access-control-allow-credentials']).toBeUndefined();
@@ -24,14 +17,14 @@ describe('with CORS_ORIGINS', () => {
   });
 
   test('another origin gets no CORS headers (the browser then blocks the response)', async () => {
-    const response = await app.client.request('GET', '/v1/events', { headers: { origin: OTHER, authorization: `Bearer ${key}` } });
+    const response = await ctx.app.client.request('GET', '/v1/events', { headers: { origin: OTHER, authorization: `Bearer ${ctx.key}` } });
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
     expect(response.headers['access-control-expose-headers']).toBeUndefined();
     expect(response.headers.vary).toMatch(/Origin/);
   });
 
   test.each(['/v1/events', '/v1/events/some-slug', '/graphql'])('a preflight to %s is answered without a key', async (path) => {
-    const response = await app.client.request('OPTIONS', path, {
+    const response = await ctx.app.client.request('OPTIONS', path, {
       headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
     });
     expect(response.status).toBe(204);
@@ -47,7 +40,7 @@ describe('with CORS_ORIGINS', () => {
     ['a long query', `/v1/events?page=${'9'.repeat(12_000)}`],
     ['a long GraphQL path', `/graphql?query=${'x'.repeat(12_000)}`],
   ])('a preflight with %s (12 kB, within the 16 KiB head) is answered like any other', async (_name, path) => {
-    const response = await app.client.request('OPTIONS', path, {
+    const response = await ctx.app.client.request('OPTIONS', path, {
       headers: { origin: ALLOWED, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
     });
     expect(response.status).toBe(204);
@@ -56,7 +49,7 @@ describe('with CORS_ORIGINS', () => {
   });
 
   test('a preflight whose path is over the 16 KiB head: 414 URI_TOO_LONG in the envelope, not a closed connection', async () => {
-    const response = await app.client.request('OPTIONS', `/v1/events/${'a'.repeat(100_000)}`, {
+    const response = await ctx.app.client.request('OPTIONS', `/v1/events/${'a'.repeat(100_000)}`, {
       headers: { origin: ALLOWED, 'access-control-request-method': 'GET' },
     });
     expect(response.status).toBe(414);
@@ -65,7 +58,7 @@ describe('with CORS_ORIGINS', () => {
   });
 
   test('a preflight from another origin gets no CORS headers', async () => {
-    const response = await app.client.request('OPTIONS', '/graphql', {
+    const response = await ctx.app.client.request('OPTIONS', '/graphql', {
       headers: { origin: OTHER, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
     });
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
@@ -73,8 +66,8 @@ describe('with CORS_ORIGINS', () => {
   });
 
   test('GraphQL from an allowed origin gets the headers too', async () => {
-    const response = await app.client.request('POST', '/graphql', {
-      headers: { origin: ALLOWED, authorization: `Bearer ${key}` },
+    const response = await ctx.app.client.request('POST', '/graphql', {
+      headers: { origin: ALLOWED, authorization: `Bearer ${ctx.key}` },
       json: { query: '{ events { total } }' },
     });
     expect(response.status).toBe(200);
@@ -83,19 +76,13 @@ describe('with CORS_ORIGINS', () => {
 });
 
 describe('without CORS_ORIGINS (the default)', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp();
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({}, { tenant: true });
 
   test('no response carries CORS headers', async () => {
-    const response = await app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${key}` } });
+    const response = await ctx.app.client.request('GET', '/v1/events', { headers: { origin: ALLOWED, authorization: `Bearer ${ctx.key}` } });
     expect(response.status).toBe(200);
     expect(Object.keys(response.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
-    const preflight = await app.client.request('OPTIONS', '/graphql', {
+    const preflight = await ctx.app.client.request('OPTIONS', '/graphql', {
       headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
     });
     expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);

@@ -59,7 +59,7 @@ test('the app is wired to PostgreSQL 15 and Redis, waits for their healthchecks,
   expect(start).toBe('node --heap-growing-percent=100 --no-allocation-site-pretenuring dist/server.js');
 });
 
-test('the `replicated` profile: a streaming replica, three instances reading it where they may, HAProxy in front (issue 22)', () => {
+test('the `replicated` profile: a streaming replica, three instances reading it where they may, HAProxy in front (D25)', () => {
   const compose = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
   const services = servicesOf(compose);
   for (const name of ['postgres-replica', 'app-2', 'app-3', 'haproxy']) expect(services.get(name)).toContain('- replicated');

@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { REST_DOWNLOADS, REST_ROUTES } from '../src/doors/rest/routes';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-let app: TestApp;
+const ctx = useTestApp();
 let browser: Browser;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/install-chromium (apt-get install chromium)`);
-  app = await startTestApp();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -22,11 +21,8 @@ beforeAll(async () => {
       '--no-first-run',
     ],
   });
+  ctx.beforeClose(() => browser.close());
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 test('GET /docs renders every /v1 route from /v1/openapi.json, from this server only', async () => {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
@@ -36,7 +32,7 @@ test('GET /docs renders every /v1 route from /v1/openapi.json, from this server 
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => void pageErrors.push(error.message));
 
-  const response = await page.goto(`${app.url}/docs`);
+  const response = await page.goto(`${ctx.app.url}/docs`);
   expect(response?.status()).toBe(200);
   await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
   await page.locator('.opblock').nth(REST_ROUTES.length + REST_DOWNLOADS.length - 1).waitFor({ timeout: 20_000 });
@@ -53,7 +49,7 @@ test('GET /docs renders every /v1 route from /v1/openapi.json, from this server 
   await expect(page.locator('.title').first().textContent()).resolves.toContain('Event Service API');
   if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: true });
 
-  expect([...origins]).toEqual([app.url]);
+  expect([...origins]).toEqual([ctx.app.url]);
   expect(pageErrors).toEqual([]);
   await context.close();
 }, 60_000);

@@ -3,25 +3,18 @@ import { insertBookings, storedEvent } from './helpers/event-rows';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import { expectGraphqlErrorStatus } from './helpers/event-api';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D13: a GraphQL error carries the same extensions.code and extensions.details as the REST envelope for
 // the same case, and the same message. Each case runs once through each door and the two are compared.
 
-let app: TestApp;
-let key: string;
+const ctx = useTestApp({}, { tenant: true });
 let readOnlyKey: string;
 let otherKey: string;
-let organizationId: string;
 beforeAll(async () => {
-  app = await startTestApp();
-  const tenant = await createTenant(app.orm);
-  key = tenant.key;
-  organizationId = tenant.organization.id;
-  readOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:read', 'members:read'] })).key;
-  otherKey = (await createTenant(app.orm)).key;
+  readOnlyKey = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['events:read', 'members:read'] })).key;
+  otherKey = (await createTenant(ctx.app.orm)).key;
 });
-afterAll(() => app.close());
 
 const GET = 'query($slug: String!) { event(slug: $slug) { id } }';
 const CREATE = 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }';
@@ -42,26 +35,26 @@ function expectSameError(rest: HttpResponse, graphql: HttpResponse, status: numb
 
 async function createEvent(overrides: Record<string, unknown> = {}): Promise<string> {
   const input = eventInput(overrides);
-  expect((await app.client.rest('POST', '/v1/events', key, input)).status).toBe(201);
+  expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, input)).status).toBe(201);
   return input.slug as string;
 }
 
 test('401 UNAUTHORIZED', async () => {
-  const rest = await app.client.rest('GET', '/v1/events', undefined);
-  const graphql = await app.client.graphql(undefined, '{ events { total } }');
+  const rest = await ctx.app.client.rest('GET', '/v1/events', undefined);
+  const graphql = await ctx.app.client.graphql(undefined, '{ events { total } }');
   expectSameError(rest, graphql, 401, 'UNAUTHORIZED');
   expect(graphql.status).toBe(401);
 });
 
 test('401 INVALID_API_KEY', async () => {
   const unknown = `nk_live_${'z'.repeat(32)}`;
-  expectSameError(await app.client.rest('GET', '/v1/events', unknown), await app.client.graphql(unknown, '{ events { total } }'), 401, 'INVALID_API_KEY');
+  expectSameError(await ctx.app.client.rest('GET', '/v1/events', unknown), await ctx.app.client.graphql(unknown, '{ events { total } }'), 401, 'INVALID_API_KEY');
 });
 
 test('403 FORBIDDEN', async () => {
   const input = eventInput();
-  const rest = await app.client.rest('POST', '/v1/events', readOnlyKey, input);
-  const graphql = await app.client.graphql(readOnlyKey, CREATE, { input });
+  const rest = await ctx.app.client.rest('POST', '/v1/events', readOnlyKey, input);
+  const graphql = await ctx.app.client.graphql(readOnlyKey, CREATE, { input });
   expectSameError(rest, graphql, 403, 'FORBIDDEN');
   expect(rest.body.error.details).toEqual({ requiredPermission: 'events:write', currentPermissions: ['events:read', 'members:read'] });
 });
@@ -72,16 +65,16 @@ describe('404 EVENT_NOT_FOUND', () => {
     ['update', 'PUT', { title: 'x' }, UPDATE],
     ['delete', 'DELETE', null, DELETE],
   ] as const)('%s of an unknown slug', async (_label, method, body, query) => {
-    const rest = await app.client.rest(method, '/v1/events/no-such-event', key, body ?? undefined);
-    const graphql = await app.client.graphql(key, query, { slug: 'no-such-event', ...(body ? { input: body } : {}) });
+    const rest = await ctx.app.client.rest(method, '/v1/events/no-such-event', ctx.key, body ?? undefined);
+    const graphql = await ctx.app.client.graphql(ctx.key, query, { slug: 'no-such-event', ...(body ? { input: body } : {}) });
     expectSameError(rest, graphql, 404, 'EVENT_NOT_FOUND');
     expect(rest.body.error.details).toEqual({ slug: 'no-such-event' });
   });
 
   test("another organization's event, through both doors", async () => {
     const slug = await createEvent();
-    const rest = await app.client.rest('GET', `/v1/events/${slug}`, otherKey);
-    const graphql = await app.client.graphql(otherKey, GET, { slug });
+    const rest = await ctx.app.client.rest('GET', `/v1/events/${slug}`, otherKey);
+    const graphql = await ctx.app.client.graphql(otherKey, GET, { slug });
     expectSameError(rest, graphql, 404, 'EVENT_NOT_FOUND');
     expect(rest.body.error.details).toEqual({ slug });
   });
@@ -89,8 +82,8 @@ describe('404 EVENT_NOT_FOUND', () => {
 
 describe('400 VALIDATION_ERROR', () => {
   test('a create missing its required fields lists every one', async () => {
-    const rest = await app.client.rest('POST', '/v1/events', key, { venue: 'Hall A' });
-    const graphql = await app.client.graphql(key, CREATE, { input: { venue: 'Hall A' } });
+    const rest = await ctx.app.client.rest('POST', '/v1/events', ctx.key, { venue: 'Hall A' });
+    const graphql = await ctx.app.client.graphql(ctx.key, CREATE, { input: { venue: 'Hall A' } });
     expectSameError(rest, graphql, 400, 'VALIDATION_ERROR');
     expect(graphql.status).toBe(400);
     const fields = rest.body.error.details.errors.map((error: { field: string }) => error.field).sort();
@@ -99,16 +92,16 @@ describe('400 VALIDATION_ERROR', () => {
 
   test('wrong types in a create', async () => {
     const input = eventInput({ capacity: 'many', startDate: 'tomorrow' });
-    const rest = await app.client.rest('POST', '/v1/events', key, input);
-    const graphql = await app.client.graphql(key, CREATE, { input });
+    const rest = await ctx.app.client.rest('POST', '/v1/events', ctx.key, input);
+    const graphql = await ctx.app.client.graphql(ctx.key, CREATE, { input });
     expectSameError(rest, graphql, 400, 'VALIDATION_ERROR');
   });
 
   test('a rule checked by the service (duplicate slug)', async () => {
     const slug = await createEvent();
     const input = eventInput({ slug });
-    const rest = await app.client.rest('POST', '/v1/events', key, input);
-    const graphql = await app.client.graphql(key, CREATE, { input });
+    const rest = await ctx.app.client.rest('POST', '/v1/events', ctx.key, input);
+    const graphql = await ctx.app.client.graphql(ctx.key, CREATE, { input });
     expectSameError(rest, graphql, 400, 'VALIDATION_ERROR');
     expect(rest.body.error.details.errors).toEqual([{ field: 'slug', message: expect.any(String) }]);
   });
@@ -116,21 +109,21 @@ describe('400 VALIDATION_ERROR', () => {
 
 test('409 EVENT_ALREADY_PUBLISHED', async () => {
   const slug = await createEvent();
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, ctx.key, { status: 'PUBLISHED' })).status).toBe(200);
   const change = { slug: `${slug}-renamed` };
-  const rest = await app.client.rest('PUT', `/v1/events/${slug}`, key, change);
-  const graphql = await app.client.graphql(key, UPDATE, { slug, input: change });
+  const rest = await ctx.app.client.rest('PUT', `/v1/events/${slug}`, ctx.key, change);
+  const graphql = await ctx.app.client.graphql(ctx.key, UPDATE, { slug, input: change });
   expectSameError(rest, graphql, 409, 'EVENT_ALREADY_PUBLISHED');
   expect(rest.body.error.details).toEqual({ immutableFields: ['slug'] });
 });
 
 test('409 EVENT_HAS_BOOKINGS', async () => {
   const slug = await createEvent();
-  const event = (await storedEvent(app.orm, { organizationId, slug }))!;
+  const event = (await storedEvent(ctx.app.orm, { organizationId: ctx.organizationId, slug }))!;
   // A confirmed booking, counted in the event as the booking commands count it.
-  await insertBookings(app.orm, { id: event.id, organizationId }, [BookingStatus.CONFIRMED]);
-  const rest = await app.client.rest('DELETE', `/v1/events/${slug}`, key);
-  const graphql = await app.client.graphql(key, DELETE, { slug });
+  await insertBookings(ctx.app.orm, { id: event.id, organizationId: ctx.organizationId }, [BookingStatus.CONFIRMED]);
+  const rest = await ctx.app.client.rest('DELETE', `/v1/events/${slug}`, ctx.key);
+  const graphql = await ctx.app.client.graphql(ctx.key, DELETE, { slug });
   expectSameError(rest, graphql, 409, 'EVENT_HAS_BOOKINGS');
   expect(rest.body.error.details).toEqual({ bookingCount: 1 });
 });

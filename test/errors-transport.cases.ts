@@ -1,17 +1,11 @@
-import { createTenant, eventInput } from './helpers/factories';
+import { eventInput } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D13: transport errors in the envelope (404, 405 with Allow, 413, malformed JSON), an X-Request-Id on
 // every response, and GraphQL's own errors without stack traces.
 
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+const ctx = useTestApp({}, { tenant: true });
 
 const ONE_MIB = 1024 * 1024;
 
@@ -31,13 +25,13 @@ describe('404 NOT_FOUND for an unknown route', () => {
     ['POST', '/v1/organizations'],
     ['GET', '/V1/EVENTS'],
   ])('%s %s, with or without a key', async (method, path) => {
-    expectEnvelope(await app.client.rest(method, path, key), 404, 'NOT_FOUND');
-    expectEnvelope(await app.client.rest(method, path, undefined), 404, 'NOT_FOUND');
+    expectEnvelope(await ctx.app.client.rest(method, path, ctx.key), 404, 'NOT_FOUND');
+    expectEnvelope(await ctx.app.client.rest(method, path, undefined), 404, 'NOT_FOUND');
   });
 });
 
 test.each(['GET', 'PUT', 'DELETE'])('%s with a malformed %%-escape in the slug is 400 VALIDATION_ERROR on path, not 500', async (method) => {
-  const response = await app.client.rest(method, '/v1/events/%E0%A4%A', key, method === 'PUT' ? { title: 'x' } : undefined);
+  const response = await ctx.app.client.rest(method, '/v1/events/%E0%A4%A', ctx.key, method === 'PUT' ? { title: 'x' } : undefined);
   expectEnvelope(response, 400, 'VALIDATION_ERROR');
   expect(response.body.error.details).toEqual({ errors: [{ field: 'path', message: expect.any(String) }] });
 });
@@ -50,14 +44,14 @@ describe('405 METHOD_NOT_ALLOWED with an Allow header', () => {
     ['POST', '/v1/events/some-slug', 'GET, PUT, DELETE, HEAD, OPTIONS'],
     ['PATCH', '/v1/events/some-slug', 'GET, PUT, DELETE, HEAD, OPTIONS'],
   ])('%s %s', async (method, path, allow) => {
-    const response = await app.client.rest(method, path, key);
+    const response = await ctx.app.client.rest(method, path, ctx.key);
     expectEnvelope(response, 405, 'METHOD_NOT_ALLOWED');
     expect(response.headers.allow).toBe(allow);
     expect(response.body.error.details).toEqual({ allowed: allow.split(', ') });
   });
 
   test('GraphQL answers a method it does not take with 405 and Allow too', async () => {
-    const response = await app.client.request('PUT', '/graphql', { headers: { authorization: `Bearer ${key}` }, json: { query: '{ events { total } }' } });
+    const response = await ctx.app.client.request('PUT', '/graphql', { headers: { authorization: `Bearer ${ctx.key}` }, json: { query: '{ events { total } }' } });
     expect(response.status).toBe(405);
     expect(response.headers.allow).toMatch(/POST/);
     expect(response.headers['x-request-id']).toEqual(expect.any(String));
@@ -68,19 +62,19 @@ describe('413 PAYLOAD_TOO_LARGE over 1 MiB', () => {
   const oversized = JSON.stringify({ ...eventInput(), description: 'x'.repeat(ONE_MIB) });
 
   test('REST create', async () => {
-    const before = await app.client.rest('GET', '/v1/events', key);
-    const response = await app.client.request('POST', '/v1/events', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const before = await ctx.app.client.rest('GET', '/v1/events', ctx.key);
+    const response = await ctx.app.client.request('POST', '/v1/events', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: oversized,
     });
     expectEnvelope(response, 413, 'PAYLOAD_TOO_LARGE');
     expect(response.body.error.details).toEqual({ limitBytes: ONE_MIB });
-    expect((await app.client.rest('GET', '/v1/events', key)).body.total).toBe(before.body.total);
+    expect((await ctx.app.client.rest('GET', '/v1/events', ctx.key)).body.total).toBe(before.body.total);
   });
 
   test('GraphQL, in the GraphQL error shape', async () => {
-    const response = await app.client.request('POST', '/graphql', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const response = await ctx.app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: JSON.stringify({ query: '{ events { total } }', variables: { padding: 'x'.repeat(ONE_MIB) } }),
     });
     expect(response.status).toBe(413);
@@ -89,8 +83,8 @@ describe('413 PAYLOAD_TOO_LARGE over 1 MiB', () => {
 
   test('a body just under the limit is read (and judged on its content)', async () => {
     const body = JSON.stringify({ ...eventInput(), description: 'x'.repeat(ONE_MIB - 1_000) });
-    const response = await app.client.request('POST', '/v1/events', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const response = await ctx.app.client.request('POST', '/v1/events', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: body,
     });
     expectEnvelope(response, 400, 'VALIDATION_ERROR');
@@ -100,8 +94,8 @@ describe('413 PAYLOAD_TOO_LARGE over 1 MiB', () => {
 
 describe('malformed JSON: 400 VALIDATION_ERROR on field body', () => {
   test.each(['{"title": ', '{title: "x"}', 'not json', '{"a":1}}'])('REST %p', async (raw) => {
-    const response = await app.client.request('POST', '/v1/events', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const response = await ctx.app.client.request('POST', '/v1/events', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw,
     });
     expectEnvelope(response, 400, 'VALIDATION_ERROR');
@@ -109,8 +103,8 @@ describe('malformed JSON: 400 VALIDATION_ERROR on field body', () => {
   });
 
   test.each(['[1, 2]', '"a string"', '42', 'null'])('a JSON body that is not an object: %p', async (raw) => {
-    const response = await app.client.request('PUT', '/v1/events/some-slug', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const response = await ctx.app.client.request('PUT', '/v1/events/some-slug', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw,
     });
     expectEnvelope(response, 400, 'VALIDATION_ERROR');
@@ -118,12 +112,12 @@ describe('malformed JSON: 400 VALIDATION_ERROR on field body', () => {
   });
 
   test('GraphQL gives the same code and details', async () => {
-    const rest = await app.client.request('POST', '/v1/events', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const rest = await ctx.app.client.request('POST', '/v1/events', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: '{"query": ',
     });
-    const graphql = await app.client.request('POST', '/graphql', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const graphql = await ctx.app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: '{"query": ',
     });
     expect(graphql.status).toBe(400);
@@ -133,17 +127,17 @@ describe('malformed JSON: 400 VALIDATION_ERROR on field body', () => {
 
 describe('X-Request-Id on every response', () => {
   test.each<[string, () => Promise<HttpResponse>, number]>([
-    ['REST success', () => app.client.rest('GET', '/v1/events', key), 200],
-    ['REST create', () => app.client.rest('POST', '/v1/events', key, eventInput()), 201],
-    ['REST 401', () => app.client.rest('GET', '/v1/events', undefined), 401],
-    ['REST 404 route', () => app.client.rest('GET', '/nowhere', key), 404],
-    ['REST 404 event', () => app.client.rest('GET', '/v1/events/no-such-event', key), 404],
-    ['REST 400', () => app.client.rest('GET', '/v1/events?limit=0', key), 400],
-    ['REST 405', () => app.client.rest('PATCH', '/v1/events', key), 405],
-    ['REST OPTIONS', () => app.client.rest('OPTIONS', '/v1/events', undefined), 204],
-    ['GraphQL success', () => app.client.graphql(key, '{ events { total } }'), 200],
-    ['GraphQL 401', () => app.client.graphql(undefined, '{ events { total } }'), 401],
-    ['GraphQL syntax error', () => app.client.graphql(key, '{ events {'), 400],
+    ['REST success', () => ctx.app.client.rest('GET', '/v1/events', ctx.key), 200],
+    ['REST create', () => ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput()), 201],
+    ['REST 401', () => ctx.app.client.rest('GET', '/v1/events', undefined), 401],
+    ['REST 404 route', () => ctx.app.client.rest('GET', '/nowhere', ctx.key), 404],
+    ['REST 404 event', () => ctx.app.client.rest('GET', '/v1/events/no-such-event', ctx.key), 404],
+    ['REST 400', () => ctx.app.client.rest('GET', '/v1/events?limit=0', ctx.key), 400],
+    ['REST 405', () => ctx.app.client.rest('PATCH', '/v1/events', ctx.key), 405],
+    ['REST OPTIONS', () => ctx.app.client.rest('OPTIONS', '/v1/events', undefined), 204],
+    ['GraphQL success', () => ctx.app.client.graphql(ctx.key, '{ events { total } }'), 200],
+    ['GraphQL 401', () => ctx.app.client.graphql(undefined, '{ events { total } }'), 401],
+    ['GraphQL syntax error', () => ctx.app.client.graphql(ctx.key, '{ events {'), 400],
   ])('%s', async (_label, send, status) => {
     const response = await send();
     expect(response.status).toBe(status);
@@ -151,11 +145,11 @@ describe('X-Request-Id on every response', () => {
   });
 
   test('each response gets its own id, and a sane caller id is echoed, an unsafe one replaced', async () => {
-    const [first, second] = await Promise.all([app.client.rest('GET', '/v1/events', key), app.client.rest('GET', '/v1/events', key)]);
+    const [first, second] = await Promise.all([ctx.app.client.rest('GET', '/v1/events', ctx.key), ctx.app.client.rest('GET', '/v1/events', ctx.key)]);
     expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
-    const echoed = await app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'client-trace-42' } });
+    const echoed = await ctx.app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'x-request-id': 'client-trace-42' } });
     expect(echoed.headers['x-request-id']).toBe('client-trace-42');
-    const replaced = await app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'bad id <script>' } });
+    const replaced = await ctx.app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'x-request-id': 'bad id <script>' } });
     expect(replaced.headers['x-request-id']).not.toContain('<');
   });
 });
@@ -167,7 +161,7 @@ describe('GraphQL never returns a stack trace', () => {
     ['an unknown root field', '{ organizations { id } }', 'GRAPHQL_VALIDATION_FAILED'],
     ['a wrong argument type (named like the same value in a variable)', '{ events(page: "one") { total } }', 'VALIDATION_ERROR'],
   ])('%s', async (_label, query, code) => {
-    const response = await app.client.graphql(key, query);
+    const response = await ctx.app.client.graphql(ctx.key, query);
     expect(response.status).toBe(400);
     expect(response.body.errors.length).toBeGreaterThan(0);
     for (const error of response.body.errors) {
@@ -182,7 +176,7 @@ describe('GraphQL never returns a stack trace', () => {
   });
 
   test('an empty or missing query is a 400 without a stack', async () => {
-    const response = await app.client.request('POST', '/graphql', { headers: { authorization: `Bearer ${key}` }, json: {} });
+    const response = await ctx.app.client.request('POST', '/graphql', { headers: { authorization: `Bearer ${ctx.key}` }, json: {} });
     expect(response.status).toBe(400);
     expect(response.text).not.toMatch(/stacktrace|node_modules/);
   });

@@ -11,7 +11,7 @@ import { createTestDatabase } from './helpers/database';
 import { createTenant, eventInput } from './helpers/factories';
 import { HttpsClient, type HttpResponse } from './helpers/https-client';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D13: an unexpected failure is 500 INTERNAL_ERROR with a generic message and details.requestId (= the
 // X-Request-Id header), never a stack, SQL, or a table or column name; an unreachable database is 503
@@ -48,21 +48,17 @@ function expectGraphqlFailure(response: HttpResponse, code: 'INTERNAL_ERROR' | '
 }
 
 describe('500 INTERNAL_ERROR when the database schema is not what the code expects', () => {
-  let app: TestApp;
-  let key: string;
+  const ctx = useTestApp({}, { tenant: true });
   let existingSlug: string;
   beforeAll(async () => {
-    app = await startTestApp();
-    ({ key } = await createTenant(app.orm));
     existingSlug = eventInput().slug as string;
-    expect((await app.client.rest('POST', '/v1/events', key, eventInput({ slug: existingSlug }))).status).toBe(201);
+    expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput({ slug: existingSlug }))).status).toBe(201);
     // Inserts name every column (venue breaks create); reads select e0.* and sort by created_at (list
     // breaks in SQL, get returns a row without createdAt: a non-null field the server cannot fill).
-    const connection = app.orm.em.fork().getConnection();
+    const connection = ctx.app.orm.em.fork().getConnection();
     await connection.execute('alter table events rename column venue to venue_x');
     await connection.execute('alter table events rename column created_at to created_at_x');
   });
-  afterAll(() => app.close());
 
   test('REST list, get and create: a generic 500 with the request id, nothing else', async () => {
     for (const [method, requestPath, body] of [
@@ -70,7 +66,7 @@ describe('500 INTERNAL_ERROR when the database schema is not what the code expec
       ['GET', `/v1/events/${existingSlug}`],
       ['POST', '/v1/events', eventInput()],
     ] as const) {
-      const response = await app.client.rest(method, requestPath, key, body);
+      const response = await ctx.app.client.rest(method, requestPath, ctx.key, body);
       expectRestFailure(response, 500, 'INTERNAL_ERROR');
       expect(response.body.error.message).toBe('An unexpected error occurred');
     }
@@ -78,34 +74,34 @@ describe('500 INTERNAL_ERROR when the database schema is not what the code expec
 
   test('GraphQL: the same code and details, a generic message, no stack trace', async () => {
 
-    const list = await app.client.graphql(key, '{ events { events { slug venue } total } }');
+    const list = await ctx.app.client.graphql(ctx.key, '{ events { events { slug venue } total } }');
     expect(list.status).toBe(500);
     expectGraphqlFailure(list, 'INTERNAL_ERROR');
     expect(list.body.errors[0].message).toBe('An unexpected error occurred');
     expect(list.body.data).toBeNull();
 
-    const get = await app.client.graphql(key, 'query($slug: String!) { event(slug: $slug) { slug createdAt } }', { slug: existingSlug });
+    const get = await ctx.app.client.graphql(ctx.key, 'query($slug: String!) { event(slug: $slug) { slug createdAt } }', { slug: existingSlug });
     expectGraphqlFailure(get, 'INTERNAL_ERROR');
     expect(get.body.errors[0].message).toBe('An unexpected error occurred');
 
-    const create = await app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', {
+    const create = await ctx.app.client.graphql(ctx.key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', {
       input: eventInput(),
     });
     expectGraphqlFailure(create, 'INTERNAL_ERROR');
   });
 
   test('the caller-supplied request id is the one reported, and the real cause is logged under it', async () => {
-    const response = await app.client.request('GET', '/v1/events', {
-      headers: { authorization: `Bearer ${key}`, 'x-request-id': 'support-ticket-4711' },
+    const response = await ctx.app.client.request('GET', '/v1/events', {
+      headers: { authorization: `Bearer ${ctx.key}`, 'x-request-id': 'support-ticket-4711' },
     });
     expect(response.body.error.details).toEqual({ requestId: 'support-ticket-4711' });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const logged = app.logs.map((line) => JSON.parse(line)).filter((entry) => entry.requestId === 'support-ticket-4711');
+    const logged = ctx.app.logs.map((line) => JSON.parse(line)).filter((entry) => entry.requestId === 'support-ticket-4711');
     expect(logged.some((entry) => entry.level >= 50 && JSON.stringify(entry.err).includes('created_at'))).toBe(true);
   });
 
   test('nothing was stored by the failed creates', async () => {
-    const [row] = await app.orm.em.fork().getConnection().execute<Array<{ count: number }>>('select count(*)::int as count from events');
+    const [row] = await ctx.app.orm.em.fork().getConnection().execute<Array<{ count: number }>>('select count(*)::int as count from events');
     expect(row.count).toBe(1);
   });
 });

@@ -1,14 +1,10 @@
 import { createTenant, eventInput, uniqueSlug } from './helpers/factories';
 import { eventApi, failingFields, type Door } from './helpers/event-api';
 import { storedEventCount } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D1: the unique index decides races on a slug; the losers get the same 400 as a plain duplicate.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
 const PARALLEL = 25;
 
@@ -16,9 +12,9 @@ test.each<[Door, number]>([
   ['rest', PARALLEL],
   ['graphql', 10],
 ])('%s: %i parallel creates of one slug give exactly one success and 400 slug for the rest', async (door, parallel) => {
-  const { key, organization } = await createTenant(app.orm);
+  const { key, organization } = await createTenant(ctx.app.orm);
   const slug = uniqueSlug('race');
-  const api = eventApi(app.client, key, door);
+  const api = eventApi(ctx.app.client, key, door);
   const outcomes = await Promise.all(Array.from({ length: parallel }, (_, n) => api.create(eventInput({ slug, title: `Racer ${n}` }))));
 
   const winners = outcomes.filter((outcome) => outcome.error === undefined);
@@ -31,13 +27,13 @@ test.each<[Door, number]>([
     if (door === 'rest') expect(loser.status).toBe(400);
   }
   expect(outcomes.every((outcome) => outcome.status < 500)).toBe(true);
-  expect(await storedEventCount(app.orm, organization.id, { slug })).toBe(1);
-  expect(app.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
+  expect(await storedEventCount(ctx.app.orm, organization.id, { slug })).toBe(1);
+  expect(ctx.app.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
 });
 
 test('two parallel updates renaming two events to one slug: one wins, the other is 400 slug', async () => {
-  const { key, organization } = await createTenant(app.orm);
-  const api = eventApi(app.client, key, 'rest');
+  const { key, organization } = await createTenant(ctx.app.orm);
+  const api = eventApi(ctx.app.client, key, 'rest');
   for (let round = 0; round < 5; round += 1) {
     const first = eventInput();
     const second = eventInput();
@@ -52,15 +48,15 @@ test('two parallel updates renaming two events to one slug: one wins, the other 
     const loser = outcomes.find((outcome) => outcome.status === 400);
     expect(loser?.error?.code).toBe('VALIDATION_ERROR');
     expect(failingFields(loser!)).toEqual(['slug']);
-    expect(await storedEventCount(app.orm, organization.id, { slug: target })).toBe(1);
+    expect(await storedEventCount(ctx.app.orm, organization.id, { slug: target })).toBe(1);
     // The loser kept its own slug.
-    expect(await storedEventCount(app.orm, organization.id, { slug: { $in: [first.slug, second.slug] } })).toBe(1);
+    expect(await storedEventCount(ctx.app.orm, organization.id, { slug: { $in: [first.slug, second.slug] } })).toBe(1);
   }
 });
 
 test('parallel updates, publishes and a delete of one event never fail with a 5xx; the delete wins in the end', async () => {
-  const { key, organization } = await createTenant(app.orm);
-  const api = eventApi(app.client, key, 'rest');
+  const { key, organization } = await createTenant(ctx.app.orm);
+  const api = eventApi(ctx.app.client, key, 'rest');
   const input = eventInput();
   await api.create(input);
   const slug = input.slug as string;
@@ -76,6 +72,6 @@ test('parallel updates, publishes and a delete of one event never fail with a 5x
   expect(refused.length).toBeLessThanOrEqual(1);
   for (const outcome of refused) expect(failingFields(outcome)).toEqual(['status']);
   expect(outcomes.at(-1)?.status).toBe(204);
-  expect(await storedEventCount(app.orm, organization.id, { slug })).toBe(0);
-  expect(app.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
+  expect(await storedEventCount(ctx.app.orm, organization.id, { slug })).toBe(0);
+  expect(ctx.app.logs.filter((line) => /"level":50/.test(line))).toEqual([]);
 });

@@ -1,7 +1,6 @@
 import { createPublishedEvent, ticket, type CreatedEvent } from './helpers/bookings';
 import { eventApi } from './helpers/event-api';
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT } from './helpers/webhook-receiver';
 
 /*
@@ -13,22 +12,17 @@ import { CREATE_ENDPOINT } from './helpers/webhook-receiver';
  */
 jest.setTimeout(60_000);
 
-let app: TestApp;
-let key: string;
-let organizationId: string;
+const ctx = useTestApp({}, { tenant: true });
 beforeAll(async () => {
-  app = await startTestApp();
-  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
-  const endpoint = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/counts' } });
+  const endpoint = await ctx.app.client.graphql(ctx.key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/counts' } });
   expect(endpoint.body.errors).toBeUndefined();
 });
-afterAll(() => app?.close());
 
 const attendee = (name: string) => ({ attendeeEmail: `${name}@example.com`, attendeeName: name });
-const sql = <T>(text: string, values: unknown[] = []) => app.orm.em.fork().getConnection().execute<T[]>(text, values);
+const sql = <T>(text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<T[]>(text, values);
 
 async function book(slug: string, body: Record<string, unknown>): Promise<{ id: string; status: string }> {
-  const made = await app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { ...attendee('ada'), ...body });
+  const made = await ctx.app.client.rest('POST', `/v1/events/${slug}/bookings`, ctx.key, { ...attendee('ada'), ...body });
   expect(made.status).toBe(201);
   return made.body;
 }
@@ -37,7 +31,7 @@ async function book(slug: string, body: Record<string, unknown>): Promise<{ id: 
 async function listItems(slug: string): Promise<Array<Record<string, unknown>>> {
   const items = [];
   for (const door of ['rest', 'graphql'] as const) {
-    const list = await eventApi(app.client, key, door).list({ limit: 100 });
+    const list = await eventApi(ctx.app.client, ctx.key, door).list({ limit: 100 });
     expect(list.error).toBeUndefined();
     items.push(list.data.events.find((event: { slug: string }) => event.slug === slug));
   }
@@ -50,14 +44,14 @@ async function listItems(slug: string): Promise<Array<Record<string, unknown>>> 
  * would). Counts: registrationCount 3, heldCount 3, checkedInCount 1; A sold 3 held 0; B sold 0 held 3.
  */
 async function bookedEvent(capacity: number | null): Promise<{ event: CreatedEvent; a: string; b: string; checkedIn: string; held: string }> {
-  const event = await createPublishedEvent(app.client, key, { capacity, ticketTypes: [ticket({ name: 'A', quantity: 10 }), ticket({ name: 'B', quantity: 10 })] });
+  const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity, ticketTypes: [ticket({ name: 'A', quantity: 10 }), ticket({ name: 'B', quantity: 10 })] });
   const [a, b] = event.ticketTypes.map((type) => type.id);
   const checkedIn = await book(event.slug, { ticketTypeId: a, quantity: 2 });
   await book(event.slug, { ticketTypeId: a, quantity: 1 });
   const held = await book(event.slug, { ticketTypeId: b, quantity: 3, hold: true });
   expect(held.status).toBe('HELD');
   const lapsed = await book(event.slug, { ticketTypeId: b, quantity: 4, hold: true });
-  expect((await app.client.rest('POST', `/v1/bookings/${checkedIn.id}/check-in`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('POST', `/v1/bookings/${checkedIn.id}/check-in`, ctx.key)).status).toBe(200);
   await sql(`update bookings set expires_at = now() - interval '1 second' where id = ?`, [lapsed.id]);
   return { event, a, b, checkedIn: checkedIn.id, held: held.id };
 }
@@ -74,8 +68,8 @@ describe.each([
       checkedInCount: 1,
       ticketTypes: [expect.objectContaining({ id: a, sold: 3, held: 0 }), expect.objectContaining({ id: b, sold: 0, held: 3 })],
     };
-    const rest = await eventApi(app.client, key, 'rest').get(event.slug);
-    const graphql = await eventApi(app.client, key, 'graphql').get(event.slug);
+    const rest = await eventApi(ctx.app.client, ctx.key, 'rest').get(event.slug);
+    const graphql = await eventApi(ctx.app.client, ctx.key, 'graphql').get(event.slug);
     expect(rest.status).toBe(200);
     expect(rest.data).toMatchObject(counts);
     expect(graphql.data).toEqual(rest.data);
@@ -86,7 +80,7 @@ describe.each([
     expect(graphqlItem).toEqual(restItem);
 
     // The event of a booking has no counts read with it: the batched reads answer the same.
-    const booking = await app.client.graphql(key, 'query($slug: String!) { bookings(eventSlug: $slug, limit: 1) { bookings { event { heldCount checkedInCount ticketTypes { held } } } } }', {
+    const booking = await ctx.app.client.graphql(ctx.key, 'query($slug: String!) { bookings(eventSlug: $slug, limit: 1) { bookings { event { heldCount checkedInCount ticketTypes { held } } } } }', {
       slug: event.slug,
     });
     expect(booking.body.data.bookings.bookings[0].event).toEqual({ heldCount: 3, checkedInCount: 1, ticketTypes: [{ held: 0 }, { held: 3 }] });
@@ -95,8 +89,8 @@ describe.each([
   test('every answer that is an event carries them: an update, an update that changes nothing, publishing again, cancelling; through both doors', async () => {
     const { event } = await bookedEvent(capacity);
     const counts = { heldCount: 3, checkedInCount: 1, ticketTypes: [expect.objectContaining({ held: 0 }), expect.objectContaining({ held: 3 })] };
-    const rest = eventApi(app.client, key, 'rest');
-    const graphql = eventApi(app.client, key, 'graphql');
+    const rest = eventApi(ctx.app.client, ctx.key, 'rest');
+    const graphql = eventApi(ctx.app.client, ctx.key, 'graphql');
     for (const [api, input] of [
       [rest, { title: 'Renamed' }],
       [rest, { title: 'Renamed' }],
@@ -115,17 +109,17 @@ describe.each([
 
   test('undoing the check-in and confirming the hold move the counts in both doors alike', async () => {
     const { event, checkedIn, held } = await bookedEvent(capacity);
-    expect((await app.client.rest('DELETE', `/v1/bookings/${checkedIn}/check-in`, key)).status).toBe(200);
-    expect((await app.client.rest('POST', `/v1/bookings/${held}/confirm`, key)).status).toBe(200);
+    expect((await ctx.app.client.rest('DELETE', `/v1/bookings/${checkedIn}/check-in`, ctx.key)).status).toBe(200);
+    expect((await ctx.app.client.rest('POST', `/v1/bookings/${held}/confirm`, ctx.key)).status).toBe(200);
 
-    const rest = await eventApi(app.client, key, 'rest').get(event.slug);
+    const rest = await eventApi(ctx.app.client, ctx.key, 'rest').get(event.slug);
     expect(rest.data).toMatchObject({
       registrationCount: 6,
       heldCount: 0,
       checkedInCount: 0,
       ticketTypes: [expect.objectContaining({ sold: 3, held: 0 }), expect.objectContaining({ sold: 3, held: 0 })],
     });
-    expect((await eventApi(app.client, key, 'graphql').get(event.slug)).data).toEqual(rest.data);
+    expect((await eventApi(ctx.app.client, ctx.key, 'graphql').get(event.slug)).data).toEqual(rest.data);
     const [restItem, graphqlItem] = await listItems(event.slug);
     expect(restItem).toMatchObject({ registrationCount: 6, heldCount: 0, checkedInCount: 0 });
     expect(graphqlItem).toEqual(restItem);
@@ -134,48 +128,48 @@ describe.each([
 
 test('the event.updated message (D18) is the event as GET returns it after the change, its counts included', async () => {
   const { event } = await bookedEvent(20);
-  const updated = await eventApi(app.client, key, 'rest').update(event.slug, { venue: 'Hall 2' });
+  const updated = await eventApi(ctx.app.client, ctx.key, 'rest').update(event.slug, { venue: 'Hall 2' });
   expect(updated.status).toBe(200);
-  const rows = await sql<{ body: string }>(`select body from webhook_messages where organization_id = ? and type = 'event.updated'`, [organizationId]);
+  const rows = await sql<{ body: string }>(`select body from webhook_messages where organization_id = ? and type = 'event.updated'`, [ctx.organizationId]);
   const [message] = rows.map((row) => JSON.parse(row.body)).filter((body) => body.data.slug === event.slug);
   expect(message.data).toMatchObject({ heldCount: 3, checkedInCount: 1, ticketTypes: [expect.objectContaining({ held: 0 }), expect.objectContaining({ held: 3 })] });
-  expect(message.data).toEqual((await eventApi(app.client, key, 'rest').get(event.slug)).data);
+  expect(message.data).toEqual((await eventApi(ctx.app.client, ctx.key, 'rest').get(event.slug)).data);
 });
 
 test('a raised capacity offered to the waiting list (D21): the answer counts the offer it made, as GET does after it', async () => {
-  const event = await createPublishedEvent(app.client, key, { capacity: 2 });
+  const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 2 });
   await book(event.slug, { quantity: 2 });
-  const joined = await app.client.rest('POST', `/v1/events/${event.slug}/waitlist`, key, { quantity: 1, ...attendee('grace') });
+  const joined = await ctx.app.client.rest('POST', `/v1/events/${event.slug}/waitlist`, ctx.key, { quantity: 1, ...attendee('grace') });
   expect(joined.status).toBe(201);
-  const raised = await eventApi(app.client, key, 'rest').update(event.slug, { capacity: 3 });
+  const raised = await eventApi(ctx.app.client, ctx.key, 'rest').update(event.slug, { capacity: 3 });
   expect(raised.status).toBe(200);
   expect(raised.data).toMatchObject({ capacity: 3, registrationCount: 2, heldCount: 1 });
   // The offer's booking moves the event's updatedAt after the update's own: the rest is the same.
-  const read = (await eventApi(app.client, key, 'rest').get(event.slug)).data;
+  const read = (await eventApi(ctx.app.client, ctx.key, 'rest').get(event.slug)).data;
   expect({ ...raised.data, updatedAt: read.updatedAt }).toEqual(read);
 
-  const again = await app.client.rest('POST', `/v1/events/${event.slug}/waitlist`, key, { quantity: 1, ...attendee('alan') });
+  const again = await ctx.app.client.rest('POST', `/v1/events/${event.slug}/waitlist`, ctx.key, { quantity: 1, ...attendee('alan') });
   expect(again.status).toBe(201);
-  const throughGraphql = await eventApi(app.client, key, 'graphql').update(event.slug, { capacity: 4 });
+  const throughGraphql = await eventApi(ctx.app.client, ctx.key, 'graphql').update(event.slug, { capacity: 4 });
   expect(throughGraphql.data).toMatchObject({ capacity: 4, heldCount: 2 });
 });
 
 test('a ticket type change answers its held and sends it in ticket_type.updated, as the event GET shows it; offers it makes are counted in the answer', async () => {
   const { event, b } = await bookedEvent(20);
   const update = 'mutation($id: ID!, $input: TicketTypeUpdateInput!) { updateTicketType(id: $id, input: $input) { id sold held } }';
-  const renamed = await app.client.graphql(key, update, { id: b, input: { name: 'B prime' } });
+  const renamed = await ctx.app.client.graphql(ctx.key, update, { id: b, input: { name: 'B prime' } });
   expect(renamed.body.data.updateTicketType).toEqual({ id: b, sold: 0, held: 3 });
-  const rows = await sql<{ body: string }>(`select body from webhook_messages where organization_id = ? and type = 'ticket_type.updated'`, [organizationId]);
+  const rows = await sql<{ body: string }>(`select body from webhook_messages where organization_id = ? and type = 'ticket_type.updated'`, [ctx.organizationId]);
   const [message] = rows.map((row) => JSON.parse(row.body)).filter((body) => body.data.id === b);
-  const shown = (await eventApi(app.client, key, 'rest').get(event.slug)).data.ticketTypes.find((type: { id: string }) => type.id === b);
+  const shown = (await eventApi(ctx.app.client, ctx.key, 'rest').get(event.slug)).data.ticketTypes.find((type: { id: string }) => type.id === b);
   expect(message.data).toEqual({ ...shown, eventId: event.id, eventSlug: event.slug });
 
   // A ticket type sold out with someone waiting: a raised quantity is offered in the same transaction.
-  const small = await createPublishedEvent(app.client, key, { ticketTypes: [ticket({ quantity: 2 })] });
+  const small = await createPublishedEvent(ctx.app.client, ctx.key, { ticketTypes: [ticket({ quantity: 2 })] });
   const type = small.ticketTypes[0].id;
   await book(small.slug, { ticketTypeId: type, quantity: 2 });
-  const joined = await app.client.rest('POST', `/v1/events/${small.slug}/waitlist`, key, { ticketTypeId: type, quantity: 1, ...attendee('grace') });
+  const joined = await ctx.app.client.rest('POST', `/v1/events/${small.slug}/waitlist`, ctx.key, { ticketTypeId: type, quantity: 1, ...attendee('grace') });
   expect(joined.status).toBe(201);
-  const raised = await app.client.graphql(key, update, { id: type, input: { quantity: 3 } });
+  const raised = await ctx.app.client.graphql(ctx.key, update, { id: type, input: { quantity: 3 } });
   expect(raised.body.data.updateTicketType).toEqual({ id: type, sold: 2, held: 1 });
 });

@@ -1,23 +1,18 @@
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // An unexpected database failure under an event operation: a generic 500 with the request id, no SQL,
 // and exactly one error line in the log (with the cause) per failed request. This file breaks its own
 // database on purpose, so it runs alone in it.
-let app: TestApp;
-let key: string;
+const ctx = useTestApp({}, { tenant: true });
 beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-  await app.orm.em.getConnection().execute('alter table events rename to events_renamed_by_test');
+  await ctx.app.orm.em.getConnection().execute('alter table events rename to events_renamed_by_test');
 });
-afterAll(() => app.close());
 
 const errorLinesFor = (requestId: string) =>
-  app.logs.filter((line) => /"level":50/.test(line) && line.includes(requestId)).map((line) => JSON.parse(line));
+  ctx.app.logs.filter((line) => /"level":50/.test(line) && line.includes(requestId)).map((line) => JSON.parse(line));
 
 test('REST: 500 INTERNAL_ERROR with the request id, nothing of the SQL, logged once with its cause', async () => {
-  const response = await app.client.rest('GET', '/v1/events', key);
+  const response = await ctx.app.client.rest('GET', '/v1/events', ctx.key);
   expect(response.status).toBe(500);
   const requestId = response.headers['x-request-id'] as string;
   expect(response.body).toEqual({
@@ -30,7 +25,7 @@ test('REST: 500 INTERNAL_ERROR with the request id, nothing of the SQL, logged o
 });
 
 test('GraphQL: the same code and request id in extensions, logged once', async () => {
-  const response = await app.client.graphql(key, '{ events { total events { slug venue } } }');
+  const response = await ctx.app.client.graphql(ctx.key, '{ events { total events { slug venue } } }');
   const requestId = response.headers['x-request-id'] as string;
   expect(response.body.errors).toEqual([
     expect.objectContaining({ extensions: { code: 'INTERNAL_ERROR', details: { requestId } } }),

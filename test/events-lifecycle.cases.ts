@@ -1,15 +1,11 @@
 import { createTenant, eventInput, uniqueSlug } from './helpers/factories';
 import { DOORS, eventApi, expectError, expectValidationError, type Door, type EventApi } from './helpers/event-api';
 import { moveIntoPast, storedEvent } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { EventStatus } from '../src/modules/event/event-status';
 
 // D3: create is DRAFT, the allowed status changes, COMPLETED derived from endDate, immutable fields.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
 type Status = 'DRAFT' | 'PUBLISHED' | 'CANCELLED' | 'COMPLETED';
 
@@ -21,7 +17,7 @@ async function eventIn(api: EventApi, status: Status, overrides: Record<string, 
   const slug = input.slug as string;
   if (status === 'PUBLISHED' || status === 'COMPLETED') expect((await api.update(slug, { status: 'PUBLISHED' })).error).toBeUndefined();
   if (status === 'CANCELLED') expect((await api.update(slug, { status: 'CANCELLED' })).error).toBeUndefined();
-  if (status === 'COMPLETED') await moveIntoPast(app.orm, created.data.id);
+  if (status === 'COMPLETED') await moveIntoPast(ctx.app.orm, created.data.id);
   return { slug, id: created.data.id as string, input };
 }
 
@@ -44,11 +40,11 @@ describe.each(DOORS)('lifecycle through %s', (door: Door) => {
   let api: EventApi;
   let organizationId: string;
   beforeAll(async () => {
-    const tenant = await createTenant(app.orm);
-    api = eventApi(app.client, tenant.key, door);
+    const tenant = await createTenant(ctx.app.orm);
+    api = eventApi(ctx.app.client, tenant.key, door);
     organizationId = tenant.organization.id;
   });
-  const stored = (slug: string) => storedEvent(app.orm, { organizationId, slug });
+  const stored = (slug: string) => storedEvent(ctx.app.orm, { organizationId, slug });
 
   test.each(TRANSITIONS)('%s -> %s allowed: %s', async (from, to, allowed) => {
     const { slug } = await eventIn(api, from);
@@ -71,12 +67,12 @@ describe.each(DOORS)('lifecycle through %s', (door: Door) => {
   });
 
   test('a PUBLISHED event whose endDate passed reads COMPLETED everywhere, and the filters agree', async () => {
-    const tenant = await createTenant(app.orm);
-    const own = eventApi(app.client, tenant.key, door);
+    const tenant = await createTenant(ctx.app.orm);
+    const own = eventApi(ctx.app.client, tenant.key, door);
     const completed = await eventIn(own, 'COMPLETED');
     const published = await eventIn(own, 'PUBLISHED');
     const pastDraft = await eventIn(own, 'DRAFT');
-    await moveIntoPast(app.orm, pastDraft.id);
+    await moveIntoPast(ctx.app.orm, pastDraft.id);
 
     expect((await own.get(completed.slug)).data.status).toBe('COMPLETED');
     expect((await own.get(pastDraft.slug)).data.status).toBe('DRAFT');
@@ -90,7 +86,7 @@ describe.each(DOORS)('lifecycle through %s', (door: Door) => {
     expect(await slugsWith('DRAFT')).toEqual([pastDraft.slug]);
     expect((await own.list({ status: 'COMPLETED' })).data.total).toBe(1);
     // Stored as PUBLISHED: COMPLETED is derived, never written.
-    expect((await storedEvent(app.orm, { organizationId: tenant.organization.id, slug: completed.slug }))?.storedStatus).toBe('PUBLISHED');
+    expect((await storedEvent(ctx.app.orm, { organizationId: tenant.organization.id, slug: completed.slug }))?.storedStatus).toBe('PUBLISHED');
   });
 
   describe.each(['PUBLISHED', 'COMPLETED'] as const)('while %s', (status) => {
@@ -180,10 +176,10 @@ describe.each(DOORS)('lifecycle through %s', (door: Door) => {
 });
 
 test('a status in the REST create body is ignored: the event is DRAFT', async () => {
-  const { key, organization } = await createTenant(app.orm);
+  const { key, organization } = await createTenant(ctx.app.orm);
   const input = eventInput({ status: 'PUBLISHED' });
-  const created = await eventApi(app.client, key, 'rest').create(input);
+  const created = await eventApi(ctx.app.client, key, 'rest').create(input);
   expect(created.status).toBe(201);
   expect(created.data.status).toBe('DRAFT');
-  expect((await storedEvent(app.orm, { organizationId: organization.id, slug: input.slug as string }))?.storedStatus).toBe('DRAFT');
+  expect((await storedEvent(ctx.app.orm, { organizationId: organization.id, slug: input.slug as string }))?.storedStatus).toBe('DRAFT');
 });

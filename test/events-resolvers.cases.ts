@@ -9,21 +9,19 @@ import { createLogger } from '../src/foundation/logger';
 import type { OrganizationEntity } from '../src/modules/organization/organization.entity';
 import { createOrganization, eventInput } from './helpers/factories';
 import { storedEvent, storedEventCount } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { ListCursors } from '../src/platform/crypto/list-cursor';
 
 const CURSORS = new ListCursors(['resolver-test-secret']);
 
 // The schema executed directly with a built context: no HTTP, no key lookup (the app gives the database).
-let app: TestApp;
+const ctx = useTestApp();
 let schema: GraphQLSchema;
 let organization: OrganizationEntity;
 beforeAll(async () => {
-  app = await startTestApp();
   schema = buildAppSchema();
-  organization = await createOrganization(app.orm, { timezone: 'Europe/Berlin' });
+  organization = await createOrganization(ctx.app.orm, { timezone: 'Europe/Berlin' });
 });
-afterAll(() => app.close());
 
 function contextFor(permissions: Permission[], owner: OrganizationEntity = organization): RequestContext {
   const auth: AuthContext = {
@@ -40,7 +38,7 @@ function contextFor(permissions: Permission[], owner: OrganizationEntity = organ
     },
     permissions,
   };
-  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: app.orm.em.fork(), logger: createLogger('silent'), cursors: CURSORS };
+  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: ctx.app.orm.em.fork(), logger: createLogger('silent'), cursors: CURSORS };
 }
 
 const CREATE = `mutation($input: CreateEventInput!) {
@@ -65,18 +63,18 @@ test('createEvent then events: the happy path, scoped to the context organizatio
     organizationId: organization.id,
     ticketTypes: [{ id: expect.stringMatching(/^tt_/), name: 'General', price: 12.5, currency: 'EUR', quantity: 10, sold: 0 }],
   });
-  expect(await storedEvent(app.orm, { organizationId: organization.id, slug: input.slug as string })).not.toBeNull();
+  expect(await storedEvent(ctx.app.orm, { organizationId: organization.id, slug: input.slug as string })).not.toBeNull();
 
   const listed = await graphql({ schema, source: LIST, contextValue: contextFor(['events:read']) });
   expect(listed.data?.events).toEqual({ total: 1, page: 1, limit: 20, events: [{ slug: input.slug, status: 'DRAFT' }] });
 
-  const other = await createOrganization(app.orm);
+  const other = await createOrganization(ctx.app.orm);
   const foreign = await graphql({ schema, source: LIST, contextValue: contextFor(['events:read'], other) });
   expect(foreign.data?.events).toMatchObject({ total: 0, events: [] });
 });
 
 test('a missing permission is FORBIDDEN with what was required and what the key holds; nothing is written', async () => {
-  const before = await storedEventCount(app.orm, organization.id);
+  const before = await storedEventCount(ctx.app.orm, organization.id);
   const result = await graphql({
     schema,
     source: CREATE,
@@ -91,7 +89,7 @@ test('a missing permission is FORBIDDEN with what was required and what the key 
     code: 'FORBIDDEN',
     details: { requiredPermission: 'events:write', currentPermissions: ['events:read'] },
   });
-  expect(await storedEventCount(app.orm, organization.id)).toBe(before);
+  expect(await storedEventCount(ctx.app.orm, organization.id)).toBe(before);
 
   const read = await graphql({ schema, source: LIST, contextValue: contextFor(['events:write']) });
   expect(read.errors?.[0].originalError).toMatchObject({

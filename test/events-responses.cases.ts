@@ -9,14 +9,10 @@ import {
   TICKET_TYPE_FIELDS,
 } from './helpers/event-api';
 import { insertEvents, storedEvent } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D5: statuses, headers and shapes of every event response, through both doors.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
 function expectFullEvent(event: Record<string, unknown>, organizationId: string): void {
   expect(Object.keys(event).sort()).toEqual(FULL_EVENT_FIELDS);
@@ -28,9 +24,9 @@ function expectFullEvent(event: Record<string, unknown>, organizationId: string)
 
 describe.each(DOORS)('responses through %s', (door) => {
   test('create returns the full event, absent optional fields null; REST answers 201 with Location', async () => {
-    const { key, organization } = await createTenant(app.orm);
+    const { key, organization } = await createTenant(ctx.app.orm);
     const input = eventInput({ startDate: '2031-03-01T10:00:00+01:00', endDate: '2031-03-01T18:00:00+01:00' });
-    const created = await eventApi(app.client, key, door).create(input);
+    const created = await eventApi(ctx.app.client, key, door).create(input);
 
     expect(created.error).toBeUndefined();
     expectFullEvent(created.data, organization.id);
@@ -53,14 +49,14 @@ describe.each(DOORS)('responses through %s', (door) => {
       expect(created.status).toBe(201);
       expect(created.headers.location).toBe(`/v1/events/${input.slug}`);
     }
-    const row = await storedEvent(app.orm, { organizationId: organization.id, slug: input.slug as string });
+    const row = await storedEvent(ctx.app.orm, { organizationId: organization.id, slug: input.slug as string });
     expect(row?.id).toBe(created.data.id);
     expect(row?.startDate.toISOString()).toBe('2031-03-01T09:00:00.000Z');
   });
 
   test('get returns 200 and the full event with ticket types', async () => {
-    const { key, organization } = await createTenant(app.orm);
-    const api = eventApi(app.client, key, door);
+    const { key, organization } = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, key, door);
     const input = eventInput({ ticketTypes: [{ name: 'General', price: 25, currency: 'EUR', quantity: 100 }] });
     const created = await api.create(input);
     const read = await api.get(input.slug as string);
@@ -72,8 +68,8 @@ describe.each(DOORS)('responses through %s', (door) => {
   });
 
   test('update returns 200 and the full event as stored', async () => {
-    const { key, organization } = await createTenant(app.orm);
-    const api = eventApi(app.client, key, door);
+    const { key, organization } = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, key, door);
     const input = eventInput();
     await api.create(input);
     const updated = await api.update(input.slug as string, { title: 'Renamed', venue: 'Hall 1' });
@@ -81,13 +77,13 @@ describe.each(DOORS)('responses through %s', (door) => {
     expect(updated.status).toBe(200);
     expectFullEvent(updated.data, organization.id);
     expect(updated.data).toMatchObject({ title: 'Renamed', venue: 'Hall 1', description: null });
-    const row = await storedEvent(app.orm, { organizationId: organization.id, slug: input.slug as string });
+    const row = await storedEvent(ctx.app.orm, { organizationId: organization.id, slug: input.slug as string });
     expect({ title: row?.title, venue: row?.venue }).toEqual({ title: 'Renamed', venue: 'Hall 1' });
   });
 
   test('delete removes the event; REST answers 204 with an empty body', async () => {
-    const { key, organization } = await createTenant(app.orm);
-    const api = eventApi(app.client, key, door);
+    const { key, organization } = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, key, door);
     const input = eventInput();
     const created = await api.create(input);
     const deleted = await api.delete(input.slug as string);
@@ -98,17 +94,17 @@ describe.each(DOORS)('responses through %s', (door) => {
     } else {
       expect(deleted.data).toEqual({ id: created.data.id, slug: input.slug });
     }
-    expect(await storedEvent(app.orm, { organizationId: organization.id, slug: input.slug as string })).toBeNull();
+    expect(await storedEvent(ctx.app.orm, { organizationId: organization.id, slug: input.slug as string })).toBeNull();
   });
 
   test('list answers 200 with exactly the list fields, newest first, ties broken by id', async () => {
-    const { key, organization } = await createTenant(app.orm);
+    const { key, organization } = await createTenant(ctx.app.orm);
     const tie = new Date('2026-01-01T00:00:00.000Z');
-    const tied = await insertEvents(app.orm, organization.id, 3, { createdAt: tie });
-    const newest = await insertEvents(app.orm, organization.id, 1, { createdAt: new Date('2026-02-01T00:00:00.000Z') });
-    const oldest = await insertEvents(app.orm, organization.id, 1, { createdAt: new Date('2025-01-01T00:00:00.000Z') });
+    const tied = await insertEvents(ctx.app.orm, organization.id, 3, { createdAt: tie });
+    const newest = await insertEvents(ctx.app.orm, organization.id, 1, { createdAt: new Date('2026-02-01T00:00:00.000Z') });
+    const oldest = await insertEvents(ctx.app.orm, organization.id, 1, { createdAt: new Date('2025-01-01T00:00:00.000Z') });
 
-    const list = await eventApi(app.client, key, door).list();
+    const list = await eventApi(ctx.app.client, key, door).list();
     expect(list.status).toBe(200);
     expect(list.data).toMatchObject({ total: 5, page: 1, limit: 20 });
     for (const item of list.data.events) {
@@ -120,9 +116,9 @@ describe.each(DOORS)('responses through %s', (door) => {
   });
 
   test('pages: a page past the end is empty with the true total; limit defaults to 20, allows 100, not 101', async () => {
-    const { key, organization } = await createTenant(app.orm);
-    const api = eventApi(app.client, key, door);
-    const rows = await insertEvents(app.orm, organization.id, 105);
+    const { key, organization } = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, key, door);
+    const rows = await insertEvents(ctx.app.orm, organization.id, 105);
     const byNewest = rows.map((row) => row.id);
 
     const first = await api.list();
@@ -139,10 +135,10 @@ describe.each(DOORS)('responses through %s', (door) => {
   });
 
   test('REST and GraphQL return the same event', async () => {
-    const { key } = await createTenant(app.orm);
+    const { key } = await createTenant(ctx.app.orm);
     const input = eventInput({ description: '# Agenda\n\n* talks', venue: 'Main hall', capacity: 50 });
-    await eventApi(app.client, key, door).create(input);
-    const [rest, graphql] = await Promise.all(DOORS.map((other) => eventApi(app.client, key, other).get(input.slug as string)));
+    await eventApi(ctx.app.client, key, door).create(input);
+    const [rest, graphql] = await Promise.all(DOORS.map((other) => eventApi(ctx.app.client, key, other).get(input.slug as string)));
     expect(rest.data).toEqual(graphql.data);
   });
 });

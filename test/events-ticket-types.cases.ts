@@ -1,14 +1,10 @@
 import { createTenant, eventInput } from './helpers/factories';
 import { DOORS, eventApi, expectValidationError, TICKET_TYPE_FIELDS, type Door, type EventApi } from './helpers/event-api';
 import { storedEvent, storedEventCount } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D6: ticket types accepted on create, returned in the full object, every bad field named by index.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
 const ticket = (overrides: Record<string, unknown> = {}) => ({ name: 'General', price: 25, currency: 'EUR', quantity: 100, ...overrides });
 
@@ -16,8 +12,8 @@ describe.each(DOORS)('ticket types through %s', (door: Door) => {
   let api: EventApi;
   let organizationId: string;
   beforeAll(async () => {
-    const tenant = await createTenant(app.orm);
-    api = eventApi(app.client, tenant.key, door);
+    const tenant = await createTenant(ctx.app.orm);
+    api = eventApi(ctx.app.client, tenant.key, door);
     organizationId = tenant.organization.id;
   });
 
@@ -39,7 +35,7 @@ describe.each(DOORS)('ticket types through %s', (door: Door) => {
 
     const read = await api.get(input.slug as string);
     expect(read.data.ticketTypes).toEqual(created.data.ticketTypes);
-    const row = await storedEvent(app.orm, { organizationId, slug: input.slug as string });
+    const row = await storedEvent(ctx.app.orm, { organizationId, slug: input.slug as string });
     expect(row?.ticketTypes.getItems().map((type) => [type.name, type.price, type.currency, type.quantity, type.sold])).toEqual([
       ['Early bird', 19.99, 'EUR', 50, 0],
       ['Free', 0, 'USD', 0, 0],
@@ -68,7 +64,7 @@ describe.each(DOORS)('ticket types through %s', (door: Door) => {
   ])('%s is 400 naming the indexed fields, nothing stored', async (_name, ticketTypes, fields) => {
     const input = eventInput({ ticketTypes });
     expectValidationError(await api.create(input), door, fields);
-    expect(await storedEventCount(app.orm, organizationId, { slug: input.slug })).toBe(0);
+    expect(await storedEventCount(ctx.app.orm, organizationId, { slug: input.slug })).toBe(0);
   });
 
   test('ticket type errors are reported with the event field errors', async () => {

@@ -1,15 +1,11 @@
 import { createTenant, eventInput } from './helpers/factories';
 import { DOORS, eventApi, expectValidationError } from './helpers/event-api';
 import { storedEvent } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D16: venueAddress (≤ 500 characters) and coverImage (absolute https URL, ≤ 2,048) on create and PUT,
 // through both doors; null on PUT clears them; invalid values are 400 on the field.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
 const COVER = 'https://images.example.com/launch/cover.jpg?w=1200';
 
@@ -17,11 +13,11 @@ describe.each(DOORS)('venueAddress and coverImage through %s', (door) => {
   let key: string;
   let organizationId: string;
   beforeAll(async () => {
-    ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
+    ({ key, organization: { id: organizationId } } = await createTenant(ctx.app.orm));
   });
 
   test('set on create, changed and cleared on PUT, and stored', async () => {
-    const api = eventApi(app.client, key, door);
+    const api = eventApi(ctx.app.client, key, door);
     const input = eventInput({ venueAddress: '1 Main Street, Springfield', coverImage: COVER });
     const slug = input.slug as string;
     const created = await api.create(input);
@@ -38,7 +34,7 @@ describe.each(DOORS)('venueAddress and coverImage through %s', (door) => {
 
     const cleared = await api.update(slug, { venueAddress: null, coverImage: null });
     expect(cleared.data).toMatchObject({ venueAddress: null, coverImage: null });
-    expect(await storedEvent(app.orm, { organizationId, slug })).toMatchObject({ venueAddress: null, coverImage: null });
+    expect(await storedEvent(ctx.app.orm, { organizationId, slug })).toMatchObject({ venueAddress: null, coverImage: null });
     expect((await api.get(slug)).data).toMatchObject({ venueAddress: null, coverImage: null });
   });
 
@@ -51,10 +47,10 @@ describe.each(DOORS)('venueAddress and coverImage through %s', (door) => {
     ['coverImage javascript:', { coverImage: 'javascript:alert(1)' }, ['coverImage']],
     ['both at once', { venueAddress: 'a'.repeat(501), coverImage: 'ftp://example.com/a.jpg' }, ['coverImage', 'venueAddress']],
   ])('invalid on create and PUT: %s', async (_name, fields, failing) => {
-    const api = eventApi(app.client, key, door);
+    const api = eventApi(ctx.app.client, key, door);
     const input = eventInput(fields);
     expectValidationError(await api.create(input), door, failing);
-    expect(await storedEvent(app.orm, { organizationId, slug: input.slug as string })).toBeNull();
+    expect(await storedEvent(ctx.app.orm, { organizationId, slug: input.slug as string })).toBeNull();
     const valid = eventInput();
     await api.create(valid);
     expectValidationError(await api.update(valid.slug as string, fields), door, failing);
@@ -62,7 +58,7 @@ describe.each(DOORS)('venueAddress and coverImage through %s', (door) => {
 });
 
 test('the OpenAPI document offers both fields on create and update, with their limits (D16)', async () => {
-  const response = await app.client.request('GET', '/v1/openapi.json');
+  const response = await ctx.app.client.request('GET', '/v1/openapi.json');
   const schemas = response.body.components.schemas;
   for (const input of ['CreateEventInput', 'UpdateEventInput']) {
     expect(schemas[input].properties.venueAddress.description).toMatch(/500 characters/);

@@ -9,7 +9,7 @@ import type { HttpResponse } from './helpers/https-client';
 import { startPrivatePostgres, type PrivatePostgres } from './helpers/private-postgres';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Issues 9 and 21 (item 3): PostgreSQL stopped, or frozen (SIGSTOP to every process of its cluster:
+// D13: PostgreSQL stopped, or frozen (SIGSTOP to every process of its cluster:
 // a stalled disk or a partition), under a load through every door: REST and GraphQL, reads and
 // writes, with and without Idempotency-Key, bookings, the dashboard. Every answer is a success or a
 // 503 SERVICE_UNAVAILABLE with Retry-After (never a 500), within 10 s of the request's arrival; the

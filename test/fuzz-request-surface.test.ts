@@ -8,7 +8,7 @@ import { createTenant, eventInput } from './helpers/factories';
 import { contractViolation, sendHttp, sendRaw, surfaceCases, type Answer, type SurfaceCase } from './helpers/request-surface';
 import { startTestApp, type TestApp } from './helpers/test-app';
 
-// Property-based check of the whole request surface (issue 9): whatever arrives, the answer is never
+// Property-based check of the whole request surface (D13): whatever arrives, the answer is never
 // a 5xx, always carries X-Request-Id and (for an error) the envelope with a known code, and a refused
 // request leaves the stored data as it was. `npm test` runs a quick seeded pass; `npm run fuzz`
 // runs FUZZ_CASES (10,000 by default there) with a random seed, printed for replay (FUZZ_SEED).

@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
-// Issue 9, defect 6: requests on kept-alive connections during the shutdown drain are answered (the
-// last one with Connection: close), never reset; only new connections are refused.
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+// Requests on kept-alive connections during the shutdown drain are answered (the last one with
+// Connection: close), never reset: a reset leaves the client unsure whether its write was done. Only
+// new connections are refused.
+const ctx = useTestApp({}, { tenant: true });
 
 interface Outcome {
   status?: number;
@@ -24,15 +18,15 @@ interface Outcome {
 }
 
 test('clients busy on kept-alive connections: every request that reached the server is answered', async () => {
-  const ca = readFileSync(path.join(app.config.dataDir, 'tls', 'localhost.crt'), 'utf8');
+  const ca = readFileSync(path.join(ctx.app.config.dataDir, 'tls', 'localhost.crt'), 'utf8');
   const agent = new https.Agent({ ca, keepAlive: true, maxSockets: 8 });
   let closeStarted = false;
   const outcomes: Outcome[] = [];
   const one = () =>
     new Promise<Outcome>((resolve) => {
       const request = https.request(
-        new URL('/v1/events?limit=1', app.url),
-        { agent, headers: { authorization: `Bearer ${key}` } },
+        new URL('/v1/events?limit=1', ctx.app.url),
+        { agent, headers: { authorization: `Bearer ${ctx.key}` } },
         (response) => {
           response.resume();
           response.on('end', () =>
@@ -53,7 +47,7 @@ test('clients busy on kept-alive connections: every request that reached the ser
   const clients = Array.from({ length: 8 }, client);
   while (outcomes.length < 40) await new Promise((resolve) => setTimeout(resolve, 10));
   closeStarted = true;
-  const closing = app.service.close(10_000);
+  const closing = ctx.app.service.close(10_000);
   await Promise.all(clients);
   await closing;
   agent.destroy();

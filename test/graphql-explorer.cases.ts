@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { eventInput } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
 // Page code below runs in the browser (no DOM types in this project's tsconfig).
 declare const document: { querySelectorAll(selector: string): Iterable<unknown>; querySelector(selector: string): { textContent: string | null } | null };
@@ -10,32 +10,26 @@ declare const document: { querySelectorAll(selector: string): Iterable<unknown>;
 // outside production), working with every request to another origin blocked, as without internet.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-let app: TestApp;
+const ctx = useTestApp({}, { tenant: true });
 let browser: Browser;
-let key: string;
 let title: string;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/install-chromium (apt-get install chromium)`);
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
   const input = eventInput({ title: `Explorer event ${Date.now()}` });
   title = input.title as string;
-  expect((await app.client.rest('POST', '/v1/events', key, input)).status).toBe(201);
+  expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, input)).status).toBe(201);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  ctx.beforeClose(() => browser.close());
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 test('GraphiQL loads with every non-local request blocked, its headers start with "Authorization: Bearer ", and a query with a key shows the data', async () => {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const blocked: string[] = [];
   await context.route('**/*', (route) => {
-    if (new URL(route.request().url()).origin === app.url) return route.continue();
+    if (new URL(route.request().url()).origin === ctx.app.url) return route.continue();
     blocked.push(route.request().url());
     return route.abort('internetdisconnected');
   });
@@ -43,7 +37,7 @@ test('GraphiQL loads with every non-local request blocked, its headers start wit
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => void pageErrors.push(error.message));
 
-  const response = await page.goto(`${app.url}/graphql`);
+  const response = await page.goto(`${ctx.app.url}/graphql`);
   expect(response?.status()).toBe(200);
   await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
   await page.locator('.CodeMirror').first().waitFor({ timeout: 30_000 });
@@ -63,7 +57,7 @@ test('GraphiQL loads with every non-local request blocked, its headers start wit
         else if (value.includes('events(limit: 5)')) editor.setValue('{ events { total events { slug title } } }');
       }
     },
-    { key },
+    { key: ctx.key },
   );
   await page.locator('.graphiql-execute-button').click();
   await page.waitForFunction((expected) => document.querySelector('.result-window')?.textContent?.includes(expected), title, { timeout: 20_000 });
@@ -72,7 +66,7 @@ test('GraphiQL loads with every non-local request blocked, its headers start wit
 
   // The link to Apollo Sandbox names this endpoint, for those online.
   const sandbox = await page.locator('#sandbox').getAttribute('href');
-  expect(sandbox).toBe(`https://studio.apollographql.com/sandbox/explorer?endpoint=${encodeURIComponent(`${app.url}/graphql`)}`);
+  expect(sandbox).toBe(`https://studio.apollographql.com/sandbox/explorer?endpoint=${encodeURIComponent(`${ctx.app.url}/graphql`)}`);
   expect(blocked).toEqual([]);
   expect(pageErrors).toEqual([]);
   await context.close();

@@ -1,19 +1,12 @@
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // GraphQL over HTTP beyond POST, as docs/operating.md describes it: GET runs queries only and needs
 // the apollo-require-preflight header (CSRF prevention); a mutation over GET is 405 METHOD_NOT_ALLOWED,
 // as a wrong method is in REST; batched requests (a JSON array) are refused.
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+const ctx = useTestApp({}, { tenant: true });
 
 const get = (query: string, headers: Record<string, string>) =>
-  app.client.request('GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+  ctx.app.client.request('GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${ctx.key}`, ...headers } });
 
 test('a GET query with apollo-require-preflight answers the data', async () => {
   const response = await get('{ events { total } }', { 'apollo-require-preflight': 'true' });
@@ -35,15 +28,15 @@ test('a GET mutation is 405 METHOD_NOT_ALLOWED with Allow: POST, like a wrong me
   expect(response.body.errors).toEqual([
     { message: expect.stringContaining('GET requests only support query operations'), extensions: { code: 'METHOD_NOT_ALLOWED', details: { allowed: ['POST'] } } },
   ]);
-  const rest = await app.client.rest('PATCH', '/v1/events', key);
+  const rest = await ctx.app.client.rest('PATCH', '/v1/events', ctx.key);
   expect(rest.status).toBe(405);
   expect(rest.body.error.code).toBe(response.body.errors[0].extensions.code);
-  expect((await app.client.graphql(key, '{ events { total } }')).body.data.events.total).toBe(0);
+  expect((await ctx.app.client.graphql(ctx.key, '{ events { total } }')).body.data.events.total).toBe(0);
 });
 
 test('batching is off: a JSON array of operations is refused with 400', async () => {
-  const response = await app.client.request('POST', '/graphql', {
-    headers: { authorization: `Bearer ${key}` },
+  const response = await ctx.app.client.request('POST', '/graphql', {
+    headers: { authorization: `Bearer ${ctx.key}` },
     json: [{ query: '{ events { total } }' }, { query: '{ events { total } }' }],
   });
   expect(response.status).toBe(400);

@@ -1,22 +1,17 @@
 import { ApolloServer, type BaseContext } from '@apollo/server';
-import { createApiKey, createTenant } from './helpers/factories';
+import { createApiKey } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // The same GraphQL request answers the same HTTP status and media type whoever answers it (Apollo,
 // the door's own refusals, the pipeline's errors),
 // GET or POST, for both media types of GraphQL over HTTP (docs/auth-and-errors.md, "GraphQL over HTTP").
 
-let app: TestApp;
-let key: string;
+const ctx = useTestApp({}, { tenant: true });
 let writeOnlyKey: string;
 beforeAll(async () => {
-  app = await startTestApp();
-  const tenant = await createTenant(app.orm);
-  key = tenant.key;
-  writeOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:write'] })).key;
+  writeOnlyKey = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['events:write'] })).key;
 });
-afterAll(() => app.close());
 
 // Counts the requests Apollo executes (the door's own refusals never call it).
 let apolloExecuted = 0;
@@ -72,18 +67,18 @@ const ACCEPT_HEADER: Record<keyof typeof ACCEPTS, string | undefined> = {
 };
 
 function headersFor(caller: Caller, accept: string | undefined): Record<string, string> {
-  const authorization = caller === 'key' ? key : caller === 'writeOnly' ? writeOnlyKey : undefined;
+  const authorization = caller === 'key' ? ctx.key : caller === 'writeOnly' ? writeOnlyKey : undefined;
   return { ...(authorization ? { authorization: `Bearer ${authorization}` } : {}), ...(accept ? { accept } : {}) };
 }
 
 function post(one: Case, accept: string | undefined, extra: Record<string, unknown> = {}): Promise<HttpResponse> {
   const body = { query: one.query, ...(one.operationName === undefined ? {} : { operationName: one.operationName }), ...extra };
-  return app.client.request('POST', '/graphql', { json: body, headers: headersFor(one.caller, accept) });
+  return ctx.app.client.request('POST', '/graphql', { json: body, headers: headersFor(one.caller, accept) });
 }
 
 function get(one: Case, accept: string | undefined): Promise<HttpResponse> {
   const search = new URLSearchParams({ query: one.query, ...(one.operationName === undefined ? {} : { operationName: one.operationName }) });
-  return app.client.request('GET', `/graphql?${search.toString()}`, { headers: { ...headersFor(one.caller, accept), 'apollo-require-preflight': 'true' } });
+  return ctx.app.client.request('GET', `/graphql?${search.toString()}`, { headers: { ...headersFor(one.caller, accept), 'apollo-require-preflight': 'true' } });
 }
 
 /** What a client sees of an answer, for comparing paths. */
@@ -114,20 +109,20 @@ describe.each(Object.keys(ACCEPTS) as Array<keyof typeof ACCEPTS>)('Accept: %s',
 test('operationName "" never answers 500, first sight or not, over POST and GET (item 2)', async () => {
   const query = `query Named${Date.now()} { events { total } }`;
   for (let round = 0; round < 3; round += 1) {
-    const overPost = await app.client.request('POST', '/graphql', { json: { query, operationName: '' }, headers: { authorization: `Bearer ${key}` } });
+    const overPost = await ctx.app.client.request('POST', '/graphql', { json: { query, operationName: '' }, headers: { authorization: `Bearer ${ctx.key}` } });
     expect([overPost.status, overPost.body]).toEqual([200, { data: { events: { total: 0 } } }]);
-    const overGet = await app.client.request('GET', `/graphql?query=${encodeURIComponent(query)}&operationName=`, {
-      headers: { authorization: `Bearer ${key}`, 'apollo-require-preflight': 'true' },
+    const overGet = await ctx.app.client.request('GET', `/graphql?query=${encodeURIComponent(query)}&operationName=`, {
+      headers: { authorization: `Bearer ${ctx.key}`, 'apollo-require-preflight': 'true' },
     });
     expect([overGet.status, overGet.body]).toEqual([200, { data: { events: { total: 0 } } }]);
   }
   // With two operations an empty name chooses none, as an absent one: 400, never 500.
   const two = 'query A { events { total } } query B { events { total } }';
-  const response = await app.client.request('POST', '/graphql', { json: { query: two, operationName: '' }, headers: { authorization: `Bearer ${key}` } });
+  const response = await ctx.app.client.request('POST', '/graphql', { json: { query: two, operationName: '' }, headers: { authorization: `Bearer ${ctx.key}` } });
   expect(response.status).toBe(400);
   expect(response.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
-  const viaGet = await app.client.request('GET', `/graphql?query=${encodeURIComponent(two)}&operationName=`, {
-    headers: { authorization: `Bearer ${key}`, 'apollo-require-preflight': 'true' },
+  const viaGet = await ctx.app.client.request('GET', `/graphql?query=${encodeURIComponent(two)}&operationName=`, {
+    headers: { authorization: `Bearer ${ctx.key}`, 'apollo-require-preflight': 'true' },
   });
   expect(viaGet.status).toBe(400);
 });
@@ -137,7 +132,7 @@ test('errors answered before the door (a body that is not JSON) are written in t
     ['application/graphql-response+json', 'application/graphql-response+json; charset=utf-8'],
     ['application/json', 'application/json; charset=utf-8'],
   ]) {
-    const response = await app.client.request('POST', '/graphql', { raw: '{"query": ', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, accept } });
+    const response = await ctx.app.client.request('POST', '/graphql', { raw: '{"query": ', headers: { 'content-type': 'application/json', authorization: `Bearer ${ctx.key}`, accept } });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe(contentType);
     expect(response.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
@@ -145,11 +140,11 @@ test('errors answered before the door (a body that is not JSON) are written in t
 });
 
 test('the REST facade keeps its statuses and its envelope', async () => {
-  const missing = await app.client.request('GET', '/v1/events/no-such-event', { headers: { authorization: `Bearer ${key}`, accept: 'application/graphql-response+json' } });
+  const missing = await ctx.app.client.request('GET', '/v1/events/no-such-event', { headers: { authorization: `Bearer ${ctx.key}`, accept: 'application/graphql-response+json' } });
   expect(missing.status).toBe(404);
   expect(missing.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(missing.body.error.code).toBe('EVENT_NOT_FOUND');
-  const noKey = await app.client.request('GET', '/v1/events', { headers: { accept: 'application/graphql-response+json' } });
+  const noKey = await ctx.app.client.request('GET', '/v1/events', { headers: { accept: 'application/graphql-response+json' } });
   expect(noKey.status).toBe(401);
   expect(noKey.body.error.code).toBe('UNAUTHORIZED');
 });

@@ -2,7 +2,8 @@ import { getIntrospectionQuery, Kind, parse, type OperationDefinitionNode } from
 import { MAX_EXPANDED_SELECTIONS, measureOperation } from '../src/doors/graphql/query-limits';
 import { buildAppSchema } from '../src/schema/graphql-schema';
 import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { startTestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 const FULL_PAGE = `events(limit: 100) {
   events { id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
@@ -11,25 +12,21 @@ const FULL_PAGE = `events(limit: 100) {
 }`;
 
 describe('default limits', () => {
-  let app: TestApp;
-  let key: string;
+  const ctx = useTestApp({}, { tenant: true });
   beforeAll(async () => {
-    app = await startTestApp();
-    ({ key } = await createTenant(app.orm));
-    expect((await app.client.rest('POST', '/v1/events', key, eventInput())).status).toBe(201);
+    expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput())).status).toBe(201);
   });
-  afterAll(() => app.close());
 
   test('a full page (limit 100, every field, ticket types) is within the default cost', async () => {
-    const response = await app.client.graphql(key, `query FullPage { ${FULL_PAGE} }`);
+    const response = await ctx.app.client.graphql(ctx.key, `query FullPage { ${FULL_PAGE} }`);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
     expect(response.body.data.events.total).toBe(1);
   });
 
   test('aliased pages that add up past GRAPHQL_MAX_COST are refused before anything runs', async () => {
-    app.sql.reset();
-    const response = await app.client.graphql(key, `query Greedy { a: ${FULL_PAGE} b: ${FULL_PAGE} c: ${FULL_PAGE} }`);
+    ctx.app.sql.reset();
+    const response = await ctx.app.client.graphql(ctx.key, `query Greedy { a: ${FULL_PAGE} b: ${FULL_PAGE} c: ${FULL_PAGE} }`);
     expect(response.status).toBe(400);
     expect(response.body.data).toBeUndefined();
     const [error] = response.body.errors;
@@ -37,34 +34,34 @@ describe('default limits', () => {
     expect(error.extensions.details).toMatchObject({ limit: 'cost', maximum: 5000 });
     expect(error.extensions.details.cost).toBeGreaterThan(5000);
     expect(error.message).toMatch(/more than the maximum of 5000 \(GRAPHQL_MAX_COST\)/);
-    expect(app.sql.statements.filter((statement) => /from "event"/.test(statement))).toEqual([]);
+    expect(ctx.app.sql.statements.filter((statement) => /from "event"/.test(statement))).toEqual([]);
   });
 
   test('a GET query (no body) runs, with the CSRF-prevention header', async () => {
-    const response = await app.client.request('GET', `/graphql?query=${encodeURIComponent('query Count { events { total } }')}`, {
-      headers: { authorization: `Bearer ${key}`, 'apollo-require-preflight': 'true' },
+    const response = await ctx.app.client.request('GET', `/graphql?query=${encodeURIComponent('query Count { events { total } }')}`, {
+      headers: { authorization: `Bearer ${ctx.key}`, 'apollo-require-preflight': 'true' },
     });
     expect(response.status).toBe(200);
     expect(response.body.data.events.total).toBe(1);
   });
 
   test('introspection is on outside production', async () => {
-    const response = await app.client.graphql(key, '{ __schema { queryType { name } } }');
+    const response = await ctx.app.client.graphql(ctx.key, '{ __schema { queryType { name } } }');
     expect(response.status).toBe(200);
     expect(response.body.data.__schema.queryType.name).toBe('Query');
   });
 
   test('GET /graphql from a browser shows GraphiQL, served by this server, without a key', async () => {
-    const response = await app.client.request('GET', '/graphql', { headers: { accept: 'text/html' } });
+    const response = await ctx.app.client.request('GET', '/graphql', { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).toContain('<script src="/graphql/explorer/graphiql.js"></script>');
     expect(response.text).not.toMatch(/<script[^>]+src="https?:/);
     for (const asset of ['react.js', 'react-dom.js', 'graphiql.js', 'graphiql.css', 'start.js']) {
-      expect((await app.client.request('GET', `/graphql/explorer/${asset}`)).status).toBe(200);
+      expect((await ctx.app.client.request('GET', `/graphql/explorer/${asset}`)).status).toBe(200);
     }
     // Without a key, queries are still refused.
-    const query = await app.client.graphql(undefined, '{ events { total } }');
+    const query = await ctx.app.client.graphql(undefined, '{ events { total } }');
     expect(query.status).toBe(401);
   });
 });
@@ -82,44 +79,38 @@ test('GRAPHQL_EXPLORER=sandbox serves Apollo Sandbox instead (loaded from Apollo
 });
 
 describe('configured limits', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp({ GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_COST: '50' });
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({ GRAPHQL_MAX_DEPTH: '2', GRAPHQL_MAX_COST: '50' }, { tenant: true });
 
   test('a query nested deeper than GRAPHQL_MAX_DEPTH gets 400 QUERY_TOO_COMPLEX', async () => {
-    const response = await app.client.graphql(key, 'query Deep { events { events { ticketTypes { id } } } }');
+    const response = await ctx.app.client.graphql(ctx.key, 'query Deep { events { events { ticketTypes { id } } } }');
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'depth', maximum: 2 } });
     expect(response.body.errors[0].message).toMatch(/more than 2 levels deep \(GRAPHQL_MAX_DEPTH\)/);
   });
 
   test('a query within both limits runs', async () => {
-    const response = await app.client.graphql(key, 'query Shallow { events(limit: 5) { total events { id slug } } }');
+    const response = await ctx.app.client.graphql(ctx.key, 'query Shallow { events(limit: 5) { total events { id slug } } }');
     expect(response.status).toBe(200);
     expect(response.body.data.events).toEqual({ total: 0, events: [] });
   });
 
   test('the cost follows the requested page size', async () => {
-    const small = await app.client.graphql(key, 'query { events(limit: 10) { events { id slug title } } }');
+    const small = await ctx.app.client.graphql(ctx.key, 'query { events(limit: 10) { events { id slug title } } }');
     expect(small.status).toBe(200);
-    const large = await app.client.graphql(key, 'query { events(limit: 100) { events { id slug title } } }');
+    const large = await ctx.app.client.graphql(ctx.key, 'query { events(limit: 100) { events { id slug title } } }');
     expect(large.status).toBe(400);
     expect(large.body.errors[0].extensions.details).toMatchObject({ limit: 'cost', maximum: 50 });
   });
 
   test('the limits apply to variables too', async () => {
     const query = 'query Page($limit: Int) { events(limit: $limit) { events { id slug title } } }';
-    expect((await app.client.graphql(key, query, { limit: 10 })).status).toBe(200);
-    const response = await app.client.graphql(key, query, { limit: 100 });
+    expect((await ctx.app.client.graphql(ctx.key, query, { limit: 10 })).status).toBe(200);
+    const response = await ctx.app.client.graphql(ctx.key, query, { limit: 100 });
     expect(response.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
   });
 
   test('REST routes are not affected (their operations are fixed)', async () => {
-    const response = await app.client.rest('GET', '/v1/events?limit=100', key);
+    const response = await ctx.app.client.rest('GET', '/v1/events?limit=100', ctx.key);
     expect(response.status).toBe(200);
   });
 });
@@ -153,16 +144,10 @@ describe('production', () => {
   });
 });
 
-// Issue 21 item 8: introspection is bounded like every other operation (depth, cost: the answer it
+// Introspection is bounded like every other operation (depth, cost: the answer it
 // would make), before it runs; the explorers' own introspection query still runs.
 describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' });
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }, { tenant: true });
 
   test.each([
     ['GraphiQL and codegen (getIntrospectionQuery())', getIntrospectionQuery()],
@@ -171,7 +156,7 @@ describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
       getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }),
     ],
   ])('the standard full introspection query runs: %s', async (_name, query) => {
-    const response = await app.client.graphql(key, query);
+    const response = await ctx.app.client.graphql(ctx.key, query);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
     expect(response.body.data.__schema.types.map((type: { name: string }) => type.name)).toEqual(expect.arrayContaining(['Query', 'Event', '__Schema']));
@@ -180,7 +165,7 @@ describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
   test('1,380 aliases of __schema through one fragment are refused (400 QUERY_TOO_COMPLEX), with a short answer', async () => {
     const aliases = Array.from({ length: 1380 }, (_, index) => `s${index}: __schema { ...S }`).join(' ');
     const query = `query { ${aliases} } fragment S on __Schema { types { name kind fields { name type { name kind ofType { name kind } } } } }`;
-    const response = await app.client.graphql(key, query);
+    const response = await ctx.app.client.graphql(ctx.key, query);
     expect(response.status).toBe(400);
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors).toHaveLength(1);
@@ -191,27 +176,27 @@ describe('introspection on (GRAPHQL_INTROSPECTION=true)', () => {
   test('two copies of the schema are allowed, many are not', async () => {
     const fragment = 'fragment S on __Schema { types { name kind fields { name args { name } type { name kind ofType { name kind } } } } }';
     const copies = (count: number) => `query { ${Array.from({ length: count }, (_, index) => `s${index}: __schema { ...S }`).join(' ')} } ${fragment}`;
-    expect((await app.client.graphql(key, copies(2))).status).toBe(200);
-    const many = await app.client.graphql(key, copies(40));
+    expect((await ctx.app.client.graphql(ctx.key, copies(2))).status).toBe(200);
+    const many = await ctx.app.client.graphql(ctx.key, copies(40));
     expect(many.status).toBe(400);
     expect(many.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
   });
 
   test('introspection counts for depth (GRAPHQL_MAX_DEPTH; ofType chains aside)', async () => {
     const nested = '__type(name: "Query") { fields { type { fields { type { fields { type { fields { type { fields { type { name } } } } } } } } } } }';
-    const response = await app.client.graphql(key, `{ ${nested} }`);
+    const response = await ctx.app.client.graphql(ctx.key, `{ ${nested} }`);
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'depth', maximum: 10 } });
   });
 
   test('__typename and a small __type question are cheap', async () => {
-    const response = await app.client.graphql(key, '{ __typename __type(name: "Event") { name fields { name } } events { total } }');
+    const response = await ctx.app.client.graphql(ctx.key, '{ __typename __type(name: "Event") { name fields { name } } events { total } }');
     expect(response.status).toBe(200);
     expect(response.body.data.__type.name).toBe('Event');
   });
 });
 
-// Issue 21 item 9: refusing is cheap because the limits are one walk that stops at the first limit
+// Refusing is cheap because the limits are one walk that stops at the first limit
 // crossed, before validation and before Apollo (behaviour, not time: what the walk visited).
 describe('the limits walk stops at the limit', () => {
   const schema = buildAppSchema();

@@ -1,27 +1,20 @@
 import tls from 'node:tls';
 import net from 'node:net';
-import { createTenant, eventInput } from './helpers/factories';
+import { eventInput } from './helpers/factories';
 import { DOORS, eventApi, expectValidationError, type Door } from './helpers/event-api';
 import { storedEvent, storedEventCount } from './helpers/event-rows';
 import { exchange, parseRawResponse } from './helpers/raw-http';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
-// Regressions of the hostile-input run (issue 9, defects 1-4): each once a 500, a hang or an answer
-// without the envelope; now a clear 4xx (or the normal answer) with an X-Request-Id.
-let app: TestApp;
-let key: string;
-let organizationId: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+// Regressions a hostile-input run found (defects 1-4 below): each once a 500, a hang or an answer
+// without the envelope (D13); now a clear 4xx (or the normal answer) with an X-Request-Id.
+const ctx = useTestApp({}, { tenant: true });
 
 let logMark = 0;
 beforeEach(() => {
-  logMark = app.logs.length;
+  logMark = ctx.app.logs.length;
 });
-const errorLogs = () => app.logs.slice(logMark).filter((line) => /"level":(50|60)/.test(line));
+const errorLogs = () => ctx.app.logs.slice(logMark).filter((line) => /"level":(50|60)/.test(line));
 const nested = (depth: number, inner: unknown = 1): unknown => {
   let value = inner;
   for (let level = 0; level < depth; level += 1) value = [value];
@@ -32,17 +25,17 @@ const withNesting = (value: unknown, depth: number) => JSON.stringify(value).rep
 
 /** A create or update with one field nested `depth` deep, through either door. */
 function sendNested(door: Door, kind: 'create' | 'update', input: Record<string, unknown>, slug?: string) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const headers = { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' };
   if (door === 'rest') {
     return kind === 'create'
-      ? app.client.request('POST', '/v1/events', { headers, raw: withNesting(input, 5_000) })
-      : app.client.request('PUT', `/v1/events/${slug}`, { headers, raw: withNesting(input, 5_000) });
+      ? ctx.app.client.request('POST', '/v1/events', { headers, raw: withNesting(input, 5_000) })
+      : ctx.app.client.request('PUT', `/v1/events/${slug}`, { headers, raw: withNesting(input, 5_000) });
   }
   const query =
     kind === 'create'
       ? 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }'
       : 'mutation($slug: String!, $input: UpdateEventInput!) { updateEvent(slug: $slug, input: $input) { id } }';
-  return app.client.request('POST', '/graphql', { headers, raw: withNesting({ query, variables: { slug, input } }, 5_000) });
+  return ctx.app.client.request('POST', '/graphql', { headers, raw: withNesting({ query, variables: { slug, input } }, 5_000) });
 }
 const errorOf = (door: Door, body: any) => (door === 'rest' ? body?.error : { code: body?.errors?.[0]?.extensions?.code, details: body?.errors?.[0]?.extensions?.details });
 
@@ -57,32 +50,32 @@ describe.each(DOORS)('defect 1: deeply nested input through %s', (door: Door) =>
       details: { errors: [{ field: door === 'rest' ? 'title' : 'variables.input.title', message: 'is nested more than 32 levels deep' }] },
     });
     expect(created.headers['x-request-id']).toBeDefined();
-    expect(await storedEventCount(app.orm, organizationId, { slug: input.slug })).toBe(0);
+    expect(await storedEventCount(ctx.app.orm, ctx.organizationId, { slug: input.slug })).toBe(0);
 
     const stored = eventInput({ venue: 'Hall' });
-    expect((await eventApi(app.client, key, door).create(stored)).status).toBeLessThan(300);
+    expect((await eventApi(ctx.app.client, ctx.key, door).create(stored)).status).toBeLessThan(300);
     const updated = await sendNested(door, 'update', { venue: 'x', ticketTypes: [{ name: 'NESTED' }] }, stored.slug as string);
     expect(updated.status).toBe(400);
     expect(errorOf(door, updated.body).code).toBe('VALIDATION_ERROR');
-    expect((await storedEvent(app.orm, { organizationId, slug: stored.slug as string }))?.venue).toBe('Hall');
+    expect((await storedEvent(ctx.app.orm, { organizationId: ctx.organizationId, slug: stored.slug as string }))?.venue).toBe('Hall');
     expect(errorLogs()).toEqual([]);
   });
 
   test('nesting within the bound is judged on its content as before', async () => {
-    expectValidationError(await eventApi(app.client, key, door).create(eventInput({ title: nested(20) })), door, ['title']);
+    expectValidationError(await eventApi(ctx.app.client, ctx.key, door).create(eventInput({ title: nested(20) })), door, ['title']);
   });
 });
 
 test('defect 1: a body with more values than the bound is 400, not walked', async () => {
-  const response = await app.client.rest('POST', '/v1/events', key, { ...eventInput(), ticketTypes: Array(100_001).fill(0) });
+  const response = await ctx.app.client.rest('POST', '/v1/events', ctx.key, { ...eventInput(), ticketTypes: Array(100_001).fill(0) });
   expect(response.status).toBe(400);
   expect(response.body.error.details.errors[0]).toEqual({ field: 'ticketTypes', message: 'holds more than 100000 values' });
 });
 
 test('defect 1: GET /graphql with deeply nested variables in the query string is 400', async () => {
   const variables = encodeURIComponent(JSON.stringify({ slug: nested(2_000, 'x') }));
-  const response = await app.client.request('GET', `/graphql?query=${encodeURIComponent('query($slug: String!) { event(slug: $slug) { id } }')}&variables=${variables}`, {
-    headers: { authorization: `Bearer ${key}`, 'apollo-require-preflight': 'true' },
+  const response = await ctx.app.client.request('GET', `/graphql?query=${encodeURIComponent('query($slug: String!) { event(slug: $slug) { id } }')}&variables=${variables}`, {
+    headers: { authorization: `Bearer ${ctx.key}`, 'apollo-require-preflight': 'true' },
   });
   expect(response.status).toBe(400);
   expect(response.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'variables.slug' }] } });
@@ -95,12 +88,12 @@ describe('defect 1: GraphQL documents are bounded before parsing', () => {
     ['more tokens than the bound', `{ ${Array.from({ length: 2_000 }, (_, index) => `a${index}: events { total }`).join(' ')} }`, 'tokens', 10_000],
     ['longer than the bound', `{ events { total } } # ${'x'.repeat(70_000)}`, 'size', 65_536],
   ])('%s: 400 QUERY_TOO_COMPLEX naming the bound', async (_name, query, limit, maximum) => {
-    app.sql.reset();
-    const response = await app.client.graphql(key, query);
+    ctx.app.sql.reset();
+    const response = await ctx.app.client.graphql(ctx.key, query);
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', details: { limit, maximum } });
     expect(response.headers['x-request-id']).toBeDefined();
-    expect(app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
+    expect(ctx.app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
     expect(errorLogs()).toEqual([]);
   });
 });
@@ -108,29 +101,29 @@ describe('defect 1: GraphQL documents are bounded before parsing', () => {
 describe.each(DOORS)('defect 2: a ticket price in exponent form through %s', (door: Door) => {
   test.each([-1e-7, 1e-7, 1.5e-3])('price %p on create is 400 on the price field', async (price) => {
     const input = eventInput({ ticketTypes: [{ name: 'A', price, currency: 'EUR', quantity: 1 }] });
-    expectValidationError(await eventApi(app.client, key, door).create(input), door, ['ticketTypes[0].price']);
-    expect(await storedEventCount(app.orm, organizationId, { slug: input.slug })).toBe(0);
+    expectValidationError(await eventApi(ctx.app.client, ctx.key, door).create(input), door, ['ticketTypes[0].price']);
+    expect(await storedEventCount(ctx.app.orm, ctx.organizationId, { slug: input.slug })).toBe(0);
     expect(errorLogs()).toEqual([]);
   });
 
   test('a price such as 1e2 or 19.99 is accepted', async () => {
     const input = eventInput({ ticketTypes: [{ name: 'A', price: 1e2, currency: 'EUR', quantity: 1 }, { name: 'B', price: 19.99, currency: 'EUR', quantity: 1 }] });
-    const created = await eventApi(app.client, key, door).create(input);
+    const created = await eventApi(ctx.app.client, ctx.key, door).create(input);
     expect(created.data.ticketTypes.map((type: { price: number }) => type.price)).toEqual([100, 19.99]);
   });
 });
 
 test('defect 2: price 1e-7 on addTicketType and updateTicketType is 400 on price', async () => {
   const input = eventInput({ ticketTypes: [{ name: 'A', price: 1, currency: 'EUR', quantity: 1 }] });
-  const created = await eventApi(app.client, key, 'rest').create(input);
-  const added = await app.client.graphql(
-    key,
+  const created = await eventApi(ctx.app.client, ctx.key, 'rest').create(input);
+  const added = await ctx.app.client.graphql(
+    ctx.key,
     'mutation($slug: String!, $input: TicketTypeInput!) { addTicketType(eventSlug: $slug, input: $input) { id } }',
     { slug: input.slug, input: { name: 'B', price: 1e-7, currency: 'EUR', quantity: 1 } },
   );
   expect(added.body.data).toBeNull();
   expect(added.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'price' }] } });
-  const updated = await app.client.graphql(key, 'mutation($id: ID!) { updateTicketType(id: $id, input: { price: 1e-7 }) { id } }', {
+  const updated = await ctx.app.client.graphql(ctx.key, 'mutation($id: ID!) { updateTicketType(id: $id, input: { price: 1e-7 }) { id } }', {
     id: created.data.ticketTypes[0].id,
   });
   expect(updated.body.data).toBeNull();
@@ -140,16 +133,16 @@ test('defect 2: price 1e-7 on addTicketType and updateTicketType is 400 on price
 
 describe('defect 3: the cost check refuses what it cannot estimate', () => {
   test('2,600 aliased pages are refused before anything runs', async () => {
-    app.sql.reset();
+    ctx.app.sql.reset();
     const aliases = Array.from({ length: 2_600 }, (_, index) => `a${index}: events(limit: 100) { events { ticketTypes { id } } }`).join(' ');
-    const response = await app.client.graphql(key, `query Greedy { ${aliases} }`);
+    const response = await ctx.app.client.graphql(ctx.key, `query Greedy { ${aliases} }`);
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions.code).toBe('QUERY_TOO_COMPLEX');
-    expect(app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
+    expect(ctx.app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
   });
 
   test('fragments that multiply past what the estimator walks are refused, not run', async () => {
-    app.sql.reset();
+    ctx.app.sql.reset();
     const query = `query Fan { ...F5 }
       fragment F0 on Query { events(limit: 1) { total } }
       fragment F1 on Query { ...F0 ...F0 ...F0 ...F0 ...F0 ...F0 ...F0 ...F0 ...F0 ...F0 }
@@ -157,19 +150,19 @@ describe('defect 3: the cost check refuses what it cannot estimate', () => {
       fragment F3 on Query { ...F2 ...F2 ...F2 ...F2 ...F2 ...F2 ...F2 ...F2 ...F2 ...F2 }
       fragment F4 on Query { ...F3 ...F3 ...F3 ...F3 ...F3 ...F3 ...F3 ...F3 ...F3 ...F3 }
       fragment F5 on Query { ...F4 ...F4 ...F4 ...F4 ...F4 ...F4 ...F4 ...F4 ...F4 ...F4 }`;
-    const response = await app.client.graphql(key, query);
+    const response = await ctx.app.client.graphql(ctx.key, query);
     expect(response.status).toBe(400);
     expect(response.body.errors[0].extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', details: { limit: 'cost', maximum: 5000 } });
-    expect(app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
+    expect(ctx.app.sql.statements.filter((statement) => /from "event/.test(statement))).toEqual([]);
   });
 });
 
 describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
-  const overTls = () => tls.connect({ host: '127.0.0.1', port: app.service.port, servername: 'localhost', rejectUnauthorized: false });
-  const inClear = () => net.connect(app.service.port, '127.0.0.1');
+  const overTls = () => tls.connect({ host: '127.0.0.1', port: ctx.app.service.port, servername: 'localhost', rejectUnauthorized: false });
+  const inClear = () => net.connect(ctx.app.service.port, '127.0.0.1');
 
   test('an unknown Expect is ignored: the request is served as usual', async () => {
-    const raw = await exchange(overTls, `GET /v1/events?limit=1 HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    const raw = await exchange(overTls, `GET /v1/events?limit=1 HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nAuthorization: Bearer ${ctx.key}\r\nConnection: close\r\n\r\n`);
     expect(raw).toMatch(/^HTTP\/1\.1 200 /);
     expect(raw).toMatch(/\r\nx-request-id: /i);
   });
@@ -192,8 +185,8 @@ describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
   });
 
   test('a persisted query of an unknown version is 400 with a catalogue code', async () => {
-    const response = await app.client.request('POST', '/graphql', {
-      headers: { authorization: `Bearer ${key}` },
+    const response = await ctx.app.client.request('POST', '/graphql', {
+      headers: { authorization: `Bearer ${ctx.key}` },
       json: { query: '{ events { total } }', extensions: { persistedQuery: { version: 2, sha256Hash: 'abc' } } },
     });
     expect(response.status).toBe(400);
@@ -202,7 +195,7 @@ describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
   });
 
   test('If-None-Match: * on a list is a 200 with the list, not a 304', async () => {
-    const response = await app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'if-none-match': '*' } });
+    const response = await ctx.app.client.request('GET', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'if-none-match': '*' } });
     expect(response.status).toBe(200);
     expect(response.body.events).toEqual(expect.any(Array));
   });
@@ -210,8 +203,8 @@ describe('defect 4: every answer in the envelope, with an X-Request-Id', () => {
 
 test('a request line over the size limit while the body is still on its way: the client still gets the 414, not a reset', async () => {
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const response = await app.client.request('DELETE', `/graphql?page=${'%5B'.repeat(10_000)}`, {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    const response = await ctx.app.client.request('DELETE', `/graphql?page=${'%5B'.repeat(10_000)}`, {
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' },
       raw: JSON.stringify({ query: 'x'.repeat(10_000) }),
     });
     expect(response.status).toBe(414);
@@ -220,7 +213,7 @@ test('a request line over the size limit while the body is still on its way: the
 });
 
 test('a HEAD request refused for its head (414) gets no body (a body would corrupt the next answer)', async () => {
-  const response = await app.client.request('HEAD', `/v1/events?x=${'a'.repeat(120_000)}`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await ctx.app.client.request('HEAD', `/v1/events?x=${'a'.repeat(120_000)}`, { headers: { authorization: `Bearer ${ctx.key}` } });
   expect(response.status).toBe(414);
   expect(response.text).toBe('');
   expect(response.headers['x-request-id']).toBeDefined();

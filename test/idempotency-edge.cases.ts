@@ -7,25 +7,17 @@ import { createBooking } from '../src/modules/booking/commands/create-booking';
 import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
 import { IdempotencyKeyStore } from '../src/platform/idempotency/idempotency-key.store';
 import { createPublishedEvent, type CreatedEvent } from './helpers/bookings';
-import { createTenant } from './helpers/factories';
 import { errorCodeOf, type IdempotencyDoor } from './helpers/idempotency';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // Idempotency at the edge (D17): the pipeline's idempotency step claims the key before the operation
 // runs; the booking's own statement writes the key's recovery point with the booking (one statement
 // under the event's lock, as without a key); the answer the door sent is stored after, sealed. A key
 // another request has is answered at the edge (replay, 409 in use, 422 reused): nothing runs.
-let app: TestApp;
-let key: string;
-let organizationId: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key, organization: { id: organizationId } } = await createTenant(app.orm));
-});
-afterAll(() => app?.close());
+const ctx = useTestApp({}, { tenant: true });
 
-const sql = <T>(text: string, params: unknown[] = []) => app.orm.em.fork().getConnection().execute<T[]>(text, params);
+const sql = <T>(text: string, params: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<T[]>(text, params);
 interface KeyRow {
   state: string;
   response_status: number | null;
@@ -34,8 +26,8 @@ interface KeyRow {
   recovery_points: Record<string, string> | null;
 }
 const keyRow = async (idempotencyKey: string) =>
-  (await sql<KeyRow>('select state, response_status, response_headers, response_body, recovery_points from idempotency_keys where organization_id = ? and key = ?', [organizationId, idempotencyKey]))[0];
-const seatsOf = async (event: CreatedEvent) => (await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.registrationCount as number;
+  (await sql<KeyRow>('select state, response_status, response_headers, response_body, recovery_points from idempotency_keys where organization_id = ? and key = ?', [ctx.organizationId, idempotencyKey]))[0];
+const seatsOf = async (event: CreatedEvent) => (await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, ctx.key)).body.registrationCount as number;
 
 /** A GraphQL booking that selects the booking's fields (an alias among them). */
 const BOOK_FIELDS = 'mutation($input: CreateBookingInput!) { createBooking(input: $input) { id status seats: quantity eventId createdAt } }';
@@ -43,10 +35,10 @@ const BOOK_FIELDS = 'mutation($input: CreateBookingInput!) { createBooking(input
 const attendee = { quantity: 2, attendeeEmail: 'ada@example.com', attendeeName: 'Ada 100% %s' };
 
 function book(door: IdempotencyDoor, event: CreatedEvent, idempotencyKey: string, input: Record<string, unknown> = attendee): Promise<HttpResponse> {
-  const headers = { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey };
+  const headers = { authorization: `Bearer ${ctx.key}`, 'idempotency-key': idempotencyKey };
   return door === 'rest'
-    ? app.client.request('POST', `/v1/events/${event.slug}/bookings`, { headers, json: input })
-    : app.client.request('POST', '/graphql', { headers, json: { query: BOOK_FIELDS, variables: { input: { eventSlug: event.slug, ...input } } } });
+    ? ctx.app.client.request('POST', `/v1/events/${event.slug}/bookings`, { headers, json: input })
+    : ctx.app.client.request('POST', '/graphql', { headers, json: { query: BOOK_FIELDS, variables: { input: { eventSlug: event.slug, ...input } } } });
 }
 /** The fingerprint the door takes of that request (D17: method, path, body; GraphQL's document and variables). */
 function fingerprintFor(door: IdempotencyDoor, event: CreatedEvent, input: Record<string, unknown> = attendee): string {
@@ -58,7 +50,7 @@ const bookingIdOf = (door: IdempotencyDoor, response: HttpResponse): string => (
 
 describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
   test('the booking commits with its recovery point, the answer sent is stored after; the retry replays it byte for byte', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const idempotencyKey = randomUUID();
     const first = await book(door, event, idempotencyKey);
     expect(first.status).toBe(door === 'rest' ? 201 : 200);
@@ -78,18 +70,18 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
   });
 
   test('a key another request holds: 409 IN_USE before anything runs, then books once the lease ends', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const idempotencyKey = randomUUID();
     await sql(
       `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
        values (?, ?, ?, 'RUNNING', now() + interval '1 minute', now(), now() + interval '1 day', gen_random_uuid())`,
-      [organizationId, idempotencyKey, fingerprintFor(door, event)],
+      [ctx.organizationId, idempotencyKey, fingerprintFor(door, event)],
     );
     const held = await book(door, event, idempotencyKey);
     expect([held.status, errorCodeOf(held), held.headers['retry-after']]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE', '1']);
     expect(await seatsOf(event)).toBe(0);
 
-    await sql(`update idempotency_keys set locked_until = now() - interval '1 second' where organization_id = ? and key = ?`, [organizationId, idempotencyKey]);
+    await sql(`update idempotency_keys set locked_until = now() - interval '1 second' where organization_id = ? and key = ?`, [ctx.organizationId, idempotencyKey]);
     const booked = await book(door, event, idempotencyKey);
     expect(booked.status).toBe(door === 'rest' ? 201 : 200);
     expect(booked.headers['idempotent-replayed']).toBeUndefined();
@@ -97,7 +89,7 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
   });
 
   test('a key used by another request: 422 IDEMPOTENCY_KEY_REUSED, and nothing is booked', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 10 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
     const idempotencyKey = randomUUID();
     expect((await book(door, event, idempotencyKey)).status).toBe(door === 'rest' ? 201 : 200);
     const reused = await book(door, event, idempotencyKey, { ...attendee, quantity: 3 });
@@ -106,7 +98,7 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
   });
 
   test('a refused booking stores its refusal, with no recovery point (nothing committed); the retry replays it', async () => {
-    const event = await createPublishedEvent(app.client, key, { capacity: 1 });
+    const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 1 });
     const idempotencyKey = randomUUID();
     const refused = await book(door, event, idempotencyKey);
     expect(errorCodeOf(refused)).toBe('SOLD_OUT');
@@ -119,17 +111,17 @@ describe.each<IdempotencyDoor>(['rest', 'graphql'])('through %s', (door) => {
 });
 
 test('what a door sends is what is stored: a change under a held key, then the door\'s own answer', async () => {
-  const event = await createPublishedEvent(app.client, key, { capacity: 10 });
-  const store = new IdempotencyKeyStore(app.orm, 24, { seal: (plain) => `sealed:${plain}`, open: (sealed) => sealed.slice('sealed:'.length) });
+  const event = await createPublishedEvent(ctx.app.client, ctx.key, { capacity: 10 });
+  const store = new IdempotencyKeyStore(ctx.app.orm, 24, { seal: (plain) => `sealed:${plain}`, open: (sealed) => sealed.slice('sealed:'.length) });
   const step = idempotentRequests(store, createLogger('silent'));
   const idempotencyKey = randomUUID();
   const sent = '{"another":"shape"}';
   // A door whose answer is not the booking as its module presents it: the store never guesses it.
   const server = http.createServer((req, res) => {
-    step({ organizationId, key: idempotencyKey, parts: { test: 'door answer' }, requestId: randomUUID() }, res)
+    step({ organizationId: ctx.organizationId, key: idempotencyKey, parts: { test: 'door answer' }, requestId: randomUUID() }, res)
       .then((held) => {
-        const em = withUnitOfWorkScope(app.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, idempotency: held!.claim });
-        return createBooking(em, organizationId, { eventSlug: event.slug, ...attendee });
+        const em = withUnitOfWorkScope(ctx.app.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, idempotency: held!.claim });
+        return createBooking(em, ctx.organizationId, { eventSlug: event.slug, ...attendee });
       })
       .then(
         () => {

@@ -16,7 +16,7 @@ import { hashSecretToken } from '../src/modules/member/secret-token';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { createOrganization } from './helpers/factories';
 
-// The key store's side of recovery points (issue 24): what a takeover keeps, what a release keeps, and
+// The key store's side of recovery points (D17): what a takeover keeps, what a release keeps, and
 // the fence that stops a request which outlived its lease; then commands run with a claim the way a
 // request runs them, and a retry recovered after its lease ended answers what the first attempt
 // committed without running the change again. The whole path, crash included, is in

@@ -1,26 +1,22 @@
 import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
-// D12 and issue 21 (item 13): failed authentications are counted per client address, for failing
+// D12: failed authentications are counted per client address, for failing
 // requests only; past AUTH_FAILURES_PER_MINUTE (the default, 100) a failed attempt answers 429, while
 // a valid key from the same address is served (judged by its organization's budget only).
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp({ TRUST_PROXY: 'true' });
-});
-afterAll(() => app.close());
+const ctx = useTestApp({ TRUST_PROXY: 'true' });
 
 const LIMIT = 100;
 const BAD = 'nk_live_' + 'x'.repeat(32);
 
 function from(ip: string, key?: string) {
-  return app.client.request('GET', '/v1/events', {
+  return ctx.app.client.request('GET', '/v1/events', {
     headers: { 'x-forwarded-for': ip, 'x-forwarded-proto': 'https', ...(key ? { authorization: `Bearer ${key}` } : {}) },
   });
 }
 
 function graphqlFrom(ip: string, key: string) {
-  return app.client.request('POST', '/graphql', {
+  return ctx.app.client.request('POST', '/graphql', {
     headers: { 'x-forwarded-for': ip, 'x-forwarded-proto': 'https', authorization: `Bearer ${key}` },
     json: { query: '{ events { total } }' },
   });
@@ -33,7 +29,7 @@ async function failures(ip: string, count: number): Promise<number[]> {
 }
 
 test('past 100 bad keys an address gets 429 for failed attempts, until the window passes; its valid keys are still served, through both doors', async () => {
-  const { key } = await createTenant(app.orm);
+  const { key } = await createTenant(ctx.app.orm);
   expect(new Set(await failures('198.51.100.9', LIMIT))).toEqual(new Set([401]));
 
   const blocked = await from('198.51.100.9', BAD);
@@ -66,11 +62,11 @@ test('past 100 bad keys an address gets 429 for failed attempts, until the windo
 });
 
 test('missing and expired-looking credentials count as failures too; IPv4-mapped addresses share the IPv4 budget', async () => {
-  const { key } = await createTenant(app.orm);
+  const { key } = await createTenant(ctx.app.orm);
   for (let attempt = 0; attempt < LIMIT; attempt += 4) {
     expect((await from('203.0.113.1')).status).toBe(401);
     expect((await from('::ffff:203.0.113.1', 'Basic abc')).status).toBe(401);
-    expect((await app.client.request('GET', '/v1/events?api_key=nk_test_abc', { headers: { 'x-forwarded-for': '203.0.113.1', 'x-forwarded-proto': 'https' } })).status).toBe(401);
+    expect((await ctx.app.client.request('GET', '/v1/events?api_key=nk_test_abc', { headers: { 'x-forwarded-for': '203.0.113.1', 'x-forwarded-proto': 'https' } })).status).toBe(401);
     expect((await from('::ffff:203.0.113.1', BAD)).status).toBe(401);
   }
   expect((await from('203.0.113.1')).status).toBe(429);

@@ -81,7 +81,7 @@ test('with Redis unreachable the service keeps serving, limits each instance on 
 /** A port nothing listens on (connections refused at once). */
 const DEAD_REDIS_URL = 'redis://127.0.0.1:1';
 
-// Issue 21, item 6: with Redis unreachable each instance counts on its own; N instances must not allow
+// D12: with Redis unreachable each instance counts on its own; N instances must not allow
 // N times the budget. Each allows its share: the limit divided by the live instances PostgreSQL sees.
 describe('two processes with Redis unreachable', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

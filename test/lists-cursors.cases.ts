@@ -1,7 +1,7 @@
 import { createPublishedEvent } from './helpers/bookings';
 import { createTenant } from './helpers/factories';
 import { insertBookings } from './helpers/event-rows';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV } from './helpers/webhook-receiver';
 import { BookingStatus } from '../src/modules/booking/booking.entity';
 
@@ -9,11 +9,7 @@ import { BookingStatus } from '../src/modules/booking/booking.entity';
 // every door it has: bookings (REST here; GraphQL in lists-scale), the waiting list (REST and GraphQL),
 // an endpoint's webhook messages (GraphQL). Each walk reads every row once, in the list's order, while
 // rows are added between pages; a cursor of another list, filter or organization is 400 on after.
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp(WEBHOOK_TEST_ENV);
-});
-afterAll(() => app?.close());
+const ctx = useTestApp(WEBHOOK_TEST_ENV);
 
 interface Page {
   ids: string[];
@@ -43,19 +39,19 @@ function expectAfterRefused(response: { status: number; body: Record<string, any
 
 describe('bookings over REST: ?after= and nextCursor', () => {
   test('a cursor walk reads every booking once, newest first, while bookings are made between pages', async () => {
-    const tenant = await createTenant(app.orm);
-    const event = await createPublishedEvent(app.client, tenant.key, { capacity: 500 });
-    await insertBookings(app.orm, { id: event.id, organizationId: tenant.organization.id }, Array.from({ length: 11 }, () => BookingStatus.CONFIRMED));
+    const tenant = await createTenant(ctx.app.orm);
+    const event = await createPublishedEvent(ctx.app.client, tenant.key, { capacity: 500 });
+    await insertBookings(ctx.app.orm, { id: event.id, organizationId: tenant.organization.id }, Array.from({ length: 11 }, () => BookingStatus.CONFIRMED));
     const path = `/v1/events/${event.slug}/bookings`;
-    const everything = await app.client.rest('GET', `${path}?limit=100`, tenant.key);
+    const everything = await ctx.app.client.rest('GET', `${path}?limit=100`, tenant.key);
     expect(everything.body).toMatchObject({ total: 11, nextCursor: null });
     const read = async (after?: string): Promise<Page> => {
-      const response = await app.client.rest('GET', `${path}?limit=4${after ? `&after=${after}` : ''}`, tenant.key);
+      const response = await ctx.app.client.rest('GET', `${path}?limit=4${after ? `&after=${after}` : ''}`, tenant.key);
       expect(response.status).toBe(200);
       return { ids: response.body.bookings.map((booking: { id: string }) => booking.id), total: response.body.total, nextCursor: response.body.nextCursor };
     };
     const book = async () => {
-      const made = await app.client.rest('POST', path, tenant.key, { quantity: 1, attendeeEmail: 'late@example.com', attendeeName: 'Late' });
+      const made = await ctx.app.client.rest('POST', path, tenant.key, { quantity: 1, attendeeEmail: 'late@example.com', attendeeName: 'Late' });
       expect(made.status).toBe(201);
     };
     // Newest first: what is booked meanwhile is before the cursor, so the walk is exactly the rows it started with.
@@ -64,19 +60,19 @@ describe('bookings over REST: ?after= and nextCursor', () => {
 
     // The cursors are those of Query.bookings: one opens through the other door.
     const cursor = (await read()).nextCursor!;
-    const graphql = await app.client.graphql(tenant.key, 'query($s: String!, $a: String) { bookings(eventSlug: $s, limit: 4, after: $a) { bookings { id } } }', {
+    const graphql = await ctx.app.client.graphql(tenant.key, 'query($s: String!, $a: String) { bookings(eventSlug: $s, limit: 4, after: $a) { bookings { id } } }', {
       s: event.slug,
       a: cursor,
     });
     expect(graphql.body.data.bookings.bookings.map((booking: { id: string }) => booking.id)).toEqual((await read(cursor)).ids);
 
-    expectAfterRefused(await app.client.rest('GET', `${path}?status=CANCELLED&after=${cursor}`, tenant.key), 'rest');
-    expectAfterRefused(await app.client.rest('GET', `${path}?after=${cursor.slice(0, -2)}AA`, tenant.key), 'rest');
-    expectAfterRefused(await app.client.rest('GET', `${path}?after=${cursor}&page=2`, tenant.key), 'rest', 'page');
-    const stranger = await createTenant(app.orm);
-    const theirs = await createPublishedEvent(app.client, stranger.key, { capacity: 5, slug: event.slug });
+    expectAfterRefused(await ctx.app.client.rest('GET', `${path}?status=CANCELLED&after=${cursor}`, tenant.key), 'rest');
+    expectAfterRefused(await ctx.app.client.rest('GET', `${path}?after=${cursor.slice(0, -2)}AA`, tenant.key), 'rest');
+    expectAfterRefused(await ctx.app.client.rest('GET', `${path}?after=${cursor}&page=2`, tenant.key), 'rest', 'page');
+    const stranger = await createTenant(ctx.app.orm);
+    const theirs = await createPublishedEvent(ctx.app.client, stranger.key, { capacity: 5, slug: event.slug });
     expect(theirs.slug).toBe(event.slug);
-    expectAfterRefused(await app.client.rest('GET', `${path}?after=${cursor}`, stranger.key), 'rest');
+    expectAfterRefused(await ctx.app.client.rest('GET', `${path}?after=${cursor}`, stranger.key), 'rest');
   });
 });
 
@@ -86,25 +82,25 @@ describe('the waiting list: after / nextCursor through REST and GraphQL', () => 
   }`;
 
   test.each(['rest', 'graphql'] as const)('%s: a cursor walk reads every entry once in join order, entries joining between pages included', async (door) => {
-    const tenant = await createTenant(app.orm);
-    const event = await createPublishedEvent(app.client, tenant.key, { capacity: 1 });
+    const tenant = await createTenant(ctx.app.orm);
+    const event = await createPublishedEvent(ctx.app.client, tenant.key, { capacity: 1 });
     const path = `/v1/events/${event.slug}/waitlist`;
-    expect((await app.client.rest('POST', `/v1/events/${event.slug}/bookings`, tenant.key, { quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })).status).toBe(201);
+    expect((await ctx.app.client.rest('POST', `/v1/events/${event.slug}/bookings`, tenant.key, { quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })).status).toBe(201);
     let joined = 0;
     const join = async () => {
       joined += 1;
-      const made = await app.client.rest('POST', path, tenant.key, { quantity: 1, attendeeEmail: `w${joined}@example.com`, attendeeName: `W${joined}` });
+      const made = await ctx.app.client.rest('POST', path, tenant.key, { quantity: 1, attendeeEmail: `w${joined}@example.com`, attendeeName: `W${joined}` });
       expect(made.status).toBe(201);
     };
     for (let index = 0; index < 7; index += 1) await join();
     const read = async (after?: string, status?: string): Promise<Page & { positions: number[] }> => {
       let body: { entries: Array<{ id: string; position: number }>; total: number; nextCursor: string | null };
       if (door === 'rest') {
-        const response = await app.client.rest('GET', `${path}?limit=3${status ? `&status=${status}` : ''}${after ? `&after=${after}` : ''}`, tenant.key);
+        const response = await ctx.app.client.rest('GET', `${path}?limit=3${status ? `&status=${status}` : ''}${after ? `&after=${after}` : ''}`, tenant.key);
         expect(response.status).toBe(200);
         body = response.body;
       } else {
-        const response = await app.client.graphql(tenant.key, PAGE, { s: event.slug, limit: 3, status, after });
+        const response = await ctx.app.client.graphql(tenant.key, PAGE, { s: event.slug, limit: 3, status, after });
         expect(response.body.errors).toBeUndefined();
         body = response.body.data.waitlist;
       }
@@ -114,7 +110,7 @@ describe('the waiting list: after / nextCursor through REST and GraphQL', () => 
     const seen = await walk(read, join);
     expect(seen).toHaveLength(7 + 2);
     expect(new Set(seen).size).toBe(seen.length);
-    const all = await app.client.graphql(tenant.key, PAGE, { s: event.slug, limit: 100 });
+    const all = await ctx.app.client.graphql(tenant.key, PAGE, { s: event.slug, limit: 100 });
     expect(seen).toEqual(all.body.data.waitlist.entries.map((entry: { id: string }) => entry.id));
     expect(all.body.data.waitlist).toMatchObject({ total: 9, nextCursor: null });
     // Positions on a cursor page are the entries' places in the whole list.
@@ -124,12 +120,12 @@ describe('the waiting list: after / nextCursor through REST and GraphQL', () => 
     const cursor = (await read()).nextCursor!;
     const refused = async (key: string, after: string, status?: string) =>
       door === 'rest'
-        ? app.client.rest('GET', `${path}?after=${after}${status ? `&status=${status}` : ''}`, key)
-        : app.client.graphql(key, PAGE, { s: event.slug, after, status });
+        ? ctx.app.client.rest('GET', `${path}?after=${after}${status ? `&status=${status}` : ''}`, key)
+        : ctx.app.client.graphql(key, PAGE, { s: event.slug, after, status });
     expectAfterRefused(await refused(tenant.key, cursor, 'WAITING'), door);
     expectAfterRefused(await refused(tenant.key, `${cursor}A`), door);
-    const stranger = await createTenant(app.orm);
-    await createPublishedEvent(app.client, stranger.key, { capacity: 5, slug: event.slug });
+    const stranger = await createTenant(ctx.app.orm);
+    await createPublishedEvent(ctx.app.client, stranger.key, { capacity: 5, slug: event.slug });
     expectAfterRefused(await refused(stranger.key, cursor), door);
   });
 });
@@ -141,7 +137,7 @@ describe("an endpoint's webhook messages: after / nextCursor (GraphQL)", () => {
 
   /** Messages delivered to `endpointId` already (SUCCEEDED: nothing for the worker to send), `count` at one instant (ties broken by id). */
   async function delivered(organizationId: string, endpointId: string, count: number): Promise<void> {
-    const connection = app.orm.em.fork().getConnection();
+    const connection = ctx.app.orm.em.fork().getConnection();
     await connection.execute(
       `with made as (
          insert into webhook_messages (id, organization_id, type, body, created_at)
@@ -154,27 +150,27 @@ describe("an endpoint's webhook messages: after / nextCursor (GraphQL)", () => {
   }
 
   test('a cursor walk reads every message once, newest first, while messages are added between pages', async () => {
-    const tenant = await createTenant(app.orm);
-    const created = await app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: 'https://127.0.0.1:9/hook', eventTypes: ['booking.created'] } });
+    const tenant = await createTenant(ctx.app.orm);
+    const created = await ctx.app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: 'https://127.0.0.1:9/hook', eventTypes: ['booking.created'] } });
     expect(created.body.errors).toBeUndefined();
     const endpointId: string = created.body.data.createWebhookEndpoint.endpoint.id;
     await delivered(tenant.organization.id, endpointId, 10);
     const read = async (after?: string): Promise<Page> => {
-      const response = await app.client.graphql(tenant.key, PAGE, { e: endpointId, limit: 4, after });
+      const response = await ctx.app.client.graphql(tenant.key, PAGE, { e: endpointId, limit: 4, after });
       expect(response.body.errors).toBeUndefined();
       const list = response.body.data.webhookMessages;
       return { ids: list.messages.map((message: { id: string }) => message.id), total: list.total, nextCursor: list.nextCursor };
     };
-    const everything = (await app.client.graphql(tenant.key, PAGE, { e: endpointId, limit: 100 })).body.data.webhookMessages;
+    const everything = (await ctx.app.client.graphql(tenant.key, PAGE, { e: endpointId, limit: 100 })).body.data.webhookMessages;
     expect(everything).toMatchObject({ total: 10, nextCursor: null });
     expect(await walk(read, () => delivered(tenant.organization.id, endpointId, 1))).toEqual(everything.messages.map((message: { id: string }) => message.id));
     expect((await read()).total).toBe(10 + 2);
 
     const cursor = (await read()).nextCursor!;
-    expectAfterRefused(await app.client.graphql(tenant.key, PAGE, { e: endpointId, after: cursor, status: 'FAILED' }), 'graphql');
-    expectAfterRefused(await app.client.graphql(tenant.key, PAGE, { e: endpointId, after: `${cursor}A` }), 'graphql');
-    expectAfterRefused(await app.client.graphql(tenant.key, PAGE, { e: endpointId, after: cursor, page: 2 }), 'graphql', 'page');
-    const other = await app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: 'https://127.0.0.1:9/other' } });
-    expectAfterRefused(await app.client.graphql(tenant.key, PAGE, { e: other.body.data.createWebhookEndpoint.endpoint.id, after: cursor }), 'graphql');
+    expectAfterRefused(await ctx.app.client.graphql(tenant.key, PAGE, { e: endpointId, after: cursor, status: 'FAILED' }), 'graphql');
+    expectAfterRefused(await ctx.app.client.graphql(tenant.key, PAGE, { e: endpointId, after: `${cursor}A` }), 'graphql');
+    expectAfterRefused(await ctx.app.client.graphql(tenant.key, PAGE, { e: endpointId, after: cursor, page: 2 }), 'graphql', 'page');
+    const other = await ctx.app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: 'https://127.0.0.1:9/other' } });
+    expectAfterRefused(await ctx.app.client.graphql(tenant.key, PAGE, { e: other.body.data.createWebhookEndpoint.endpoint.id, after: cursor }), 'graphql');
   });
 });

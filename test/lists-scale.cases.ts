@@ -4,16 +4,11 @@ import { createTenant, eventInput } from './helpers/factories';
 import { insertBookings, insertEvents, moveIntoPast, setStoredStatus } from './helpers/event-rows';
 import { BookingStatus } from '../src/modules/booking/booking.entity';
 import { sameSecretAs, startServiceOn, type ServiceInstance } from './helpers/second-instance';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { EventStatus } from '../src/modules/event/event-status';
 
-// Issue 22 / D25: totals kept in the writes' transaction (event_counts), pages that seek, cursor pages.
-let app: TestApp;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+// D25: totals kept in the writes' transaction (event_counts), pages that seek, cursor pages.
+const ctx = useTestApp();
 
 const STATUSES = [undefined, 'DRAFT', 'PUBLISHED', 'CANCELLED', 'COMPLETED'] as const;
 
@@ -33,10 +28,10 @@ async function countedTotals(orm: MikroORM, organizationId: string): Promise<Rec
 
 /** The list's total for every status filter equals a count of the rows, through both doors. */
 async function expectTotalsExact(organizationId: string, key: string): Promise<void> {
-  const counted = await countedTotals(app.orm, organizationId);
+  const counted = await countedTotals(ctx.app.orm, organizationId);
   for (const door of DOORS) {
     for (const status of STATUSES) {
-      const outcome = await eventApi(app.client, key, door).list({ status, limit: 1 });
+      const outcome = await eventApi(ctx.app.client, key, door).list({ status, limit: 1 });
       expect({ door, status, total: outcome.data?.total }).toEqual({ door, status, total: counted[status ?? 'all'] });
     }
   }
@@ -44,8 +39,8 @@ async function expectTotalsExact(organizationId: string, key: string): Promise<v
 
 describe('totals are exact after every kind of write', () => {
   test('create, status change, move into the past, delete, through the API and as SQL', async () => {
-    const tenant = await createTenant(app.orm);
-    const api = eventApi(app.client, tenant.key, 'rest');
+    const tenant = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, tenant.key, 'rest');
     await expectTotalsExact(tenant.organization.id, tenant.key);
     const created = await Promise.all([1, 2, 3].map(() => api.create(eventInput())));
     for (const outcome of created) expect(outcome.status).toBe(201);
@@ -55,18 +50,18 @@ describe('totals are exact after every kind of write', () => {
     await expectTotalsExact(tenant.organization.id, tenant.key);
     expect((await api.update(created[1].data.slug, { status: 'CANCELLED' })).status).toBe(200);
     await expectTotalsExact(tenant.organization.id, tenant.key);
-    await moveIntoPast(app.orm, created[0].data.id);
+    await moveIntoPast(ctx.app.orm, created[0].data.id);
     await expectTotalsExact(tenant.organization.id, tenant.key);
     expect((await api.delete(created[2].data.slug)).status).toBe(204);
     await expectTotalsExact(tenant.organization.id, tenant.key);
     // Rows written by SQL (a bulk insert, a status set, a bulk delete) keep the counts as well.
-    const rows = await insertEvents(app.orm, tenant.organization.id, 25, { status: EventStatus.PUBLISHED });
-    await setStoredStatus(app.orm, rows[0].id, EventStatus.COMPLETED);
+    const rows = await insertEvents(ctx.app.orm, tenant.organization.id, 25, { status: EventStatus.PUBLISHED });
+    await setStoredStatus(ctx.app.orm, rows[0].id, EventStatus.COMPLETED);
     await expectTotalsExact(tenant.organization.id, tenant.key);
-    await app.orm.em.fork().getConnection().execute('delete from events where id in (?)', [rows.slice(0, 10).map((row) => row.id)]);
+    await ctx.app.orm.em.fork().getConnection().execute('delete from events where id in (?)', [rows.slice(0, 10).map((row) => row.id)]);
     await expectTotalsExact(tenant.organization.id, tenant.key);
     // A rolled-back write leaves no trace in the counts.
-    const connection = app.orm.em.fork().getConnection();
+    const connection = ctx.app.orm.em.fork().getConnection();
     await connection.execute('begin');
     await connection.execute('delete from events where organization_id = ?', [tenant.organization.id]);
     await connection.execute('rollback');
@@ -74,11 +69,11 @@ describe('totals are exact after every kind of write', () => {
   });
 
   test('concurrent creates and deletes from two instances are all counted', async () => {
-    const tenant = await createTenant(app.orm);
+    const tenant = await createTenant(ctx.app.orm);
     let second: ServiceInstance | undefined;
     try {
-      second = await startServiceOn(app.databaseUrl, sameSecretAs(app));
-      const apis = [eventApi(app.client, tenant.key, 'rest'), eventApi(second.client, tenant.key, 'graphql')];
+      second = await startServiceOn(ctx.app.databaseUrl, sameSecretAs(ctx.app));
+      const apis = [eventApi(ctx.app.client, tenant.key, 'rest'), eventApi(second.client, tenant.key, 'graphql')];
       const outcomes = await Promise.all(Array.from({ length: 24 }, (_, index) => apis[index % 2].create(eventInput())));
       expect(outcomes.map((outcome) => outcome.error?.code ?? 'created')).toEqual(outcomes.map(() => 'created'));
       await expectTotalsExact(tenant.organization.id, tenant.key);
@@ -92,7 +87,7 @@ describe('totals are exact after every kind of write', () => {
   });
 
   test('the migration built the counts of the events stored before it (the kept row equals a count)', async () => {
-    const [row] = await app.orm.em
+    const [row] = await ctx.app.orm.em
       .fork()
       .getConnection()
       .execute<Array<{ wrong: number }>>(
@@ -108,7 +103,7 @@ const ORDERS = ['CREATED_AT_DESC', 'CREATED_AT_ASC', 'START_DATE_ASC', 'START_DA
 
 /** Every page of a list by cursor; `between` runs after each page. */
 async function walk(door: Door, key: string, params: Record<string, string | number | undefined>, between?: () => Promise<void>) {
-  const api = eventApi(app.client, key, door);
+  const api = eventApi(ctx.app.client, key, door);
   const ids: string[] = [];
   let after: string | undefined;
   for (let pages = 0; pages < 100; pages += 1) {
@@ -128,16 +123,16 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
   let all: Record<string, string[]>;
 
   beforeAll(async () => {
-    tenant = await createTenant(app.orm);
+    tenant = await createTenant(ctx.app.orm);
     // Ties on created_at and start_date: the id breaks them, and a seek must not skip or repeat one.
     const sameTime = new Date(Date.now() - 3600_000);
-    await insertEvents(app.orm, tenant.organization.id, 12, { createdAt: sameTime });
+    await insertEvents(ctx.app.orm, tenant.organization.id, 12, { createdAt: sameTime });
     for (let day = 1; day <= 5; day += 1) {
-      await insertEvents(app.orm, tenant.organization.id, 5, { startDate: new Date(Date.now() + day * 86_400_000) });
+      await insertEvents(ctx.app.orm, tenant.organization.id, 5, { startDate: new Date(Date.now() + day * 86_400_000) });
     }
     all = {};
     for (const orderBy of ORDERS) {
-      const outcome = await eventApi(app.client, tenant.key, door).list({ orderBy, limit: 100 });
+      const outcome = await eventApi(ctx.app.client, tenant.key, door).list({ orderBy, limit: 100 });
       all[orderBy] = outcome.data.events.map((event: { id: string }) => event.id);
       expect(all[orderBy]).toHaveLength(37);
       expect(outcome.data.nextCursor).toBeNull();
@@ -148,7 +143,7 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
     expect(await walk(door, tenant.key, { orderBy, limit: 5 })).toEqual(all[orderBy]);
     const byNumber: string[] = [];
     for (let page = 1; page <= 8; page += 1) {
-      const outcome = await eventApi(app.client, tenant.key, door).list({ orderBy, limit: 5, page });
+      const outcome = await eventApi(ctx.app.client, tenant.key, door).list({ orderBy, limit: 5, page });
       expect(outcome.data.total).toBe(37);
       byNumber.push(...outcome.data.events.map((event: { id: string }) => event.id));
       expect(outcome.data.nextCursor === null).toBe(page === 8);
@@ -157,7 +152,7 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
   });
 
   test('a cursor from a page number continues where that page ends', async () => {
-    const api = eventApi(app.client, tenant.key, door);
+    const api = eventApi(ctx.app.client, tenant.key, door);
     const third = await api.list({ orderBy: 'START_DATE_ASC', limit: 5, page: 3 });
     const next = await api.list({ orderBy: 'START_DATE_ASC', limit: 5, after: third.data.nextCursor });
     expect(next.data.events.map((event: { id: string }) => event.id)).toEqual(all.START_DATE_ASC.slice(15, 20));
@@ -165,11 +160,11 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
   });
 
   test('rows inserted between pages never shift a walk: every row once, the new ones where the order puts them', async () => {
-    const other = await createTenant(app.orm);
-    const before = (await insertEvents(app.orm, other.organization.id, 23)).map((event) => event.id);
+    const other = await createTenant(ctx.app.orm);
+    const before = (await insertEvents(ctx.app.orm, other.organization.id, 23)).map((event) => event.id);
     const inserted: string[] = [];
     const insert = async () => {
-      const [event] = await insertEvents(app.orm, other.organization.id, 1, { createdAt: new Date() });
+      const [event] = await insertEvents(ctx.app.orm, other.organization.id, 1, { createdAt: new Date() });
       inserted.push(event.id);
     };
     const newestFirst = await walk(door, other.key, { limit: 4 }, insert);
@@ -185,7 +180,7 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
   });
 
   test('a cursor altered, of another organization or of another list is 400 VALIDATION_ERROR on after', async () => {
-    const api = eventApi(app.client, tenant.key, door);
+    const api = eventApi(ctx.app.client, tenant.key, door);
     const first = await api.list({ limit: 5, orderBy: 'CREATED_AT_ASC' });
     const cursor: string = first.data.nextCursor;
     const flipped = `${cursor.slice(0, 10)}${cursor[10] === 'A' ? 'B' : 'A'}${cursor.slice(11)}`;
@@ -195,8 +190,8 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
     expectValidationError(await api.list({ orderBy: 'CREATED_AT_DESC', after: cursor }), door, ['after']);
     expectValidationError(await api.list({ orderBy: 'CREATED_AT_ASC', status: 'DRAFT', after: cursor }), door, ['after']);
     expectValidationError(await api.list({ orderBy: 'CREATED_AT_ASC', search: 'Row', after: cursor }), door, ['after']);
-    const stranger = await createTenant(app.orm);
-    expectValidationError(await eventApi(app.client, stranger.key, door).list({ orderBy: 'CREATED_AT_ASC', after: cursor }), door, ['after']);
+    const stranger = await createTenant(ctx.app.orm);
+    expectValidationError(await eventApi(ctx.app.client, stranger.key, door).list({ orderBy: 'CREATED_AT_ASC', after: cursor }), door, ['after']);
     // A cursor names where its page starts: a page number beside it is refused; page 1 (the default) is not a page number.
     expectValidationError(await api.list({ orderBy: 'CREATED_AT_ASC', after: cursor, page: 2 }), door, ['page']);
     const same = await api.list({ orderBy: 'CREATED_AT_ASC', limit: 5, after: cursor, page: 1 });
@@ -204,7 +199,7 @@ describe.each(DOORS)('cursor pages through %s', (door) => {
   });
 
   test('filters keep their cursor: a walk of one status is that status only', async () => {
-    const api = eventApi(app.client, tenant.key, door);
+    const api = eventApi(ctx.app.client, tenant.key, door);
     const ids = await walk(door, tenant.key, { status: 'DRAFT', limit: 7, orderBy: 'START_DATE_DESC' });
     expect(ids).toEqual(all.START_DATE_DESC);
     expect((await api.list({ status: 'PUBLISHED' })).data).toMatchObject({ events: [], total: 0, nextCursor: null });
@@ -217,15 +212,15 @@ describe('bookings lists: exact totals, cursor pages (GraphQL: Query.bookings an
   }`;
 
   async function publishedEvent() {
-    const tenant = await createTenant(app.orm);
-    const api = eventApi(app.client, tenant.key, 'rest');
+    const tenant = await createTenant(ctx.app.orm);
+    const api = eventApi(ctx.app.client, tenant.key, 'rest');
     const created = await api.create(eventInput({ capacity: 500 }));
     expect((await api.update(created.data.slug, { status: 'PUBLISHED' })).status).toBe(200);
     return { tenant, slug: created.data.slug as string, id: created.data.id as string };
   }
 
   const book = (key: string, slug: string) =>
-    app.client.graphql(key, 'mutation($i: CreateBookingInput!) { createBooking(input: $i) { id status } }', {
+    ctx.app.client.graphql(key, 'mutation($i: CreateBookingInput!) { createBooking(input: $i) { id status } }', {
       i: { eventSlug: slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' },
     });
 
@@ -234,23 +229,23 @@ describe('bookings lists: exact totals, cursor pages (GraphQL: Query.bookings an
     const made = await Promise.all(Array.from({ length: 9 }, () => book(tenant.key, slug)));
     const ids = made.map((response) => response.body.data.createBooking.id as string);
     for (const id of ids.slice(0, 4)) {
-      const cancelled = await app.client.graphql(tenant.key, 'mutation($id: ID!) { cancelBooking(id: $id) { status } }', { id });
+      const cancelled = await ctx.app.client.graphql(tenant.key, 'mutation($id: ID!) { cancelBooking(id: $id) { status } }', { id });
       expect(cancelled.body.errors).toBeUndefined();
     }
-    const totals = async (status?: string) => (await app.client.graphql(tenant.key, PAGE, { slug, limit: 1, status })).body.data.bookings.total;
+    const totals = async (status?: string) => (await ctx.app.client.graphql(tenant.key, PAGE, { slug, limit: 1, status })).body.data.bookings.total;
     expect([await totals(), await totals('CONFIRMED'), await totals('CANCELLED')]).toEqual([9, 5, 4]);
   });
 
   test('a cursor walk reads every booking once, newest first, while bookings are made between pages', async () => {
     const { tenant, slug, id } = await publishedEvent();
     // Created in one statement: ties on created_at, broken by id.
-    await insertBookings(app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 17 }, () => BookingStatus.CONFIRMED));
-    const everything = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 100 })).body.data.bookings;
+    await insertBookings(ctx.app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 17 }, () => BookingStatus.CONFIRMED));
+    const everything = (await ctx.app.client.graphql(tenant.key, PAGE, { slug, limit: 100 })).body.data.bookings;
     expect(everything.nextCursor).toBeNull();
     const seen: string[] = [];
     let after: string | undefined;
     for (let pages = 0; pages < 20; pages += 1) {
-      const page = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after })).body.data.bookings;
+      const page = (await ctx.app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after })).body.data.bookings;
       seen.push(...page.bookings.map((booking: { id: string }) => booking.id));
       after = page.nextCursor ?? undefined;
       if (!after) break;
@@ -258,26 +253,26 @@ describe('bookings lists: exact totals, cursor pages (GraphQL: Query.bookings an
     }
     expect(seen).toEqual(everything.bookings.map((booking: { id: string }) => booking.id));
     // Event.bookings gives the same cursors, usable with Query.bookings.
-    const nested = await app.client.graphql(tenant.key, `query { events { events { slug bookings(limit: 4) { nextCursor } } } }`);
+    const nested = await ctx.app.client.graphql(tenant.key, `query { events { events { slug bookings(limit: 4) { nextCursor } } } }`);
     const cursor = nested.body.data.events.events[0].bookings.nextCursor;
-    const continued = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after: cursor })).body.data.bookings;
+    const continued = (await ctx.app.client.graphql(tenant.key, PAGE, { slug, limit: 4, after: cursor })).body.data.bookings;
     expect(continued.bookings).toHaveLength(4);
   });
 
   test('a booking cursor of another event, status or organization, or altered, is 400 VALIDATION_ERROR on after', async () => {
     const { tenant, slug, id } = await publishedEvent();
-    await insertBookings(app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 5 }, () => BookingStatus.CONFIRMED));
-    const cursor = (await app.client.graphql(tenant.key, PAGE, { slug, limit: 2 })).body.data.bookings.nextCursor as string;
-    const other = await eventApi(app.client, tenant.key, 'rest').create(eventInput());
+    await insertBookings(ctx.app.orm, { id, organizationId: tenant.organization.id }, Array.from({ length: 5 }, () => BookingStatus.CONFIRMED));
+    const cursor = (await ctx.app.client.graphql(tenant.key, PAGE, { slug, limit: 2 })).body.data.bookings.nextCursor as string;
+    const other = await eventApi(ctx.app.client, tenant.key, 'rest').create(eventInput());
     const refused = async (key: string, variables: Record<string, unknown>) => {
-      const response = await app.client.graphql(key, PAGE, { limit: 2, ...variables });
+      const response = await ctx.app.client.graphql(key, PAGE, { limit: 2, ...variables });
       expect(response.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'after' }] } });
     };
     await refused(tenant.key, { slug: other.data.slug, after: cursor });
     await refused(tenant.key, { slug, status: 'CANCELLED', after: cursor });
     await refused(tenant.key, { slug, after: `${cursor}A` });
-    const stranger = await createTenant(app.orm);
-    const strangerEvent = await eventApi(app.client, stranger.key, 'rest').create(eventInput({ slug }));
+    const stranger = await createTenant(ctx.app.orm);
+    const strangerEvent = await eventApi(ctx.app.client, stranger.key, 'rest').create(eventInput({ slug }));
     expect(strangerEvent.status).toBe(201);
     await refused(stranger.key, { slug, after: cursor });
   });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describeOnPostgres } from './helpers/database';
 
-// Issue 22, "Several machines, proven": scripts/multi-host.sh (a primary and its streaming replica,
+// Several machines, proven: scripts/multi-host.sh (a primary and its streaming replica,
 // Redis, three instances behind HAProxy) under a shorter load than its default: an instance SIGKILLed
 // mid-load and the replica's replay paused, then nothing acknowledged lost, exact counts, nothing
 // oversold, no stale read of an organization's own writes. The script installs Debian's haproxy when

@@ -1,20 +1,11 @@
-import { createTenant, uniqueSlug } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { uniqueSlug } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
-let app: TestApp;
-let key: string;
-let organizationId: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  const tenant = await createTenant(app.orm);
-  key = tenant.key;
-  organizationId = tenant.organization.id;
-});
-afterAll(() => app.close());
+const ctx = useTestApp({}, { tenant: true });
 
 /** The access-log lines written so far, parsed. */
 function accessLines(): Array<Record<string, any>> {
-  return app.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request');
+  return ctx.app.logs.map((line) => JSON.parse(line)).filter((line) => line.msg === 'request');
 }
 
 /** The access log is written when the response finishes, which can be a tick after the client has it. */
@@ -28,22 +19,22 @@ async function accessLineFor(requestId: string): Promise<Record<string, any>> {
 }
 
 test('GET /healthz answers without a key', async () => {
-  const response = await app.client.request('GET', '/healthz');
+  const response = await ctx.app.client.request('GET', '/healthz');
   expect(response.status).toBe(200);
   expect(response.body).toEqual({ status: 'ok' });
 });
 
 test('GET /readyz checks the database, without a key', async () => {
-  app.sql.reset();
-  const response = await app.client.request('GET', '/readyz');
+  ctx.app.sql.reset();
+  const response = await ctx.app.client.request('GET', '/readyz');
   expect(response.status).toBe(200);
   expect(response.body).toEqual({ status: 'ready', checks: { database: 'up' } });
-  expect(app.sql.statements.some((statement) => /select 1/.test(statement))).toBe(true);
+  expect(ctx.app.sql.statements.some((statement) => /select 1/.test(statement))).toBe(true);
 });
 
 test('the access log has request id, organization, route pattern, operation, status and duration', async () => {
   const slug = uniqueSlug();
-  const rest = await app.client.rest('GET', `/v1/events/${slug}`, key);
+  const rest = await ctx.app.client.rest('GET', `/v1/events/${slug}`, ctx.key);
   expect(rest.status).toBe(404);
   const restLine = await accessLineFor(rest.headers['x-request-id'] as string);
   expect(restLine).toMatchObject({
@@ -52,31 +43,31 @@ test('the access log has request id, organization, route pattern, operation, sta
     route: '/v1/events/:slug',
     operation: 'GetEvent',
     status: 404,
-    organizationId,
+    organizationId: ctx.organizationId,
     url: `/v1/events/${slug}`,
   });
   expect(typeof restLine.durationMs).toBe('number');
   expect(typeof restLine.time).toBe('string');
 
-  const graphql = await app.client.graphql(key, 'query CountEvents { events { total } }');
+  const graphql = await ctx.app.client.graphql(ctx.key, 'query CountEvents { events { total } }');
   expect(graphql.status).toBe(200);
   const graphqlLine = await accessLineFor(graphql.headers['x-request-id'] as string);
-  expect(graphqlLine).toMatchObject({ method: 'POST', route: '/graphql', operation: 'CountEvents', status: 200, organizationId });
+  expect(graphqlLine).toMatchObject({ method: 'POST', route: '/graphql', operation: 'CountEvents', status: 200, organizationId: ctx.organizationId });
 
-  const unknown = await app.client.request('GET', '/nowhere/at/all');
+  const unknown = await ctx.app.client.request('GET', '/nowhere/at/all');
   expect(await accessLineFor(unknown.headers['x-request-id'] as string)).toMatchObject({ route: 'unmatched', status: 404 });
 });
 
 test('logs never hold a key or an Authorization header', async () => {
-  await app.client.rest('GET', '/v1/events', key);
-  await app.client.graphql(key, '{ events { total } }');
-  await app.client.rest('GET', '/v1/events', `${key}x`); // an invalid key: 401, still not logged
-  const inUrl = await app.client.request('GET', `/v1/events?api_key=${key}&other=${key}`);
+  await ctx.app.client.rest('GET', '/v1/events', ctx.key);
+  await ctx.app.client.graphql(ctx.key, '{ events { total } }');
+  await ctx.app.client.rest('GET', '/v1/events', `${ctx.key}x`); // an invalid key: 401, still not logged
+  const inUrl = await ctx.app.client.request('GET', `/v1/events?api_key=${ctx.key}&other=${ctx.key}`);
   expect(inUrl.status).toBe(401);
   await accessLineFor(inUrl.headers['x-request-id'] as string);
-  const text = app.logs.join('\n');
-  expect(text).not.toContain(key);
-  expect(text).not.toContain(key.slice(8)); // the secret part on its own
+  const text = ctx.app.logs.join('\n');
+  expect(text).not.toContain(ctx.key);
+  expect(text).not.toContain(ctx.key.slice(8)); // the secret part on its own
   expect(text).not.toMatch(/bearer/i);
   expect(text).not.toMatch(/authorization/i);
   expect(accessLines().find((line) => line.url?.startsWith('/v1/events?api_key'))?.url).toBe('/v1/events?api_key=[REDACTED]&other=[REDACTED]');
@@ -84,10 +75,10 @@ test('logs never hold a key or an Authorization header', async () => {
 
 test('GET /metrics: Prometheus counters and latency histograms by method, route pattern and status', async () => {
   const slug = uniqueSlug();
-  await app.client.rest('GET', `/v1/events/${slug}`, key);
-  await app.client.rest('GET', `/v1/events/${slug}`, key);
-  await app.client.rest('GET', '/v1/events', key);
-  const response = await app.client.request('GET', '/metrics');
+  await ctx.app.client.rest('GET', `/v1/events/${slug}`, ctx.key);
+  await ctx.app.client.rest('GET', `/v1/events/${slug}`, ctx.key);
+  await ctx.app.client.rest('GET', '/v1/events', ctx.key);
+  const response = await ctx.app.client.request('GET', '/metrics');
   expect(response.status).toBe(200);
   expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   const lines = response.text.split('\n');
@@ -103,15 +94,11 @@ test('GET /metrics: Prometheus counters and latency histograms by method, route 
 });
 
 describe('behind a proxy (TRUST_PROXY)', () => {
-  let proxied: TestApp;
-  beforeAll(async () => {
-    proxied = await startTestApp({ TRUST_PROXY: 'true' });
-  });
-  afterAll(() => proxied.close());
+  const proxied = useTestApp({ TRUST_PROXY: 'true' });
 
   test('probes and scrapers reach /healthz, /readyz and /metrics directly; the API still wants X-Forwarded-Proto: https', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await proxied.client.request('GET', path)).status).toBe(200);
-    const api = await proxied.client.request('GET', '/v1/events');
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await proxied.app.client.request('GET', path)).status).toBe(200);
+    const api = await proxied.app.client.request('GET', '/v1/events');
     expect(api.status).toBe(403);
     expect(api.body.error.code).toBe('HTTPS_REQUIRED');
   });

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { createApiKey, createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { createApiKey } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
 /*
- * The contract against the running server (issue 21 item 10): a few hundred requests, valid and
+ * The contract against the running server: a few hundred requests, valid and
  * invalid, on every route, each judged by the served OpenAPI document with a JSON Schema validator
  * (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses it, with ajv-formats). The document's verdict must be
  * the server's: a request it calls valid is accepted (2xx, or a declared answer about stored state such
@@ -33,9 +33,8 @@ interface Case {
   readonly stateful?: boolean;
 }
 
-let app: TestApp;
+const ctx = useTestApp({}, { tenant: true });
 let doc: Json;
-let key: string;
 let readOnlyKey: string;
 let ajv: Ajv2020;
 const compiled = new Map<string, ValidateFunction>();
@@ -47,13 +46,10 @@ const unique = (prefix = 'c') => `${prefix}-${randomBytes(5).toString('hex')}`;
 const startOf = () => new Date(Math.floor((Date.now() + 30 * DAY) / 1000) * 1000);
 
 beforeAll(async () => {
-  app = await startTestApp();
-  doc = (await app.client.request('GET', '/v1/openapi.json')).body;
-  const tenant = await createTenant(app.orm);
-  key = tenant.key;
-  readOnlyKey = (await createApiKey(app.orm, tenant.organization.id, { permissions: ['events:read'] })).key;
+  doc = (await ctx.app.client.request('GET', '/v1/openapi.json')).body;
+  readOnlyKey = (await createApiKey(ctx.app.orm, ctx.organizationId, { permissions: ['events:read'] })).key;
   // The most a hold may last by the document (holdMinutes ≤ 1440) is what this organization allows.
-  const settings = await app.client.graphql(key, 'mutation { updateOrganization(input: { holdMinutes: 1440 }) { id } }');
+  const settings = await ctx.app.client.graphql(ctx.key, 'mutation { updateOrganization(input: { holdMinutes: 1440 }) { id } }');
   if (settings.body.errors) throw new Error(JSON.stringify(settings.body.errors));
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -65,7 +61,6 @@ beforeAll(async () => {
   });
   ajv.addSchema({ $id: 'openapi', components: doc.components });
 });
-afterAll(() => app.close());
 
 /** A schema of the document, its local references pointed at the document's components. */
 function validator(schema: Json): ValidateFunction {
@@ -270,16 +265,16 @@ function createBody(start: Date): Record<string, unknown> {
 }
 
 async function freshEvent(): Promise<string> {
-  const created = await app.client.rest('POST', '/v1/events', key, createBody(startOf()));
+  const created = await ctx.app.client.rest('POST', '/v1/events', ctx.key, createBody(startOf()));
   if (created.status !== 201) throw new Error(`could not create an event: ${created.text}`);
   return created.body.slug;
 }
 
 async function publishedEvent(): Promise<{ slug: string; ticketTypeId: string }> {
   const body = { ...createBody(startOf()), ticketTypes: [{ ...ticketType(), quantity: 1_000_000 }] };
-  const created = await app.client.rest('POST', '/v1/events', key, body);
+  const created = await ctx.app.client.rest('POST', '/v1/events', ctx.key, body);
   if (created.status !== 201) throw new Error(`could not create an event: ${created.text}`);
-  const published = await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+  const published = await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, ctx.key, { status: 'PUBLISHED' });
   if (published.status !== 200) throw new Error(`could not publish an event: ${published.text}`);
   return { slug: created.body.slug, ticketTypeId: created.body.ticketTypes[0].id };
 }
@@ -288,9 +283,9 @@ const attendeeBody = (): Record<string, unknown> => ({ quantity: 1, attendeeEmai
 
 /** A booking of `slug` in the state a route acts on: CONFIRMED, HELD, or CONFIRMED and checked in. */
 async function bookingOf(slug: string, state: 'confirmed' | 'held' | 'checked-in'): Promise<string> {
-  const made = await app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { ...attendeeBody(), hold: state === 'held' });
+  const made = await ctx.app.client.rest('POST', `/v1/events/${slug}/bookings`, ctx.key, { ...attendeeBody(), hold: state === 'held' });
   if (made.status !== 201) throw new Error(`could not book: ${made.text}`);
-  if (state === 'checked-in' && (await app.client.rest('POST', `/v1/bookings/${made.body.id}/check-in`, key)).status !== 200) throw new Error('could not check in');
+  if (state === 'checked-in' && (await ctx.app.client.rest('POST', `/v1/bookings/${made.body.id}/check-in`, ctx.key)).status !== 200) throw new Error('could not check in');
   return made.body.id;
 }
 
@@ -305,7 +300,7 @@ async function cases(): Promise<Case[]> {
   const start = startOf();
   await freshEvent();
   await freshEvent();
-  listCursor = (await app.client.rest('GET', '/v1/events?limit=1', key)).body.nextCursor;
+  listCursor = (await ctx.app.client.rest('GET', '/v1/events?limit=1', ctx.key)).body.nextCursor;
   let table = samples(start);
   const list: Case[] = [];
   const createSchema = resolve(doc.paths['/v1/events'].post.requestBody.content['application/json'].schema);
@@ -391,7 +386,7 @@ async function cases(): Promise<Case[]> {
   const bookingTemplate = '/v1/events/{slug}/bookings';
   // The list's after: a cursor of this event's bookings (D25).
   for (let made = 0; made < 2; made += 1) await bookingOf(booked.slug, 'confirmed');
-  table.after = { ...table.after, valid: [(await app.client.rest('GET', `${bookingPath}?limit=1`, key)).body.nextCursor] };
+  table.after = { ...table.after, valid: [(await ctx.app.client.rest('GET', `${bookingPath}?limit=1`, ctx.key)).body.nextCursor] };
   const bookingSchema = resolve(doc.paths[bookingTemplate].post.requestBody.content['application/json'].schema);
   for (const [field, schema] of Object.entries<Json>(bookingSchema.properties)) {
     const base = field === 'holdMinutes' ? { ...attendeeBody(), hold: true } : attendeeBody();
@@ -474,8 +469,8 @@ test('every request the document calls valid is accepted, every one it calls inv
   for (const c of all) {
     const problems = documentProblems(c);
     const query = c.query && c.query.length > 0 ? `?${new URLSearchParams(c.query).toString()}` : '';
-    const response = await app.client.request(c.method, `${c.path}${query}`, {
-      headers: { authorization: `Bearer ${key}`, ...c.headers },
+    const response = await ctx.app.client.request(c.method, `${c.path}${query}`, {
+      headers: { authorization: `Bearer ${ctx.key}`, ...c.headers },
       ...(c.body === undefined ? {} : { json: c.body }),
     });
     const where = `${c.label} (${c.method} ${c.path.slice(0, 60)}${query.slice(0, 60)}) answered ${response.status} ${response.text.slice(0, 200)}`;
@@ -507,11 +502,11 @@ test('answers decided before the operation runs, or by stored state, are declare
     [{ label: 'no key', method: 'GET', path: '/v1/events', template: '/v1/events' }, {}, undefined],
     [{ label: 'unknown key', method: 'GET', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: 'Bearer nk_test_0000000000000000000000000000000' }, undefined],
     [{ label: 'read-only key writes', method: 'DELETE', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: `Bearer ${readOnlyKey}` }, undefined],
-    [{ label: 'body over 1 MiB', method: 'POST', path: '/v1/events', template: '/v1/events' }, { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, huge],
-    [{ label: 'not JSON', method: 'PUT', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, 'title=x'],
+    [{ label: 'body over 1 MiB', method: 'POST', path: '/v1/events', template: '/v1/events' }, { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, huge],
+    [{ label: 'not JSON', method: 'PUT', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' }, { authorization: `Bearer ${ctx.key}`, 'content-type': 'text/plain' }, 'title=x'],
   ];
   for (const [c, headers, raw] of answers) {
-    const response = await app.client.request(c.method, c.path, { headers, ...(raw === undefined ? {} : { raw }) });
+    const response = await ctx.app.client.request(c.method, c.path, { headers, ...(raw === undefined ? {} : { raw }) });
     expect({ label: c.label, status: response.status, problems: responseProblems(c, response.status, response.body, response.headers) }).toEqual({
       label: c.label,
       status: expect.any(Number),
@@ -521,13 +516,13 @@ test('answers decided before the operation runs, or by stored state, are declare
   }
   // The same Idempotency-Key with another body: 422; a published event's slug changed: 409.
   const create: Case = { label: 'keyed', method: 'POST', path: '/v1/events', template: '/v1/events' };
-  await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, json: body });
-  const reused = await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }, json: createBody(start) });
+  await ctx.app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'idempotency-key': idempotencyKey }, json: body });
+  const reused = await ctx.app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'idempotency-key': idempotencyKey }, json: createBody(start) });
   expect(reused.status).toBe(422);
   expect(responseProblems(create, reused.status, reused.body, reused.headers)).toEqual([]);
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, ctx.key, { status: 'PUBLISHED' })).status).toBe(200);
   const update: Case = { label: 'published', method: 'PUT', path: `/v1/events/${slug}`, template: '/v1/events/{slug}' };
-  const refused = await app.client.rest('PUT', `/v1/events/${slug}`, key, { slug: unique('moved') });
+  const refused = await ctx.app.client.rest('PUT', `/v1/events/${slug}`, ctx.key, { slug: unique('moved') });
   expect(refused.status).toBe(409);
   expect(responseProblems(update, refused.status, refused.body, refused.headers)).toEqual([]);
 
@@ -539,7 +534,7 @@ test('answers decided before the operation runs, or by stored state, are declare
     [{ label: 'read-only key exports', method: 'GET', path: `/v1/events/${booked.slug}/attendees.csv`, template: '/v1/events/{slug}/attendees.csv' }, undefined],
   ];
   for (const [c, json] of forbidden) {
-    const response = await app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${readOnlyKey}` }, ...(json === undefined ? {} : { json }) });
+    const response = await ctx.app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${readOnlyKey}` }, ...(json === undefined ? {} : { json }) });
     expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, 403, []]);
   }
   const id = await bookingOf(booked.slug, 'confirmed');
@@ -551,17 +546,17 @@ test('answers decided before the operation runs, or by stored state, are declare
     [{ label: 'undo no check-in', method: 'DELETE', path: `/v1/bookings/${id}/check-in`, template: '/v1/bookings/{id}/check-in' }, 409],
   ];
   for (const [c, status] of states) {
-    const response = await app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${key}` } });
+    const response = await ctx.app.client.request(c.method, c.path, { headers: { authorization: `Bearer ${ctx.key}` } });
     expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, status, []]);
   }
-  const small = await app.client.rest('POST', '/v1/events', key, { ...createBody(start), capacity: 1 });
-  await app.client.rest('PUT', `/v1/events/${small.body.slug}`, key, { status: 'PUBLISHED' });
+  const small = await ctx.app.client.rest('POST', '/v1/events', ctx.key, { ...createBody(start), capacity: 1 });
+  await ctx.app.client.rest('PUT', `/v1/events/${small.body.slug}`, ctx.key, { status: 'PUBLISHED' });
   const soldOut: Case = { label: 'sold out', method: 'POST', path: `/v1/events/${small.body.slug}/bookings`, template: '/v1/events/{slug}/bookings' };
-  const answer = await app.client.rest('POST', soldOut.path, key, { ...attendeeBody(), quantity: 2 });
+  const answer = await ctx.app.client.rest('POST', soldOut.path, ctx.key, { ...attendeeBody(), quantity: 2 });
   expect([answer.status, answer.body.error.code, responseProblems(soldOut, answer.status, answer.body, answer.headers)]).toEqual([409, 'SOLD_OUT', []]);
   const draft = await freshEvent();
   const notPublished: Case = { label: 'draft', method: 'POST', path: `/v1/events/${draft}/bookings`, template: '/v1/events/{slug}/bookings' };
-  const unpublished = await app.client.rest('POST', notPublished.path, key, attendeeBody());
+  const unpublished = await ctx.app.client.rest('POST', notPublished.path, ctx.key, attendeeBody());
   expect([unpublished.status, unpublished.body.error.code, responseProblems(notPublished, unpublished.status, unpublished.body, unpublished.headers)]).toEqual([
     409,
     'EVENT_NOT_PUBLISHED',
@@ -582,16 +577,16 @@ test('D20: the counts of every event answer (heldCount, checkedInCount, ticketTy
   expect(full.properties.ticketTypes.items.required).toContain('held');
 
   const booked = await publishedEvent();
-  const book = (hold: boolean) => app.client.rest('POST', `/v1/events/${booked.slug}/bookings`, key, { ...attendeeBody(), ticketTypeId: booked.ticketTypeId, hold });
+  const book = (hold: boolean) => ctx.app.client.rest('POST', `/v1/events/${booked.slug}/bookings`, ctx.key, { ...attendeeBody(), ticketTypeId: booked.ticketTypeId, hold });
   expect((await book(true)).status).toBe(201);
   const arrived = await book(false);
-  expect((await app.client.rest('POST', `/v1/bookings/${arrived.body.id}/check-in`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('POST', `/v1/bookings/${arrived.body.id}/check-in`, ctx.key)).status).toBe(200);
   const get: Case = { label: 'get', method: 'GET', path: `/v1/events/${booked.slug}`, template: '/v1/events/{slug}' };
   const update: Case = { label: 'update', method: 'PUT', path: `/v1/events/${booked.slug}`, template: '/v1/events/{slug}' };
   const list: Case = { label: 'list', method: 'GET', path: '/v1/events', template: '/v1/events' };
-  const read = await app.client.rest('GET', get.path, key);
-  const updated = await app.client.rest('PUT', update.path, key, { title: 'Counted' });
-  const listed = await app.client.rest('GET', '/v1/events?limit=100', key);
+  const read = await ctx.app.client.rest('GET', get.path, ctx.key);
+  const updated = await ctx.app.client.rest('PUT', update.path, ctx.key, { title: 'Counted' });
+  const listed = await ctx.app.client.rest('GET', '/v1/events?limit=100', ctx.key);
   for (const [c, response] of [[get, read], [update, updated], [list, listed]] as const) {
     expect([c.label, response.status, responseProblems(c, response.status, response.body, response.headers)]).toEqual([c.label, 200, []]);
   }

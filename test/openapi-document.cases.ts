@@ -1,20 +1,18 @@
 import { getDirective } from '@graphql-tools/utils';
 import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { buildAppSchema } from '../src/schema/graphql-schema';
 import { buildOpenApiDocument } from '../src/doors/rest/openapi/openapi-document';
 import { compileRoutes } from '../src/doors/rest/rest-executor';
 import { REST_DOWNLOADS, REST_ROUTES } from '../src/doors/rest/routes';
 
-let app: TestApp;
+const ctx = useTestApp();
 let doc: any;
 beforeAll(async () => {
-  app = await startTestApp();
-  const response = await app.client.request('GET', '/v1/openapi.json');
+  const response = await ctx.app.client.request('GET', '/v1/openapi.json');
   expect(response.status).toBe(200);
   doc = response.body;
 });
-afterAll(() => app.close());
 
 const operation = (method: string, path: string) => doc.paths[path][method.toLowerCase()];
 const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
@@ -22,7 +20,7 @@ const codesOf = (responseSchema: any): string[] =>
   (responseSchema.anyOf ?? [responseSchema]).map((item: any) => resolve(item).properties.error.properties.code.const);
 
 test('is served without a key as OpenAPI 3.1 with the bearer scheme', async () => {
-  const response = await app.client.request('GET', '/v1/openapi.json');
+  const response = await ctx.app.client.request('GET', '/v1/openapi.json');
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(doc.openapi).toBe('3.1.0');
   expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -181,25 +179,25 @@ test('every $ref resolves', () => {
 });
 
 test('the documented response shapes are what the server sends', async () => {
-  const { key } = await createTenant(app.orm);
+  const { key } = await createTenant(ctx.app.orm);
   const input = eventInput({ ticketTypes: [{ name: 'General', price: 10, currency: 'EUR', quantity: 100 }] });
-  const created = await app.client.rest('POST', '/v1/events', key, input);
+  const created = await ctx.app.client.rest('POST', '/v1/events', key, input);
   expect(created.status).toBe(201);
   expect(created.headers.location).toBe(`/v1/events/${input.slug}`);
   const fullEvent = doc.components.schemas.FullEvent;
   expect(Object.keys(created.body).sort()).toEqual([...fullEvent.required].sort());
   expect(Object.keys(created.body.ticketTypes[0]).sort()).toEqual([...fullEvent.properties.ticketTypes.items.required].sort());
 
-  const list = await app.client.rest('GET', '/v1/events', key);
+  const list = await ctx.app.client.rest('GET', '/v1/events', key);
   const listSchema = operation('GET', '/v1/events').responses['200'].content['application/json'].schema;
   expect(Object.keys(list.body).sort()).toEqual([...listSchema.required].sort());
   expect(Object.keys(list.body.events[0]).sort()).toEqual([...doc.components.schemas.EventListItem.required].sort());
 
-  const missing = await app.client.rest('GET', '/v1/events/no-such-event', key);
+  const missing = await ctx.app.client.rest('GET', '/v1/events/no-such-event', key);
   expect(missing.status).toBe(404);
   expect(Object.keys(missing.body.error.details)).toEqual(Object.keys(doc.components.schemas.EventNotFoundError.properties.error.properties.details.properties));
 
-  const invalid = await app.client.rest('GET', '/v1/events?limit=1000', key);
+  const invalid = await ctx.app.client.rest('GET', '/v1/events?limit=1000', key);
   expect(invalid.status).toBe(400);
   expect(Object.keys(invalid.body.error.details.errors[0]).sort()).toEqual(['field', 'message']);
 });

@@ -8,7 +8,7 @@ import { startPrivatePostgres, type PrivatePostgres } from './helpers/private-po
 import { startPrivateReplica, type PrivateReplica } from './helpers/private-replica';
 import { startServiceOn, type ServiceInstance } from './helpers/second-instance';
 
-// Issue 22, D25: DATABASE_READ_URL sends read-only requests to a streaming replica, and a client never
+// D25: DATABASE_READ_URL sends read-only requests to a streaming replica, and a client never
 // reads older data than its own organization last wrote. A private primary (initdb on a loopback port)
 // and its replica (pg_basebackup -R, hot standby on another port); two service instances on them, with
 // one secret and one Redis, as behind a load balancer. With the replica's replay paused, organization A

@@ -256,7 +256,7 @@ describeOnPostgres('several server processes on one database')('admin secret rot
       answerKey,
     ]);
 
-    // A booking's answer, stored by the booking's statement unsealed (issue 24): nothing to re-seal, nor unreadable.
+    // A keyed booking (D17): its stored answer replays the same after the rotation (step 4).
     const event = await createPublishedEvent(server.client, apiKey, { capacity: 10 });
     const bookingKey = randomUUID();
     const bookOnce = () =>

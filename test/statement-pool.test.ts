@@ -13,7 +13,7 @@ import { createTenant, eventInput } from './helpers/factories';
 import { startTcpProxy } from './helpers/tcp-proxy';
 import { startTestApp } from './helpers/test-app';
 
-// Issue 8: the hot reads run on a read pool of their own (postgres.js, pipelined). It must return
+// The hot reads run on a read pool of their own (postgres.js, pipelined: docs/architecture.md, "The hot read path"). It must return
 // exactly what the ORM's connections return for every read statement, and live and die with the service.
 
 /** Connections of the read pool on one database, as PostgreSQL lists them. */
@@ -134,7 +134,7 @@ describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () =>
     }
   });
 
-  // Issue 19: writes that are one statement (a booking, a create without Idempotency-Key) run on a
+  // Writes that are one statement (a booking, a create without Idempotency-Key) run on a
   // pool of the same kind, apart from the reads: a booking waiting for its event's row lock holds up
   // the statements queued behind it on its connection, never a read.
   test('a booking waiting for a row lock on the writes pool holds up no read; DB_WRITE_POOL_MAX=0 books on the ORM connections', async () => {
@@ -176,7 +176,7 @@ describeOnPostgres('the read pool needs a PostgreSQL server')('read pool', () =>
   });
 });
 
-// Issue 21 (item 3): a connection whose ROLLBACK never reached PostgreSQL (node-postgres drops a query
+// A connection whose ROLLBACK never reached PostgreSQL (node-postgres drops a query
 // whose timeout fired before it was sent, as under a frozen database) goes back to the pool in a
 // transaction. Handed out again it would run the next request inside that old transaction; the pool
 // must close it instead (src/platform/db/orm-config.ts, TRANSACTION_STATUS).

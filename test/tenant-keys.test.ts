@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type * as MigrationsModule from '@mikro-orm/migrations';
 import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
 
-// Issue 22: the schema can be distributed by tenant (docs/operating.md, "Distributing by tenant
+// The schema stays distributable by tenant (docs/operating.md, "Distributing by tenant
 // (Citus)"). Read from the migrated database's catalog, so that a table added later without
 // organization_id, or with a key that does not lead with it, fails here.
 

@@ -12,20 +12,16 @@ import {
 } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
 import type { HttpResponse } from './helpers/https-client';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
-const add = (key: string, eventSlug: string, input: Record<string, unknown>) => app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug, input });
-const update = (key: string, id: unknown, input: Record<string, unknown>) => app.client.graphql(key, UPDATE_TICKET_TYPE, { id, input });
-const remove = (key: string, id: unknown) => app.client.graphql(key, REMOVE_TICKET_TYPE, { id });
+const add = (key: string, eventSlug: string, input: Record<string, unknown>) => ctx.app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug, input });
+const update = (key: string, id: unknown, input: Record<string, unknown>) => ctx.app.client.graphql(key, UPDATE_TICKET_TYPE, { id, input });
+const remove = (key: string, id: unknown) => ctx.app.client.graphql(key, REMOVE_TICKET_TYPE, { id });
 
 async function storedTicketType(id: string) {
-  const rows = await app.orm.em
+  const rows = await ctx.app.orm.em
     .fork()
     .getConnection()
     .execute(`select name, price::text as price, currency, quantity, ${soldSql('t')} as sold from ticket_types t where id = ?`, [id]);
@@ -39,13 +35,13 @@ function fieldsOf(response: HttpResponse): string[] {
 }
 
 test('addTicketType adds a type with sold 0, shown by REST GET in creation order', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { ticketTypes: [ticket()] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket()] });
   const response = await add(key, event.slug, { name: 'VIP', price: 149.5, currency: 'USD', quantity: 20 });
   const added = response.body.data.addTicketType;
   expect(added).toEqual({ id: expect.stringMatching(/^tt_[A-Za-z0-9]{20}$/), name: 'VIP', price: 149.5, currency: 'USD', quantity: 20, sold: 0 });
   expect(await storedTicketType(added.id)).toEqual({ name: 'VIP', price: '149.50', currency: 'USD', quantity: 20, sold: 0 });
-  const read = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const read = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(read.body.ticketTypes.map((type: { name: string }) => type.name)).toEqual(['General admission', 'VIP']);
 });
 
@@ -56,18 +52,18 @@ test.each([
   [1234567.89, '1234567.89'],
   [9999999.99, '9999999.99'],
 ])('price %p is stored exactly as numeric %s and returned as a JSON number', async (price, stored) => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key);
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key);
   const response = await add(key, event.slug, ticket({ price }));
   expect(response.text).toContain(`"price":${price}`);
   expect((await storedTicketType(response.body.data.addTicketType.id)).price).toBe(stored);
-  const read = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const read = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(read.body.ticketTypes[0].price).toBe(price);
 });
 
 test('addTicketType reports every failing field, the event slug included', async () => {
-  const { key } = await createTenant(app.orm);
-  const response = await app.client.graphql(key, ADD_TICKET_TYPE, {
+  const { key } = await createTenant(ctx.app.orm);
+  const response = await ctx.app.client.graphql(key, ADD_TICKET_TYPE, {
     eventSlug: 'Bad Slug',
     input: { name: ' ', price: -1, currency: 'eur', quantity: -1 },
   });
@@ -82,37 +78,37 @@ test.each([
   ['name over 100 characters', { name: 'n'.repeat(101) }, ['name']],
   ['quantity above the maximum', { quantity: 1_000_001 }, ['quantity']],
 ])('addTicketType: %s -> VALIDATION_ERROR', async (_name, overrides, fields) => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key);
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key);
   expect(fieldsOf(await add(key, event.slug, ticket(overrides)))).toEqual(fields);
-  const read = await app.client.rest('GET', `/v1/events/${event.slug}`, key);
+  const read = await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key);
   expect(read.body.ticketTypes).toEqual([]);
 });
 
 test('addTicketType variables of the wrong type: 400 naming each field', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key);
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key);
   const response = await add(key, event.slug, { name: 1, price: 'free', quantity: 2.5 });
   expect(response.status).toBe(400);
   expect(fieldsOf(response)).toEqual(['currency', 'name', 'price', 'quantity']);
 });
 
 test('event create takes ticket types through both doors, with the same currency rule', async () => {
-  const { key } = await createTenant(app.orm);
-  const rest = await app.client.rest('POST', '/v1/events', key, eventInput({ ticketTypes: [ticket(), ticket({ currency: 'eur' })] }));
+  const { key } = await createTenant(ctx.app.orm);
+  const rest = await ctx.app.client.rest('POST', '/v1/events', key, eventInput({ ticketTypes: [ticket(), ticket({ currency: 'eur' })] }));
   expect(rest.status).toBe(400);
   expect(rest.body.error.details.errors).toEqual([{ field: 'ticketTypes[1].currency', message: expect.stringMatching(/ISO 4217/) }]);
-  const graphql = await app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { ticketTypes { name sold } } }', {
+  const graphql = await ctx.app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { ticketTypes { name sold } } }', {
     input: eventInput({ ticketTypes: [ticket({ name: 'Early bird', quantity: 0 })] }),
   });
   expect(graphql.body.data.createEvent.ticketTypes).toEqual([{ name: 'Early bird', sold: 0 }]);
 });
 
 test('updateTicketType changes the given fields and never takes quantity below sold', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { ticketTypes: [ticket({ quantity: 10 })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket({ quantity: 10 })] });
   const id = event.ticketTypes[0].id;
-  await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: id, quantity: 4 }) });
+  await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: id, quantity: 4 }) });
 
   const renamed = await update(key, id, { name: 'Standard', price: 30.25 });
   expect(renamed.body.data.updateTicketType).toEqual({ id, name: 'Standard', price: 30.25, currency: 'EUR', quantity: 10, sold: 4 });
@@ -127,13 +123,13 @@ test('updateTicketType changes the given fields and never takes quantity below s
 
   // Down to exactly the number sold: sales stop.
   expect((await update(key, id, { quantity: 4 })).body.data.updateTicketType.quantity).toBe(4);
-  const soldOut = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: id }) });
+  const soldOut = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: id }) });
   expect(soldOut.body.errors[0].extensions.details).toEqual({ limitedBy: 'ticketType', ticketTypeId: id, available: 0, requested: 1 });
 });
 
 test('updateTicketType input checks: nulls, every failing field, the id', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { ticketTypes: [ticket()] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket()] });
   const id = event.ticketTypes[0].id;
   expect(fieldsOf(await update(key, id, { name: null, price: null, currency: null, quantity: null }))).toEqual([
     'currency',
@@ -148,10 +144,10 @@ test('updateTicketType input checks: nulls, every failing field, the id', async 
 });
 
 test('removeTicketType refuses a type with sales (409 TICKET_TYPE_HAS_SALES) and removes it once they are cancelled', async () => {
-  const { key } = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, key, { ticketTypes: [ticket(), ticket({ name: 'Unused' })] });
+  const { key } = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, key, { ticketTypes: [ticket(), ticket({ name: 'Unused' })] });
   const [sold, unused] = event.ticketTypes.map((type) => type.id);
-  const booking = (await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: sold, quantity: 2 }) })).body.data
+  const booking = (await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { ticketTypeId: sold, quantity: 2 }) })).body.data
     .createBooking;
 
   const refused = await remove(key, sold);
@@ -160,24 +156,24 @@ test('removeTicketType refuses a type with sales (409 TICKET_TYPE_HAS_SALES) and
 
   expect((await remove(key, unused)).body.data.removeTicketType).toMatchObject({ id: unused, name: 'Unused', sold: 0 });
 
-  await app.client.graphql(key, CANCEL_BOOKING, { id: booking.id });
+  await ctx.app.client.graphql(key, CANCEL_BOOKING, { id: booking.id });
   expect((await remove(key, sold)).body.data.removeTicketType).toMatchObject({ id: sold, sold: 0 });
   expect(await storedTicketType(sold)).toBeUndefined();
 
   // The cancelled booking stays, without a ticket type; the counts still agree.
-  const list = await app.client.graphql(key, 'query($slug: String!) { bookings(eventSlug: $slug) { bookings { id status ticketType { id } } } }', {
+  const list = await ctx.app.client.graphql(key, 'query($slug: String!) { bookings(eventSlug: $slug) { bookings { id status ticketType { id } } } }', {
     slug: event.slug,
   });
   expect(list.body.data.bookings.bookings).toEqual([{ id: booking.id, status: 'CANCELLED', ticketType: null }]);
-  expect((await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.ticketTypes).toEqual([]);
-  expect(await storedCounts(app.orm, event.id)).toMatchObject({ registrationCount: 0, confirmedQuantity: 0 });
-  expect((await app.client.rest('DELETE', `/v1/events/${event.slug}`, key)).status).toBe(204);
+  expect((await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.ticketTypes).toEqual([]);
+  expect(await storedCounts(ctx.app.orm, event.id)).toMatchObject({ registrationCount: 0, confirmedQuantity: 0 });
+  expect((await ctx.app.client.rest('DELETE', `/v1/events/${event.slug}`, key)).status).toBe(204);
 });
 
 test("another organization's ticket type answers exactly like a missing one; another organization's event is not found", async () => {
-  const owner = await createTenant(app.orm);
-  const stranger = await createTenant(app.orm);
-  const event = await createPublishedEvent(app.client, owner.key, { ticketTypes: [ticket()] });
+  const owner = await createTenant(ctx.app.orm);
+  const stranger = await createTenant(ctx.app.orm);
+  const event = await createPublishedEvent(ctx.app.client, owner.key, { ticketTypes: [ticket()] });
   const id = event.ticketTypes[0].id;
   const missing = 'tt_AAAAAAAAAAAAAAAAAAAA';
 
@@ -194,5 +190,5 @@ test("another organization's ticket type answers exactly like a missing one; ano
   const foreignAdd = await add(stranger.key, event.slug, ticket());
   expect(foreignAdd.body.errors[0].extensions).toEqual({ code: 'EVENT_NOT_FOUND', details: { slug: event.slug } });
   expect(await storedTicketType(id)).toMatchObject({ quantity: 100, sold: 0 });
-  expect((await app.client.rest('GET', `/v1/events/${event.slug}`, owner.key)).body.ticketTypes).toHaveLength(1);
+  expect((await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, owner.key)).body.ticketTypes).toHaveLength(1);
 });

@@ -13,7 +13,7 @@ import { OtlpReceiver, SPAN_KIND, type ReceivedSpan } from './helpers/otlp-recei
 import { spawnServer, type ServerProcess } from './helpers/spawned-server';
 import { WebhookReceiver, WEBHOOK_TEST_ENV } from './helpers/webhook-receiver';
 
-// D27 (issue 23, item 3): the compiled server, run as a real process with the standard OTEL_* variables
+// D27: the compiled server, run as a real process with the standard OTEL_* variables
 // pointing at a real OTLP/HTTP receiver started here (protobuf, the default, and JSON), exports the
 // spans of each request: the incoming traceparent continued, the GraphQL operation (REST and /graphql's
 // compiled path, and Apollo's), every SQL statement on every pool, each webhook attempt (whose

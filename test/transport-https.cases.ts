@@ -7,6 +7,7 @@ import tls from 'node:tls';
 import selfsigned from 'selfsigned';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // D10: the server speaks TLS only. Plain HTTP on the TLS port, or a proxy saying the client used http,
 // gets 403 HTTPS_REQUIRED in the envelope, never a 2xx or a redirect, and never reaches a handler.
@@ -58,13 +59,7 @@ async function eventCount(app: TestApp): Promise<number> {
 }
 
 describe('plain HTTP on the TLS port', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp();
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({}, { tenant: true });
 
   test.each([
     ['GET', '/v1/events'],
@@ -74,45 +69,39 @@ describe('plain HTTP on the TLS port', () => {
     ['DELETE', '/v1/events/some-event'],
     ['OPTIONS', '/v1/events'],
   ])('%s %s gets 403 HTTPS_REQUIRED with a request id, never a 2xx or a redirect', async (method, requestPath) => {
-    expectHttpsRequired(await plainHttp(app.service.port, method, requestPath, { authorization: `Bearer ${key}` }));
+    expectHttpsRequired(await plainHttp(ctx.app.service.port, method, requestPath, { authorization: `Bearer ${ctx.key}` }));
   });
 
   test('a plain-HTTP create with a valid key never reaches a handler: nothing is stored', async () => {
-    const before = await eventCount(app);
+    const before = await eventCount(ctx.app);
     const input = eventInput();
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    expectHttpsRequired(await plainHttp(app.service.port, 'POST', '/v1/events', headers, JSON.stringify(input)));
+    const headers = { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' };
+    expectHttpsRequired(await plainHttp(ctx.app.service.port, 'POST', '/v1/events', headers, JSON.stringify(input)));
     const mutation = { query: 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id } }', variables: { input } };
-    expectHttpsRequired(await plainHttp(app.service.port, 'POST', '/graphql', headers, JSON.stringify(mutation)));
-    expect(await eventCount(app)).toBe(before);
+    expectHttpsRequired(await plainHttp(ctx.app.service.port, 'POST', '/graphql', headers, JSON.stringify(mutation)));
+    expect(await eventCount(ctx.app)).toBe(before);
     // The very same request over TLS is served: the refusal was the transport's, not the data's.
-    expect((await app.client.rest('POST', '/v1/events', key, input)).status).toBe(201);
-    expect(await eventCount(app)).toBe(before + 1);
+    expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, input)).status).toBe(201);
+    expect(await eventCount(ctx.app)).toBe(before + 1);
   });
 
   test('the caller\'s X-Request-Id is echoed when it is a sane token', async () => {
-    const response = await plainHttp(app.service.port, 'GET', '/v1/events', { 'x-request-id': 'trace-0123456789' });
+    const response = await plainHttp(ctx.app.service.port, 'GET', '/v1/events', { 'x-request-id': 'trace-0123456789' });
     expect(response.headers['x-request-id']).toBe('trace-0123456789');
   });
 
   test('the same port serves HTTPS', async () => {
-    const response = await app.client.rest('GET', '/v1/events', key);
+    const response = await ctx.app.client.rest('GET', '/v1/events', ctx.key);
     expect(response.status).toBe(200);
   });
 });
 
 describe('behind a TLS-terminating proxy (TRUST_PROXY=true)', () => {
-  let app: TestApp;
-  let key: string;
-  beforeAll(async () => {
-    app = await startTestApp({ TRUST_PROXY: 'true' });
-    ({ key } = await createTenant(app.orm));
-  });
-  afterAll(() => app.close());
+  const ctx = useTestApp({ TRUST_PROXY: 'true' }, { tenant: true });
 
   const withProto = (proto: string | undefined, method = 'GET', requestPath = '/v1/events', json?: unknown) =>
-    app.client.request(method, requestPath, {
-      headers: { authorization: `Bearer ${key}`, ...(proto === undefined ? {} : { 'x-forwarded-proto': proto }) },
+    ctx.app.client.request(method, requestPath, {
+      headers: { authorization: `Bearer ${ctx.key}`, ...(proto === undefined ? {} : { 'x-forwarded-proto': proto }) },
       json,
     });
 
@@ -135,7 +124,7 @@ describe('behind a TLS-terminating proxy (TRUST_PROXY=true)', () => {
     });
     // Refused before any door is chosen: the transport's envelope, as for plain HTTP.
     expectHttpsRequired(graphql);
-    expect(await eventCount(app)).toBe(0);
+    expect(await eventCount(ctx.app)).toBe(0);
   });
 });
 

@@ -2,19 +2,15 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { malformedRequestError } from '../src/http/client-error';
 import { exchange, parseRawResponse as parse, parseRawResponses } from './helpers/raw-http';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 
 // Requests too malformed for Express to see still get the envelope and an X-Request-Id (not Node's
 // bare "400 Bad Request" or a silent close); on the plain side they are refused as plain HTTP.
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+const ctx = useTestApp();
 
-const overTls = () => tls.connect({ host: '127.0.0.1', port: app.service.port, servername: 'localhost', rejectUnauthorized: false });
-const inClear = () => net.connect(app.service.port, '127.0.0.1');
+const overTls = () => tls.connect({ host: '127.0.0.1', port: ctx.app.service.port, servername: 'localhost', rejectUnauthorized: false });
+const inClear = () => net.connect(ctx.app.service.port, '127.0.0.1');
 
 test('over TLS, bytes that are not HTTP: 400 VALIDATION_ERROR on field request, with a request id', async () => {
   const response = parse(await exchange(overTls, 'GARBAGE\r\n\r\n'));
@@ -33,7 +29,7 @@ test('over TLS, headers over the size limit: 431 HEADERS_TOO_LARGE', async () =>
   expect(response.body).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: expect.any(String), details: { limitBytes: 16_384 } } });
 });
 
-// Issue 21, item 4: an OPTIONS request with a very long path once got its connection closed unanswered.
+// D13 (414 URI_TOO_LONG): an OPTIONS request with a very long path once got its connection closed unanswered.
 test.each(['OPTIONS', 'GET', 'POST', 'DELETE'])('over TLS, %s with a path or query over the 16 KiB head: 414 URI_TOO_LONG', async (method) => {
   for (const target of [`/v1/events/${'a'.repeat(20_000)}`, `/graphql?query=${'b'.repeat(100_000)}`, `/${'c'.repeat(1_000_000)}`]) {
     const response = parse(await exchange(overTls, `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));

@@ -1,28 +1,22 @@
-import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { eventInput } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
-// Issue 13 item 10 / D4: every failing field, every time, named the same way and with the same message
+// D4: every failing field, every time, named the same way and with the same message
 // through REST, GraphQL variables and GraphQL values written inline.
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+const ctx = useTestApp({}, { tenant: true });
 
 type FieldErrors = Array<{ field: string; message: string }>;
 const sorted = (errors: FieldErrors) => [...errors].sort((a, b) => a.field.localeCompare(b.field));
 
 async function rest(path: string, body?: unknown): Promise<FieldErrors> {
-  const response = await app.client.rest(body === undefined ? 'GET' : 'POST', path, key, body);
+  const response = await ctx.app.client.rest(body === undefined ? 'GET' : 'POST', path, ctx.key, body);
   expect(response.status).toBe(400);
   expect(response.body.error.code).toBe('VALIDATION_ERROR');
   return sorted(response.body.error.details.errors);
 }
 
 async function graphql(query: string, variables: Record<string, unknown> = {}): Promise<FieldErrors> {
-  const response = await app.client.graphql(key, query, variables);
+  const response = await ctx.app.client.graphql(ctx.key, query, variables);
   expect(response.status).toBe(400);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
@@ -65,11 +59,11 @@ test('inline: a type error comes with the field rules of the other fields', asyn
 });
 
 test('a price in exponent form is a number like any other: 1e-7 has seven decimal places (400), 1e2 is 100', async () => {
-  const bad = await app.client.rest('POST', '/v1/events', key, eventInput({ ticketTypes: [{ name: 'A', price: 1e-7, currency: 'EUR', quantity: 1 }] }));
+  const bad = await ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput({ ticketTypes: [{ name: 'A', price: 1e-7, currency: 'EUR', quantity: 1 }] }));
   expect(bad.status).toBe(400);
   expect(bad.body.error.details.errors).toEqual([{ field: 'ticketTypes[0].price', message: 'price must be a number with at most two decimal places' }]);
   const raw = JSON.stringify(eventInput({ ticketTypes: [{ name: 'A', price: 0, currency: 'EUR', quantity: 1 }] })).replace('"price":0', '"price":1e2');
-  const good = await app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, raw });
+  const good = await ctx.app.client.request('POST', '/v1/events', { headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json' }, raw });
   expect(good.status).toBe(201);
   expect(good.body.ticketTypes[0].price).toBe(100);
 });

@@ -1,28 +1,22 @@
-import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { eventInput } from './helpers/factories';
+import { useTestApp } from './helpers/use-test-app';
 
-// Issue 24 / D4: an input is checked in one pass (assertValidInput, src/foundation/validation/validate-input.ts):
+// D4: an input is checked in one pass (assertValidInput, src/foundation/validation/validate-input.ts):
 // its argument rules, the rules of its input class and its uniqueness check together, every failing
 // field in one VALIDATION_ERROR, alike through REST and GraphQL.
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp();
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+const ctx = useTestApp({}, { tenant: true });
 
 type FieldErrors = Array<{ field: string; message: string }>;
 
 async function restErrors(method: string, path: string, body: unknown): Promise<FieldErrors> {
-  const response = await app.client.rest(method, path, key, body);
+  const response = await ctx.app.client.rest(method, path, ctx.key, body);
   expect(response.status).toBe(400);
   expect(response.body.error.code).toBe('VALIDATION_ERROR');
   return response.body.error.details.errors;
 }
 
 async function graphqlErrors(query: string, variables: Record<string, unknown>): Promise<FieldErrors> {
-  const response = await app.client.graphql(key, query, variables);
+  const response = await ctx.app.client.graphql(ctx.key, query, variables);
   expect(response.body.errors).toHaveLength(1);
   expect(response.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
   return response.body.errors[0].extensions.details.errors;
@@ -32,7 +26,7 @@ const CREATE_EVENT = 'mutation C($input: CreateEventInput!) { createEvent(input:
 
 test('an event with four bad fields and a taken slug gets all five reported at once, alike in REST and GraphQL', async () => {
   const taken = eventInput();
-  expect((await app.client.rest('POST', '/v1/events', key, taken)).status).toBe(201);
+  expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, taken)).status).toBe(201);
   const input = eventInput({ slug: taken.slug, title: '   ', startDate: '2020-01-01T00:00:00Z', capacity: 0, coverImage: 'http://example.com/a.jpg' });
 
   const rest = await restErrors('POST', '/v1/events', input);
@@ -44,12 +38,12 @@ test('an event with four bad fields and a taken slug gets all five reported at o
   expect(rest[rest.length - 1].field).toBe('slug');
 
   expect(await graphqlErrors(CREATE_EVENT, { input })).toEqual(rest);
-  expect((await app.client.rest('GET', `/v1/events/${String(taken.slug)}`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('GET', `/v1/events/${String(taken.slug)}`, ctx.key)).status).toBe(200);
 });
 
 test('an update with several bad fields gets all of them reported at once, alike in REST and GraphQL', async () => {
   const event = eventInput();
-  expect((await app.client.rest('POST', '/v1/events', key, event)).status).toBe(201);
+  expect((await ctx.app.client.rest('POST', '/v1/events', ctx.key, event)).status).toBe(201);
   const changes = { title: '', capacity: -1, coverImage: 'not a url' };
 
   const rest = await restErrors('PUT', `/v1/events/${String(event.slug)}`, changes);
@@ -80,7 +74,7 @@ test('list arguments: every bad one is reported at once, alike in REST and Graph
     { field: 'page', message: 'page must be between 1 and 1000000' },
     { field: 'limit', message: 'limit must be between 1 and 100' },
   ];
-  const response = await app.client.rest('GET', '/v1/events?page=0&limit=101', key);
+  const response = await ctx.app.client.rest('GET', '/v1/events?page=0&limit=101', ctx.key);
   expect(response.status).toBe(400);
   expect(response.body.error.details.errors).toEqual(expected);
   expect(await graphqlErrors('query L($p: Int, $l: Int) { events(page: $p, limit: $l) { total } }', { p: 0, l: 101 })).toEqual(expected);

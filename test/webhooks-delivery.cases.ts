@@ -1,18 +1,15 @@
 import { bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { startTestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
 import { enqueueWebhook } from '../src/platform/outbox/outbox';
 
-let app: TestApp;
+const ctx = useTestApp(WEBHOOK_TEST_ENV);
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  app = await startTestApp(WEBHOOK_TEST_ENV);
   receiver = await new WebhookReceiver().listen();
-});
-afterAll(async () => {
-  await receiver.close();
-  await app.close();
+  ctx.beforeClose(() => receiver.close());
 });
 
 const FULL_EVENT = `id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
@@ -20,8 +17,8 @@ const FULL_EVENT = `id slug title description startDate endDate timezone venue v
 
 /** A tenant with an endpoint (every type) on the receiver, registered through GraphQL. */
 async function tenantWithEndpoint(eventTypes: string[] = []) {
-  const tenant = await createTenant(app.orm);
-  const created = await app.client.graphql(tenant.key, CREATE_ENDPOINT, {
+  const tenant = await createTenant(ctx.app.orm);
+  const created = await ctx.app.client.graphql(tenant.key, CREATE_ENDPOINT, {
     input: { url: `${receiver.url}?org=${tenant.organization.id}`, eventTypes },
   });
   expect(created.body.errors).toBeUndefined();
@@ -57,24 +54,24 @@ function expectSignedOnce(secret: string, messages: ReceivedMessage[], type: str
 
 test('REST door: every event and booking change arrives once, signed, with the D18 payload', async () => {
   const { key, secret, organization } = await tenantWithEndpoint();
-  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
+  const created = await ctx.app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
   expect(created.status).toBe(201);
   const slug = created.body.slug;
-  const afterCreate = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body;
+  const afterCreate = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, key)).body;
 
-  const updated = await app.client.rest('PUT', `/v1/events/${slug}`, key, { title: 'Renamed' });
-  const afterUpdate = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body;
+  const updated = await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { title: 'Renamed' });
+  const afterUpdate = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, key)).body;
   // The same values again change nothing, and send nothing.
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { title: 'Renamed' })).status).toBe(200);
-  const published = await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' });
-  const afterPublish = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body;
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { title: 'Renamed' })).status).toBe(200);
+  const published = await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' });
+  const afterPublish = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, key)).body;
   expect([updated.status, published.status]).toEqual([200, 200]);
 
-  const booking = (await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(slug, { quantity: 2, ticketTypeId: afterCreate.ticketTypes[0].id }) })).body.data.createBooking;
-  const cancelledBooking = (await app.client.graphql(key, CANCEL_BOOKING, { id: booking.id })).body.data.cancelBooking;
-  const cancelled = await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'CANCELLED' });
-  const afterCancel = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body;
-  expect((await app.client.rest('DELETE', `/v1/events/${slug}`, key)).status).toBe(204);
+  const booking = (await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(slug, { quantity: 2, ticketTypeId: afterCreate.ticketTypes[0].id }) })).body.data.createBooking;
+  const cancelledBooking = (await ctx.app.client.graphql(key, CANCEL_BOOKING, { id: booking.id })).body.data.cancelBooking;
+  const cancelled = await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'CANCELLED' });
+  const afterCancel = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, key)).body;
+  expect((await ctx.app.client.rest('DELETE', `/v1/events/${slug}`, key)).status).toBe(204);
   expect(cancelled.status).toBe(200);
 
   const types = ['event.created', 'event.updated', 'event.published', 'booking.created', 'booking.cancelled', 'event.cancelled', 'event.deleted'];
@@ -94,13 +91,13 @@ test('REST door: every event and booking change arrives once, signed, with the D
 test('GraphQL door: createEvent, updateEvent and deleteEvent send the same messages as REST', async () => {
   const { key, secret, organization } = await tenantWithEndpoint();
   const input = eventInput();
-  const created = await app.client.graphql(key, `mutation($input: CreateEventInput!) { createEvent(input: $input) { ${FULL_EVENT} } }`, { input });
+  const created = await ctx.app.client.graphql(key, `mutation($input: CreateEventInput!) { createEvent(input: $input) { ${FULL_EVENT} } }`, { input });
   const event = created.body.data.createEvent;
   const update = `mutation($slug: String!, $input: UpdateEventInput!) { updateEvent(slug: $slug, input: $input) { ${FULL_EVENT} } }`;
-  const updated = (await app.client.graphql(key, update, { slug: event.slug, input: { venue: 'Main hall' } })).body.data.updateEvent;
-  const published = (await app.client.graphql(key, update, { slug: event.slug, input: { status: 'PUBLISHED' } })).body.data.updateEvent;
-  const cancelled = (await app.client.graphql(key, update, { slug: event.slug, input: { status: 'CANCELLED' } })).body.data.updateEvent;
-  const deleted = await app.client.graphql(key, 'mutation($slug: String!) { deleteEvent(slug: $slug) { id slug } }', { slug: event.slug });
+  const updated = (await ctx.app.client.graphql(key, update, { slug: event.slug, input: { venue: 'Main hall' } })).body.data.updateEvent;
+  const published = (await ctx.app.client.graphql(key, update, { slug: event.slug, input: { status: 'PUBLISHED' } })).body.data.updateEvent;
+  const cancelled = (await ctx.app.client.graphql(key, update, { slug: event.slug, input: { status: 'CANCELLED' } })).body.data.updateEvent;
+  const deleted = await ctx.app.client.graphql(key, 'mutation($slug: String!) { deleteEvent(slug: $slug) { id slug } }', { slug: event.slug });
   expect(deleted.body.data.deleteEvent).toEqual({ id: event.id, slug: event.slug });
 
   const messages = await waitForTypes(organization.id, ['event.created', 'event.updated', 'event.published', 'event.cancelled', 'event.deleted']);
@@ -115,11 +112,11 @@ test('GraphQL door: createEvent, updateEvent and deleteEvent send the same messa
 
 test('an endpoint gets only the types it asked for', async () => {
   const { key, organization } = await tenantWithEndpoint(['event.published']);
-  const created = await app.client.rest('POST', '/v1/events', key, eventInput());
-  await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { title: 'Changed' });
-  await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+  const created = await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
+  await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { title: 'Changed' });
+  await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
   const messages = await waitForTypes(organization.id, ['event.published']);
-  const ids = await app.orm.em.fork().execute<Array<{ type: string }>>(
+  const ids = await ctx.app.orm.em.fork().execute<Array<{ type: string }>>(
     `select m.type from webhook_messages m where m.organization_id = ? order by m.created_at`,
     [organization.id],
   );
@@ -129,42 +126,42 @@ test('an endpoint gets only the types it asked for', async () => {
 
 test('a change that rolls back writes no message and sends nothing', async () => {
   const { key, organization } = await tenantWithEndpoint();
-  const event = (await app.client.rest('POST', '/v1/events', key, eventInput())).body;
+  const event = (await ctx.app.client.rest('POST', '/v1/events', key, eventInput())).body;
   await waitForTypes(organization.id, ['event.created']);
 
   // The outbox call itself inside a transaction that then fails.
   await expect(
-    app.orm.em.fork().transactional(async (em) => {
+    ctx.app.orm.em.fork().transactional(async (em) => {
       await enqueueWebhook(em, organization.id, 'event.deleted', { id: event.id, slug: event.slug });
       throw new Error('the change failed after the outbox call');
     }),
   ).rejects.toThrow('the change failed');
   // Refused changes through the API: a bad update and a delete refused for a booking.
-  expect((await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'COMPLETED' })).status).toBe(400);
-  await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' });
-  await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
-  expect((await app.client.rest('DELETE', `/v1/events/${event.slug}`, key)).status).toBe(409);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'COMPLETED' })).status).toBe(400);
+  await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' });
+  await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug) });
+  expect((await ctx.app.client.rest('DELETE', `/v1/events/${event.slug}`, key)).status).toBe(409);
   // A marker change after them: once it has arrived, anything queued before it has been delivered too.
-  await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { title: 'Marker' });
+  await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { title: 'Marker' });
   const messages = await receiver.waitFor(() => byOrg(organization.id).some((message) => message.json.data.title === 'Marker'));
   await receiver.waitFor(() => byOrg(organization.id).filter((message) => message.json.type === 'booking.created').length === 1);
   expect(byOrg(organization.id).map((message) => message.json.type).sort()).toEqual(
     ['booking.created', 'event.created', 'event.published', 'event.updated'].sort(),
   );
   expect(messages.filter((message) => message.json.type === 'event.deleted' && message.json.data.id === event.id)).toHaveLength(0);
-  const rows = await app.orm.em.fork().execute(`select type from webhook_messages where organization_id = ? and type = 'event.deleted'`, [organization.id]);
+  const rows = await ctx.app.orm.em.fork().execute(`select type from webhook_messages where organization_id = ? and type = 'event.deleted'`, [organization.id]);
   expect(rows).toHaveLength(0);
 });
 
 test('an event that becomes COMPLETED by time sends nothing', async () => {
   const { key, organization } = await tenantWithEndpoint();
-  const event = (await app.client.rest('POST', '/v1/events', key, eventInput())).body;
-  await app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' });
+  const event = (await ctx.app.client.rest('POST', '/v1/events', key, eventInput())).body;
+  await ctx.app.client.rest('PUT', `/v1/events/${event.slug}`, key, { status: 'PUBLISHED' });
   await waitForTypes(organization.id, ['event.published']);
   // Its end passes (moved into the past in the database, as time would).
-  await app.orm.em.fork().execute(`update events set start_date = now() - interval '2 hours', end_date = now() - interval '1 hour' where id = ?`, [event.id]);
-  expect((await app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.status).toBe('COMPLETED');
-  const rows = await app.orm.em.fork().execute<Array<{ type: string }>>(`select type from webhook_messages where organization_id = ?`, [organization.id]);
+  await ctx.app.orm.em.fork().execute(`update events set start_date = now() - interval '2 hours', end_date = now() - interval '1 hour' where id = ?`, [event.id]);
+  expect((await ctx.app.client.rest('GET', `/v1/events/${event.slug}`, key)).body.status).toBe('COMPLETED');
+  const rows = await ctx.app.orm.em.fork().execute<Array<{ type: string }>>(`select type from webhook_messages where organization_id = ?`, [organization.id]);
   expect(rows.map((row: { type: string }) => row.type).sort()).toEqual(['event.created', 'event.published']);
 });
 
@@ -199,10 +196,10 @@ test('DB_WRITE_POOL_MAX=0: a booking is delivered, and its attempt recorded, thr
 test('a % in the data arrives as it was sent, in a message whose statement fills holes and in one that fills none', async () => {
   const { key, organization } = await tenantWithEndpoint(['event.created', 'booking.created']);
   // event.created has no value the statement fills in; booking.created has its event's id.
-  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ title: '100% fun, 50%% off %s', capacity: 5 }));
+  const created = await ctx.app.client.rest('POST', '/v1/events', key, eventInput({ title: '100% fun, 50%% off %s', capacity: 5 }));
   expect(created.status).toBe(201);
-  await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
-  const booked = await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug, { attendeeName: 'Ada 100% %s' }) });
+  await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+  const booked = await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(created.body.slug, { attendeeName: 'Ada 100% %s' }) });
   expect(booked.body.errors).toBeUndefined();
   const messages = await waitForTypes(organization.id, ['event.created', 'booking.created']);
   expect(messages.find((message) => message.json.type === 'event.created')?.json.data.title).toBe('100% fun, 50%% off %s');
@@ -213,11 +210,11 @@ test('a % in the data arrives as it was sent, in a message whose statement fills
 
   // The other doors: the event made through GraphQL, the booking through REST.
   const input = eventInput({ title: 'Tickets 20% %% %s', capacity: 5 });
-  const made = await app.client.graphql(key, `mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug } }`, { input });
+  const made = await ctx.app.client.graphql(key, `mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug } }`, { input });
   expect(made.body.errors).toBeUndefined();
   const { id: eventId, slug } = made.body.data.createEvent;
-  await app.client.graphql(key, `mutation($slug: String!) { updateEvent(slug: $slug, input: { status: PUBLISHED }) { status } }`, { slug });
-  const overRest = await app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { quantity: 1, attendeeEmail: 'grace@example.com', attendeeName: 'Grace 5% %s' });
+  await ctx.app.client.graphql(key, `mutation($slug: String!) { updateEvent(slug: $slug, input: { status: PUBLISHED }) { status } }`, { slug });
+  const overRest = await ctx.app.client.rest('POST', `/v1/events/${slug}/bookings`, key, { quantity: 1, attendeeEmail: 'grace@example.com', attendeeName: 'Grace 5% %s' });
   expect(overRest.status).toBe(201);
   await receiver.waitFor(() => byOrg(organization.id).filter((message) => message.json.type === 'booking.created').length >= 2);
   const all = byOrg(organization.id);

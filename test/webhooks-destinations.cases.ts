@@ -1,19 +1,12 @@
 import http from 'node:http';
 import net from 'node:net';
-import { createTenant } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, MESSAGES } from './helpers/webhook-receiver';
 import { registrationError, type Resolve } from '../src/platform/outbox/webhook-destination';
 import { WebhookSender } from '../src/modules/webhook/webhook-sender';
 
 // Production rules: https only, public addresses only.
-let app: TestApp;
-let key: string;
-beforeAll(async () => {
-  app = await startTestApp({ WEBHOOK_RETRY_SCHEDULE_MS: '60000', WEBHOOK_POLL_INTERVAL_MS: '100' });
-  ({ key } = await createTenant(app.orm));
-});
-afterAll(() => app.close());
+const ctx = useTestApp({ WEBHOOK_RETRY_SCHEDULE_MS: '60000', WEBHOOK_POLL_INTERVAL_MS: '100' }, { tenant: true });
 
 const REFUSED = [
   'http://hooks.example.com/in',
@@ -38,20 +31,20 @@ const REFUSED = [
 ];
 
 test.each(REFUSED)('registration refuses %s with 400 on url', async (url) => {
-  const response = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url } });
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_ENDPOINT, { input: { url } });
   expect(response.body.errors[0].extensions).toEqual({
     code: 'VALIDATION_ERROR',
     details: { errors: [{ field: 'url', message: expect.any(String) }] },
   });
-  const update = await app.client.graphql(key, '{ webhookEndpoints { id } }');
+  const update = await ctx.app.client.graphql(ctx.key, '{ webhookEndpoints { id } }');
   expect(update.body.data.webhookEndpoints).toEqual([]);
 });
 
 test('a public https URL is accepted (a name that does not resolve yet too: each send checks again)', async () => {
-  const response = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/in', eventTypes: ['event.created'] } });
+  const response = await ctx.app.client.graphql(ctx.key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/in', eventTypes: ['event.created'] } });
   expect(response.body.errors).toBeUndefined();
   const { endpoint } = response.body.data.createWebhookEndpoint;
-  await app.client.graphql(key, 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { id } }', { id: endpoint.id });
+  await ctx.app.client.graphql(ctx.key, 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { id } }', { id: endpoint.id });
 });
 
 test('a hostname that resolves to a private or metadata address is refused at registration', async () => {
@@ -100,16 +93,16 @@ test('at send time the name is resolved and checked again: a name that now point
 test('the worker refuses a stored destination that resolves to loopback (DNS changed since registration)', async () => {
   const counter = await connectionCounter();
   try {
-    const created = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/in' } });
+    const created = await ctx.app.client.graphql(ctx.key, CREATE_ENDPOINT, { input: { url: 'https://hooks.example.com/in' } });
     const { endpoint } = created.body.data.createWebhookEndpoint;
     // The stored name now resolves to 127.0.0.1 (as /etc/hosts makes `localhost` do).
-    await app.orm.em.fork().execute(`update webhook_endpoints set url = ? where id = ?`, [`https://localhost:${counter.port}/in`, endpoint.id]);
-    await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+    await ctx.app.orm.em.fork().execute(`update webhook_endpoints set url = ? where id = ?`, [`https://localhost:${counter.port}/in`, endpoint.id]);
+    await ctx.app.client.graphql(ctx.key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
     const until = Date.now() + 10_000;
     let attempts: Array<{ error: string; statusCode: number | null }> = [];
     while (attempts.length === 0 && Date.now() < until) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      attempts = (await app.client.graphql(key, MESSAGES, { endpointId: endpoint.id })).body.data.webhookMessages.messages[0].attempts;
+      attempts = (await ctx.app.client.graphql(ctx.key, MESSAGES, { endpointId: endpoint.id })).body.data.webhookMessages.messages[0].attempts;
     }
     expect(attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1)/) });
     expect(counter.count()).toBe(0);

@@ -4,7 +4,7 @@ import { updateTicketType } from '../src/modules/ticket-type/commands/update-tic
 import { SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
 import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPublishedEvent, REMOVE_TICKET_TYPE, ticket, UPDATE_TICKET_TYPE } from './helpers/bookings';
 import { createTenant, eventInput } from './helpers/factories';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
 
 /*
@@ -12,18 +12,14 @@ import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessag
  * the change holds, without running a request. For every message a real receiver gets, this compares
  * `data` with what the API answers for the same resource right after that change: the event with
  * GET /v1/events/{slug}, the booking with GET /v1/bookings/{id} and GraphQL booking(id) (the same
- * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (issue 23).
+ * fields), a ticket type with its entry in the event's `ticketTypes` plus `eventId` and `eventSlug` (docs/webhooks.md).
  */
 
-let app: TestApp;
+const ctx = useTestApp(WEBHOOK_TEST_ENV);
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  app = await startTestApp(WEBHOOK_TEST_ENV);
   receiver = await new WebhookReceiver().listen();
-});
-afterAll(async () => {
-  await receiver.close();
-  await app.close();
+  ctx.beforeClose(() => receiver.close());
 });
 
 const BOOKING = `query($id: ID!) { booking(id: $id) {
@@ -31,8 +27,8 @@ const BOOKING = `query($id: ID!) { booking(id: $id) {
 } }`;
 
 async function tenantWithEndpoint() {
-  const tenant = await createTenant(app.orm);
-  const created = await app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?org=${tenant.organization.id}` } });
+  const tenant = await createTenant(ctx.app.orm);
+  const created = await ctx.app.client.graphql(tenant.key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?org=${tenant.organization.id}` } });
   expect(created.body.errors).toBeUndefined();
   return tenant;
 }
@@ -56,7 +52,7 @@ function recorder(key: string, organizationId: string) {
     return message;
   };
   const restEvent = async (slug: string) => {
-    const answer = await app.client.rest('GET', `/v1/events/${slug}`, key);
+    const answer = await ctx.app.client.rest('GET', `/v1/events/${slug}`, key);
     expect(answer.status).toBe(200);
     return answer.body;
   };
@@ -76,11 +72,11 @@ function recorder(key: string, organizationId: string) {
      */
     async expectBooking(type: string, id: string): Promise<void> {
       const message = await next(type);
-      const rest = await app.client.rest('GET', `/v1/bookings/${id}`, key);
+      const rest = await ctx.app.client.rest('GET', `/v1/bookings/${id}`, key);
       expect(rest.status).toBe(200);
       expect(message.json.data).toEqual(rest.body);
       expect(JSON.stringify(message.json.data)).toBe(JSON.stringify(rest.body));
-      const answer = await app.client.graphql(key, BOOKING, { id });
+      const answer = await ctx.app.client.graphql(key, BOOKING, { id });
       expect(answer.body.errors).toBeUndefined();
       const { ticketType, ...fields } = answer.body.data.booking;
       expect(message.json.data).toEqual({ ...fields, ticketTypeId: ticketType?.id ?? null });
@@ -120,13 +116,13 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   const { key, organization } = await tenantWithEndpoint();
   const messages = recorder(key, organization.id);
   const gql = async (query: string, variables: Record<string, unknown>) => {
-    const answer = await app.client.graphql(key, query, variables);
+    const answer = await ctx.app.client.graphql(key, query, variables);
     expect(answer.body.errors).toBeUndefined();
     return answer.body.data;
   };
 
   // Created with ticket types (prices with and without cents, a free one), a timezone and a capacity.
-  const created = await app.client.rest(
+  const created = await ctx.app.client.rest(
     'POST',
     '/v1/events',
     key,
@@ -150,17 +146,17 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
 
   // A PUT of several fields, the slug among them (DRAFT), and clearing one.
   slug = `${slug}-renamed`;
-  expect((await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, {
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, {
     title: 'Renamed', slug, venueAddress: '1 Main Street', coverImage: 'https://example.com/cover.png', description: null,
   })).status).toBe(200);
   await messages.expectEvent('event.updated', slug);
 
-  // Ticket type changes send their own messages (issue 23); the next event message shows them too.
+  // Ticket type changes send their own messages (ticket_type.*); the next event message shows them too.
   const added = (await gql(ADD_TICKET_TYPE, { eventSlug: slug, input: { name: 'Late', price: 20, currency: 'EUR', quantity: 3 } })).addTicketType;
   await messages.expectTicketType('ticket_type.created', slug, added.id);
   await gql(UPDATE_TICKET_TYPE, { id: createdEvent.ticketTypes[1].id, input: { price: 89.5 } });
   await messages.expectTicketType('ticket_type.updated', slug, createdEvent.ticketTypes[1].id);
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
   const published = await messages.expectEvent('event.published', slug);
   expect(published.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['GA', 'VIP', 'Free', 'Late']);
 
@@ -169,14 +165,14 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   await messages.expectBooking('booking.created', booking.id);
   const untyped = (await gql(CREATE_BOOKING, { input: bookingInput(slug, { quantity: 1 }) })).createBooking;
   await messages.expectBooking('booking.created', untyped.id);
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { capacity: 40 })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { capacity: 40 })).status).toBe(200);
   const counted = await messages.expectEvent('event.updated', slug);
   expect([counted.registrationCount, counted.ticketTypes[0].sold]).toEqual([3, 2]);
   await gql(CANCEL_BOOKING, { id: booking.id });
   await messages.expectBooking('booking.cancelled', booking.id);
 
   // One GraphQL document: a ticket type removed and the event updated in the same request.
-  const beforeRemoval = await app.client.rest('GET', `/v1/events/${slug}`, key);
+  const beforeRemoval = await ctx.app.client.rest('GET', `/v1/events/${slug}`, key);
   const removedAsItWas = beforeRemoval.body.ticketTypes.find((ticketType: { id: string }) => ticketType.id === added.id);
   await gql(
     `mutation($id: ID!, $slug: String!) {
@@ -187,22 +183,22 @@ test('each event message carries GET /v1/events/{slug} of its moment; each booki
   );
   const both = await messages.expectSet(['ticket_type.deleted', 'event.updated']);
   expect(both.get('ticket_type.deleted')!.json.data).toEqual({ ...removedAsItWas, eventId: id, eventSlug: slug });
-  const afterRemoval = await app.client.rest('GET', `/v1/events/${slug}`, key);
+  const afterRemoval = await ctx.app.client.rest('GET', `/v1/events/${slug}`, key);
   expect(both.get('event.updated')!.json.data).toEqual(afterRemoval.body);
   expect(afterRemoval.body.ticketTypes.map((ticketType: { id: string }) => ticketType.id)).not.toContain(added.id);
   // A removal alone: its ticket_type.deleted message only.
-  const free = (await app.client.rest('GET', `/v1/events/${slug}`, key)).body.ticketTypes.find((ticketType: { id: string }) => ticketType.id === createdEvent.ticketTypes[2].id);
+  const free = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, key)).body.ticketTypes.find((ticketType: { id: string }) => ticketType.id === createdEvent.ticketTypes[2].id);
   await gql(REMOVE_TICKET_TYPE, { id: createdEvent.ticketTypes[2].id });
   await messages.expectTicketType('ticket_type.deleted', slug, free.id, free);
 
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'CANCELLED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'CANCELLED' })).status).toBe(200);
   await messages.expectEvent('event.cancelled', slug);
-  expect((await app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'DRAFT', venue: null })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, key, { status: 'DRAFT', venue: null })).status).toBe(200);
   await messages.expectEvent('event.updated', slug);
   await gql(CANCEL_BOOKING, { id: untyped.id });
   await messages.expectBooking('booking.cancelled', untyped.id);
 
-  expect((await app.client.rest('DELETE', `/v1/events/${slug}`, key)).status).toBe(204);
+  expect((await ctx.app.client.rest('DELETE', `/v1/events/${slug}`, key)).status).toBe(204);
   await messages.expectDeleted(id, slug);
   expect(byOrg(organization.id)).toHaveLength(messages.count);
 });
@@ -214,29 +210,29 @@ test('GraphQL createEvent: the created message equals GET, ticket types in the o
     capacity: 7,
     ticketTypes: ['C', 'A', 'B'].map((name, index) => ({ name, price: index + 0.05, currency: 'USD', quantity: index })),
   });
-  const created = await app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { slug } }', { input });
+  const created = await ctx.app.client.graphql(key, 'mutation($input: CreateEventInput!) { createEvent(input: $input) { slug } }', { input });
   expect(created.body.errors).toBeUndefined();
   const rest = await messages.expectEvent('event.created', created.body.data.createEvent.slug);
   expect(rest.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['C', 'A', 'B']);
 });
 
-describe('ticket type messages (issue 23)', () => {
+describe('ticket type messages', () => {
   const messageRows = async (organizationId: string) =>
-    (await app.orm.em.fork().execute<Array<{ type: string; body: string }>>(
+    (await ctx.app.orm.em.fork().execute<Array<{ type: string; body: string }>>(
       `select type, body from webhook_messages where organization_id = ? and type like 'ticket_type.%' order by created_at, id`,
       [organizationId],
     )).map((row) => ({ type: row.type, data: JSON.parse(row.body).data }));
 
   test('each ticket type mutation writes exactly one message (none when it is refused or changes nothing), delivered to a real receiver', async () => {
-    const tenant = await createTenant(app.orm);
+    const tenant = await createTenant(ctx.app.orm);
     // Only the ticket type messages: the event's own stay out of this endpoint.
-    const filtered = await app.client.graphql(tenant.key, CREATE_ENDPOINT, {
+    const filtered = await ctx.app.client.graphql(tenant.key, CREATE_ENDPOINT, {
       input: { url: `${receiver.url}?org=${tenant.organization.id}`, eventTypes: ['ticket_type.created', 'ticket_type.updated', 'ticket_type.deleted'] },
     });
     expect(filtered.body.errors).toBeUndefined();
-    const created = await app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
+    const created = await ctx.app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
     const { slug, id: eventId } = created.body;
-    const gql = async (query: string, variables: Record<string, unknown>) => app.client.graphql(tenant.key, query, variables);
+    const gql = async (query: string, variables: Record<string, unknown>) => ctx.app.client.graphql(tenant.key, query, variables);
 
     const added = await gql(ADD_TICKET_TYPE, { eventSlug: slug, input: { name: 'VIP', price: 49.9, currency: 'EUR', quantity: 2 } });
     expect(added.body.errors).toBeUndefined();
@@ -248,7 +244,7 @@ describe('ticket type messages (issue 23)', () => {
     // Refused or empty changes write nothing: an unknown event, a quantity below sold, a sold type
     // removed, an update without a field.
     const ga = created.body.ticketTypes[0].id;
-    expect((await app.client.rest('PUT', `/v1/events/${slug}`, tenant.key, { status: 'PUBLISHED' })).status).toBe(200);
+    expect((await ctx.app.client.rest('PUT', `/v1/events/${slug}`, tenant.key, { status: 'PUBLISHED' })).status).toBe(200);
     expect((await gql(CREATE_BOOKING, { input: bookingInput(slug, { quantity: 2, ticketTypeId: ga }) })).body.errors).toBeUndefined();
     expect((await gql(ADD_TICKET_TYPE, { eventSlug: 'no-such-event', input: { name: 'X', price: 1, currency: 'EUR', quantity: 1 } })).body.errors[0].extensions.code).toBe('EVENT_NOT_FOUND');
     expect((await gql(UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 1 } })).body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
@@ -277,13 +273,13 @@ describe('ticket type messages (issue 23)', () => {
 
   test('a slotted event (inventory slots): its ticket types send the same messages, sold counted over the slots', async () => {
     const { key, organization } = await tenantWithEndpoint();
-    const event = await createPublishedEvent(app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ name: 'GA', quantity: 70 })] });
+    const event = await createPublishedEvent(ctx.app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ name: 'GA', quantity: 70 })] });
     const ga = event.ticketTypes[0].id;
-    expect((await app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 3, ticketTypeId: ga }) })).body.errors).toBeUndefined();
-    const added = await app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 10 }) });
+    expect((await ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(event.slug, { quantity: 3, ticketTypeId: ga }) })).body.errors).toBeUndefined();
+    const added = await ctx.app.client.graphql(key, ADD_TICKET_TYPE, { eventSlug: event.slug, input: ticket({ name: 'Late', quantity: 10 }) });
     const lateId = added.body.data.addTicketType.id as string;
-    expect((await app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 60 } })).body.errors).toBeUndefined();
-    expect((await app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId })).body.errors).toBeUndefined();
+    expect((await ctx.app.client.graphql(key, UPDATE_TICKET_TYPE, { id: ga, input: { quantity: 60 } })).body.errors).toBeUndefined();
+    expect((await ctx.app.client.graphql(key, REMOVE_TICKET_TYPE, { id: lateId })).body.errors).toBeUndefined();
     const rows = await messageRows(organization.id);
     expect(rows.map((row) => [row.type, row.data.id, row.data.quantity, row.data.sold, row.data.eventSlug])).toEqual([
       ['ticket_type.created', lateId, 10, 0, event.slug],
@@ -294,12 +290,12 @@ describe('ticket type messages (issue 23)', () => {
 
   test('a ticket type change that rolls back takes its message with it', async () => {
     const tenant = await tenantWithEndpoint();
-    const created = await app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
+    const created = await ctx.app.client.rest('POST', '/v1/events', tenant.key, eventInput({ ticketTypes: [{ name: 'GA', price: 10, currency: 'EUR', quantity: 5 }] }));
     const { slug } = created.body;
     const ga = created.body.ticketTypes[0].id;
     const failing = (work: (em: Parameters<typeof addTicketType>[0]) => Promise<unknown>) =>
       expect(
-        app.orm.em.fork().transactional(async (em) => {
+        ctx.app.orm.em.fork().transactional(async (em) => {
           await work(em);
           throw new Error('the change failed after the mutation');
         }),
@@ -308,11 +304,11 @@ describe('ticket type messages (issue 23)', () => {
     await failing((em) => updateTicketType(em, tenant.organization.id, ga, { name: 'Gone too' }));
     await failing((em) => removeTicketType(em, tenant.organization.id, ga));
     expect(await messageRows(tenant.organization.id)).toEqual([]);
-    const event = (await app.client.rest('GET', `/v1/events/${slug}`, tenant.key)).body;
+    const event = (await ctx.app.client.rest('GET', `/v1/events/${slug}`, tenant.key)).body;
     expect(event.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['GA']);
 
     // The same change committed writes its one message.
-    await updateTicketType(app.orm.em.fork(), tenant.organization.id, ga, { name: 'Kept' });
+    await updateTicketType(ctx.app.orm.em.fork(), tenant.organization.id, ga, { name: 'Kept' });
     expect((await messageRows(tenant.organization.id)).map((row) => row.type)).toEqual(['ticket_type.updated']);
   });
 });
@@ -320,12 +316,12 @@ describe('ticket type messages (issue 23)', () => {
 test('bookings changed through REST (D23): each message equals GET /v1/bookings/{id} of its moment, byte for byte', async () => {
   const { key, organization } = await tenantWithEndpoint();
   const messages = recorder(key, organization.id);
-  const created = await app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 5, currency: 'EUR', quantity: 5 }] }));
+  const created = await ctx.app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 10, ticketTypes: [{ name: 'GA', price: 5, currency: 'EUR', quantity: 5 }] }));
   await messages.expectEvent('event.created', created.body.slug);
-  expect((await app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
+  expect((await ctx.app.client.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' })).status).toBe(200);
   await messages.expectEvent('event.published', created.body.slug);
 
-  const held = await app.client.rest('POST', `/v1/events/${created.body.slug}/bookings`, key, {
+  const held = await ctx.app.client.rest('POST', `/v1/events/${created.body.slug}/bookings`, key, {
     ticketTypeId: created.body.ticketTypes[0].id,
     quantity: 2,
     attendeeEmail: 'ada@example.com',
@@ -336,13 +332,13 @@ test('bookings changed through REST (D23): each message equals GET /v1/bookings/
   expect(held.status).toBe(201);
   const { id } = held.body;
   await messages.expectBooking('booking.held', id);
-  expect((await app.client.rest('POST', `/v1/bookings/${id}/confirm`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('POST', `/v1/bookings/${id}/confirm`, key)).status).toBe(200);
   await messages.expectBooking('booking.confirmed', id);
-  expect((await app.client.rest('POST', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('POST', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
   await messages.expectBooking('booking.checked_in', id);
-  expect((await app.client.rest('DELETE', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('DELETE', `/v1/bookings/${id}/check-in`, key)).status).toBe(200);
   await messages.expectBooking('booking.check_in_undone', id);
-  expect((await app.client.rest('POST', `/v1/bookings/${id}/cancel`, key)).status).toBe(200);
+  expect((await ctx.app.client.rest('POST', `/v1/bookings/${id}/cancel`, key)).status).toBe(200);
   await messages.expectBooking('booking.cancelled', id);
   expect(byOrg(organization.id)).toHaveLength(messages.count);
 });

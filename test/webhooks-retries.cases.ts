@@ -2,16 +2,13 @@ import http from 'node:http';
 import net from 'node:net';
 import { createTenant, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import { WebhookSender } from '../src/modules/webhook/webhook-sender';
 
-let app: TestApp;
-beforeAll(async () => {
-  // Three retries 100 ms apart (jittered), a 1 s timeout per attempt.
-  app = await startTestApp({ ...WEBHOOK_TEST_ENV, WEBHOOK_TIMEOUT_MS: '500' });
-});
-afterAll(() => app.close());
+// Three retries 100 ms apart (jittered), a 500 ms timeout per attempt.
+const ctx = useTestApp({ ...WEBHOOK_TEST_ENV, WEBHOOK_TIMEOUT_MS: '500' });
 
 const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
@@ -23,20 +20,20 @@ async function receiver(port = 0): Promise<WebhookReceiver> {
   return started;
 }
 
-async function endpointFor(url: string, on: TestApp = app) {
+async function endpointFor(url: string, on: TestApp = ctx.app) {
   const { key: apiKey } = await createTenant(on.orm);
   const created = await on.client.graphql(apiKey, CREATE_ENDPOINT, { input: { url } });
   expect(created.body.errors).toBeUndefined();
   return { key: apiKey, ...created.body.data.createWebhookEndpoint };
 }
 
-async function messagesOf(key: string, endpointId: string, on: TestApp = app) {
+async function messagesOf(key: string, endpointId: string, on: TestApp = ctx.app) {
   const response = await on.client.graphql(key, MESSAGES, { endpointId });
   expect(response.body.errors).toBeUndefined();
   return response.body.data.webhookMessages;
 }
 
-async function waitForStatus(key: string, endpointId: string, status: string, on: TestApp = app) {
+async function waitForStatus(key: string, endpointId: string, status: string, on: TestApp = ctx.app) {
   const until = Date.now() + 15_000;
   for (;;) {
     const list = await messagesOf(key, endpointId, on);
@@ -50,7 +47,7 @@ test('a receiver answering 500 gets retries with the same webhook-id, and the me
   const target = await receiver();
   target.behaviour = (message) => (target.received.filter((m) => m.id === message.id).length < 3 ? 500 : 204);
   const { key, secret, endpoint } = await endpointFor(target.url);
-  await app.client.rest('POST', '/v1/events', key, eventInput());
+  await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
 
   const received = await target.waitFor((all) => all.length === 3);
   expect(new Set(received.map((message) => message.id)).size).toBe(1);
@@ -70,17 +67,17 @@ test('a receiver answering 500 gets retries with the same webhook-id, and the me
     expect(attempt.durationMs).toBeGreaterThanOrEqual(0);
   }
   // One log line per failed attempt, naming the message, never the secret.
-  const failures = app.logs.filter((line) => line.includes('webhook attempt failed') && line.includes(received[0].id));
+  const failures = ctx.app.logs.filter((line) => line.includes('webhook attempt failed') && line.includes(received[0].id));
   expect(failures).toHaveLength(2);
-  expect(app.logs.join('\n')).not.toContain(secret);
-  expect(app.logs.join('\n')).not.toContain(secret.slice(6));
+  expect(ctx.app.logs.join('\n')).not.toContain(secret);
+  expect(ctx.app.logs.join('\n')).not.toContain(secret.slice(6));
 });
 
 test('a receiver that never answers times out, is retried, and the retries run out into FAILED', async () => {
   const target = await receiver();
   target.behaviour = 'hang';
   const { key, endpoint } = await endpointFor(target.url);
-  await app.client.rest('POST', '/v1/events', key, eventInput());
+  await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
 
   const list = await waitForStatus(key, endpoint.id, 'FAILED');
   const attempts = list.messages[0].attempts;
@@ -92,7 +89,7 @@ test('a receiver that never answers times out, is retried, and the retries run o
 
   // Redelivery on demand: same webhook-id, a fresh schedule.
   target.behaviour = 200;
-  const redelivered = await app.client.graphql(
+  const redelivered = await ctx.app.client.graphql(
     key,
     'mutation($e: ID!, $m: ID!) { redeliverWebhookMessage(endpointId: $e, messageId: $m) { id status } }',
     { e: endpoint.id, m: list.messages[0].id },
@@ -140,13 +137,13 @@ test('connection refused is retried, and a receiver that comes back gets every m
 test('sendTestWebhook sends a webhook.test message; rotation signs with both secrets for 24 hours', async () => {
   const target = await receiver();
   const { key, secret, endpoint } = await endpointFor(target.url);
-  const test = await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id type status } }', { e: endpoint.id });
+  const test = await ctx.app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id type status } }', { e: endpoint.id });
   expect(test.body.data.sendTestWebhook).toMatchObject({ id: expect.stringMatching(/^msg_/), type: 'webhook.test' });
   const [first] = await target.waitFor((all) => all.length === 1);
   expect(first.json).toMatchObject({ type: 'webhook.test', data: { endpointId: endpoint.id } });
   expect(verify(secret, first)).toEqual(first.json);
 
-  const rotated = await app.client.graphql(
+  const rotated = await ctx.app.client.graphql(
     key,
     'mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret endpoint { id previousSecretExpiresAt } } }',
     { id: endpoint.id },
@@ -157,15 +154,15 @@ test('sendTestWebhook sends a webhook.test message; rotation signs with both sec
   expect(overlap).toBeGreaterThan(23.9 * 3600 * 1000);
   expect(overlap).toBeLessThanOrEqual(24 * 3600 * 1000);
 
-  await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+  await ctx.app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
   const [, second] = await target.waitFor((all) => all.length === 2);
   expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(2);
   expect(verify(newSecret, second)).toEqual(second.json);
   expect(verify(secret, second)).toEqual(second.json);
 
   // Once the overlap is over, only the new secret signs.
-  await app.orm.em.fork().execute(`update webhook_endpoints set previous_secret_expires_at = now() - interval '1 second' where id = ?`, [endpoint.id]);
-  await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+  await ctx.app.orm.em.fork().execute(`update webhook_endpoints set previous_secret_expires_at = now() - interval '1 second' where id = ?`, [endpoint.id]);
+  await ctx.app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
   const [, , third] = await target.waitFor((all) => all.length === 3);
   expect(String(third.headers['webhook-signature']).split(' ')).toHaveLength(1);
   expect(verify(newSecret, third)).toEqual(third.json);
@@ -177,19 +174,19 @@ test('an endpoint whose messages have all failed for 5 days is disabled, and get
   target.behaviour = 503;
   const { key, endpoint } = await endpointFor(target.url);
   // It has been failing for more than 5 days.
-  await app.orm.em.fork().execute(`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute' where id = ?`, [endpoint.id]);
-  await app.client.rest('POST', '/v1/events', key, eventInput());
+  await ctx.app.orm.em.fork().execute(`update webhook_endpoints set failing_since = now() - interval '5 days 1 minute' where id = ?`, [endpoint.id]);
+  await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
   const until = Date.now() + 10_000;
   let state: { enabled: boolean; disabledReason: string | null };
   for (;;) {
-    const list = await app.client.graphql(key, '{ webhookEndpoints { id enabled disabledReason } }');
+    const list = await ctx.app.client.graphql(key, '{ webhookEndpoints { id enabled disabledReason } }');
     state = list.body.data.webhookEndpoints[0];
     if (!state.enabled || Date.now() > until) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   expect(state).toEqual({ id: endpoint.id, enabled: false, disabledReason: 'every message failed for 5 days' });
   // The audit log says the service did it (D26), once.
-  const audited = await app.client.graphql(key, `{ auditLog(action: "webhook_endpoint.updated") { entries { actor { kind id label } targetId summary } } }`);
+  const audited = await ctx.app.client.graphql(key, `{ auditLog(action: "webhook_endpoint.updated") { entries { actor { kind id label } targetId summary } } }`);
   expect(audited.body.data.auditLog.entries).toEqual([
     {
       actor: { kind: 'SYSTEM', id: null, label: 'system:webhook-delivery' },
@@ -201,19 +198,19 @@ test('an endpoint whose messages have all failed for 5 days is disabled, and get
   expect(attemptsWhenDisabled).toBe(1);
 
   // Disabled: new changes write nothing for it.
-  await app.client.rest('POST', '/v1/events', key, eventInput());
-  const [{ count }] = await app.orm.em.fork().execute(`select count(*) from webhook_deliveries where endpoint_id = ?`, [endpoint.id]);
+  await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
+  const [{ count }] = await ctx.app.orm.em.fork().execute(`select count(*) from webhook_deliveries where endpoint_id = ?`, [endpoint.id]);
   expect(Number(count)).toBe(1);
 
   // Re-enabled, its pending message is delivered.
   target.behaviour = 200;
-  const enabled = await app.client.graphql(key, 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {enabled: true}) { enabled disabledReason } }', { id: endpoint.id });
+  const enabled = await ctx.app.client.graphql(key, 'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {enabled: true}) { enabled disabledReason } }', { id: endpoint.id });
   expect(enabled.body.data.updateWebhookEndpoint).toEqual({ enabled: true, disabledReason: null });
   await waitForStatus(key, endpoint.id, 'SUCCEEDED');
 });
 
 test('/metrics counts attempts by result and deliveries by outcome, and shows the oldest pending age', async () => {
-  const response = await app.client.request('GET', '/metrics');
+  const response = await ctx.app.client.request('GET', '/metrics');
   expect(response.status).toBe(200);
   expect(response.text).toMatch(/webhook_attempts_total\{result="success"\} [1-9]/);
   expect(response.text).toMatch(/webhook_attempts_total\{result="http_error"\} [1-9]/);
@@ -228,8 +225,8 @@ test('a secret sealed with another server key is not sent: the attempt says why,
   const target = await receiver();
   const { key, endpoint } = await endpointFor(target.url);
   const foreign = new ServerSecrets('another server key', undefined).box('webhook-signing-secret').seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`);
-  await app.orm.em.fork().execute(`update webhook_endpoints set secret_ciphertext = ? where id = ?`, [foreign, endpoint.id]);
-  await app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+  await ctx.app.orm.em.fork().execute(`update webhook_endpoints set secret_ciphertext = ? where id = ?`, [foreign, endpoint.id]);
+  await ctx.app.client.graphql(key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
   const list = await waitForStatus(key, endpoint.id, 'FAILED');
   expect(list.messages[0].attempts[0]).toMatchObject({
     statusCode: null,
@@ -278,10 +275,10 @@ test('a message sent on a kept-alive connection the receiver has just closed goe
   const target = await closingWhenIdleReceiver();
   try {
     const { key, endpoint } = await endpointFor(target.url);
-    await app.client.rest('POST', '/v1/events', key, eventInput());
+    await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
     await waitForStatus(key, endpoint.id, 'SUCCEEDED');
     // The first message left its connection in the worker's keep-alive pool: the second goes out on it.
-    await app.client.rest('POST', '/v1/events', key, eventInput());
+    await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
     const until = Date.now() + 15_000;
     let list = await messagesOf(key, endpoint.id);
     while (list.messages.length < 2 || list.messages.some((message: { status: string }) => message.status !== 'SUCCEEDED')) {

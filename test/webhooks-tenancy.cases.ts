@@ -1,46 +1,42 @@
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import { runAdminInProcess } from './helpers/admin-cli';
 import { childEnv, runCli } from './helpers/spawned-server';
-import { startTestApp, type TestApp } from './helpers/test-app';
+import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, MESSAGES, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 
 const SECRET_KEY = 'test-webhook-secret-key-0123456789abcdef';
-let app: TestApp;
+const ctx = useTestApp({ ...WEBHOOK_TEST_ENV, WEBHOOK_SECRET_KEY: SECRET_KEY });
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  app = await startTestApp({ ...WEBHOOK_TEST_ENV, WEBHOOK_SECRET_KEY: SECRET_KEY });
   receiver = await new WebhookReceiver().listen();
-});
-afterAll(async () => {
-  await receiver.close();
-  await app.close();
+  ctx.beforeClose(() => receiver.close());
 });
 
 async function endpointOf(key: string, tag: string) {
-  const created = await app.client.graphql(key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?tag=${tag}` } });
+  const created = await ctx.app.client.graphql(key, CREATE_ENDPOINT, { input: { url: `${receiver.url}?tag=${tag}` } });
   expect(created.body.errors).toBeUndefined();
   return created.body.data.createWebhookEndpoint;
 }
 
 test("one organization's endpoints never receive another's changes, nor can they be read or changed with its key", async () => {
-  const a = await createTenant(app.orm);
-  const b = await createTenant(app.orm);
+  const a = await createTenant(ctx.app.orm);
+  const b = await createTenant(ctx.app.orm);
   const { endpoint } = await endpointOf(a.key, 'a');
   await endpointOf(b.key, 'b');
 
-  const fromB = (await app.client.rest('POST', '/v1/events', b.key, eventInput())).body;
-  const fromA = (await app.client.rest('POST', '/v1/events', a.key, eventInput())).body;
+  const fromB = (await ctx.app.client.rest('POST', '/v1/events', b.key, eventInput())).body;
+  const fromA = (await ctx.app.client.rest('POST', '/v1/events', a.key, eventInput())).body;
   await receiver.waitFor((all) => all.some((m) => m.path.endsWith('tag=a')) && all.some((m) => m.path.endsWith('tag=b')));
-  await app.client.graphql(a.key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
+  await ctx.app.client.graphql(a.key, 'mutation($e: ID!) { sendTestWebhook(endpointId: $e) { id } }', { e: endpoint.id });
   await receiver.waitFor((all) => all.filter((m) => m.path.endsWith('tag=a')).length === 2);
   const toA = receiver.received.filter((m) => m.path.endsWith('tag=a'));
   expect(toA.map((m) => m.json.data.slug ?? m.json.type).sort()).toEqual([fromA.slug, 'webhook.test'].sort());
   expect(receiver.received.filter((m) => m.path.endsWith('tag=b')).map((m) => m.json.data.slug)).toEqual([fromB.slug]);
 
   // B sees only its own endpoints, and A's endpoint answers exactly like a missing one.
-  const listed = await app.client.graphql(b.key, '{ webhookEndpoints { id url } }');
+  const listed = await ctx.app.client.graphql(b.key, '{ webhookEndpoints { id url } }');
   expect(listed.body.data.webhookEndpoints.map((e: { url: string }) => e.url)).toEqual([`${receiver.url}?tag=b`]);
-  const messageId = (await app.client.graphql(a.key, MESSAGES, { endpointId: endpoint.id })).body.data.webhookMessages.messages[0].id;
+  const messageId = (await ctx.app.client.graphql(a.key, MESSAGES, { endpointId: endpoint.id })).body.data.webhookMessages.messages[0].id;
   const operations: Array<[string, Record<string, unknown>]> = [
     ['query($id: ID!) { webhookMessages(endpointId: $id) { total } }', {}],
     ['mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: {enabled: false}) { id } }', {}],
@@ -51,26 +47,26 @@ test("one organization's endpoints never receive another's changes, nor can they
   ];
   for (const [query, variables] of operations) {
     for (const id of [endpoint.id, 'whe_doesNotExist00000000']) {
-      const response = await app.client.graphql(b.key, query, { id, ...variables });
+      const response = await ctx.app.client.graphql(b.key, query, { id, ...variables });
       expect(response.body.data).toBeNull();
       expect(response.body.errors[0].extensions).toEqual({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', details: { id } });
     }
   }
-  const still = await app.client.graphql(a.key, '{ webhookEndpoints { id enabled } }');
+  const still = await ctx.app.client.graphql(a.key, '{ webhookEndpoints { id enabled } }');
   expect(still.body.data.webhookEndpoints).toEqual([{ id: endpoint.id, enabled: true }]);
 });
 
 test('webhooks:read and webhooks:write guard the fields (403 with the permissions)', async () => {
-  const { organization } = await createTenant(app.orm);
-  const { key: eventsOnly } = await createApiKey(app.orm, organization.id, { permissions: ['events:read', 'events:write'] });
-  const { key: readOnly } = await createApiKey(app.orm, organization.id, { permissions: ['webhooks:read'] });
-  const list = await app.client.graphql(eventsOnly, '{ webhookEndpoints { id } }');
+  const { organization } = await createTenant(ctx.app.orm);
+  const { key: eventsOnly } = await createApiKey(ctx.app.orm, organization.id, { permissions: ['events:read', 'events:write'] });
+  const { key: readOnly } = await createApiKey(ctx.app.orm, organization.id, { permissions: ['webhooks:read'] });
+  const list = await ctx.app.client.graphql(eventsOnly, '{ webhookEndpoints { id } }');
   expect(list.body.errors[0].extensions).toEqual({
     code: 'FORBIDDEN',
     details: { requiredPermission: 'webhooks:read', currentPermissions: ['events:read', 'events:write'] },
   });
-  expect((await app.client.graphql(readOnly, '{ webhookEndpoints { id } }')).body.data.webhookEndpoints).toEqual([]);
-  const create = await app.client.graphql(readOnly, CREATE_ENDPOINT, { input: { url: receiver.url } });
+  expect((await ctx.app.client.graphql(readOnly, '{ webhookEndpoints { id } }')).body.data.webhookEndpoints).toEqual([]);
+  const create = await ctx.app.client.graphql(readOnly, CREATE_ENDPOINT, { input: { url: receiver.url } });
   expect(create.body.errors[0].extensions).toEqual({
     code: 'FORBIDDEN',
     details: { requiredPermission: 'webhooks:write', currentPermissions: ['webhooks:read'] },
@@ -78,24 +74,24 @@ test('webhooks:read and webhooks:write guard the fields (403 with the permission
 });
 
 test('bad input is a 400 listing every field; the secret is never readable again', async () => {
-  const { key } = await createTenant(app.orm);
-  const bad = await app.client.graphql(key, CREATE_ENDPOINT, {
+  const { key } = await createTenant(ctx.app.orm);
+  const bad = await ctx.app.client.graphql(key, CREATE_ENDPOINT, {
     input: { url: 'ftp://x', eventTypes: ['event.created', 'event.exploded'], description: 'x'.repeat(501) },
   });
   expect(bad.body.errors[0].extensions.code).toBe('VALIDATION_ERROR');
   expect(bad.body.errors[0].extensions.details.errors.map((e: { field: string }) => e.field).sort()).toEqual(['description', 'eventTypes', 'url']);
   const { endpoint, secret } = await endpointOf(key, 'c');
-  const stored = await app.orm.em.fork().execute(`select * from webhook_endpoints where id = ?`, [endpoint.id]);
+  const stored = await ctx.app.orm.em.fork().execute(`select * from webhook_endpoints where id = ?`, [endpoint.id]);
   expect(JSON.stringify(stored)).not.toContain(secret.slice(6));
-  const fields = (await app.client.graphql(key, '{ __type(name: "WebhookEndpoint") { fields { name } } }')).body.data.__type.fields;
+  const fields = (await ctx.app.client.graphql(key, '{ __type(name: "WebhookEndpoint") { fields { name } } }')).body.data.__type.fields;
   expect(fields.map((field: { name: string }) => field.name)).not.toContain('secret');
-  const messages = await app.client.graphql(key, 'query($id: ID!) { webhookMessages(endpointId: $id, limit: 101) { total } }', { id: endpoint.id });
+  const messages = await ctx.app.client.graphql(key, 'query($id: ID!) { webhookMessages(endpointId: $id, limit: 101) { total } }', { id: endpoint.id });
   expect(messages.body.errors[0].extensions.details.errors).toEqual([{ field: 'limit', message: expect.any(String) }]);
 });
 
 test('admin CLI: webhook create prints the id and the secret, list never shows it (an unknown organization is NOT_FOUND), delete removes it', async () => {
-  const { organization, key } = await createTenant(app.orm);
-  const env = { DATABASE_URL: app.databaseUrl, WEBHOOK_SECRET_KEY: SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+  const { organization, key } = await createTenant(ctx.app.orm);
+  const env = { DATABASE_URL: ctx.app.databaseUrl, WEBHOOK_SECRET_KEY: SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   // One real process: the CLI reads WEBHOOK_SECRET_KEY from its environment; the other runs are in-process.
   const inProcess = (args: string[], overrides: Record<string, string> = {}) => runAdminInProcess(args, childEnv({ ...env, ...overrides }));
   const created = await runCli(['webhook', 'create', '--org', organization.id, '--url', `${receiver.url}?tag=cli`, '--events', 'event.created,event.deleted'], env);
@@ -104,7 +100,7 @@ test('admin CLI: webhook create prints the id and the secret, list never shows i
   expect(output).toMatchObject({ id: expect.stringMatching(/^whe_/), secret: expect.stringMatching(/^whsec_/), eventTypes: ['event.created', 'event.deleted'], enabled: true });
 
   // The server (same WEBHOOK_SECRET_KEY) signs with the secret the CLI printed.
-  await app.client.rest('POST', '/v1/events', key, eventInput());
+  await ctx.app.client.rest('POST', '/v1/events', key, eventInput());
   const [message] = (await receiver.waitFor((all) => all.some((m) => m.path.endsWith('tag=cli')))).filter((m) => m.path.endsWith('tag=cli'));
   expect(verify(output.secret, message)).toEqual(message.json);
 
@@ -117,7 +113,7 @@ test('admin CLI: webhook create prints the id and the secret, list never shows i
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('url:');
   expect((await inProcess(['webhook', 'delete', output.id])).code).toBe(0);
-  expect(await app.orm.em.fork().execute(`select id from webhook_endpoints where id = ?`, [output.id])).toEqual([]);
+  expect(await ctx.app.orm.em.fork().execute(`select id from webhook_endpoints where id = ?`, [output.id])).toEqual([]);
   const again = await inProcess(['webhook', 'delete', output.id]);
   expect(again.code).toBe(1);
   expect(again.stderr).toContain('WEBHOOK_ENDPOINT_NOT_FOUND');

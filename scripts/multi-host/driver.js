@@ -1,5 +1,5 @@
 'use strict';
-// The load of scripts/multi-host.sh (issue 22, "Several machines, proven"): several organizations
+// The load of scripts/multi-host.sh (several machines, proven): several organizations
 // write and read through HAProxy (a new connection per request, so consecutive requests land on
 // different instances), each write followed at once by a read of it; mid-load one instance is
 // SIGKILLed and the replica's replay paused for a while. At the end, against the primary: every

@@ -121,7 +121,7 @@ test('ticket types: quantity never below sold, a type with sales is not removed,
   expect(await failure(removeTicketType(em(), other.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_NOT_FOUND' });
 });
 
-// Issue 19: update and remove are one statement that locks the event, then the ticket type, guarded
+// D6: update and remove are one statement that locks the event, then the ticket type, guarded
 // by the rule on the row as locked; a sale that commits while the statement waits decides it.
 describe('a sale that commits while a ticket type change waits for the event row', () => {
   async function sellingWhile<T>(eventId: string, ticketTypeId: string, quantity: number, write: () => Promise<T>): Promise<unknown> {

@@ -196,7 +196,7 @@ describe('deleteEvent (D3)', () => {
   });
 });
 
-// Issue 19: the writes decide without holding a lock and apply with one statement guarded on the row
+// The writes decide without holding a lock and apply with one statement guarded on the row
 // as locked. Another transaction holds the event's row lock with a change; the command's statement
 // waits for it, and decides on the row as that transaction left it (as the locking reads did before).
 describe('a change that commits while a write waits for the event row', () => {

@@ -54,7 +54,7 @@ function testRuntime(): WebhookRuntime & { wakes: number } {
 }
 const runtime = testRuntime();
 
-// An id is shown by its first 64 characters (issue 21, item 11).
+// An id is shown by its first 64 characters (D13).
 const endpointNotFound = (id: string) => ({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', message: `No webhook endpoint with id "${echo(id)}"`, details: { id: echo(id) } });
 const newOrganization = async () => (await createOrganization(em(), { name: 'Hooks' })).id;
 const newEndpoint = async (organizationId: string, input: Record<string, unknown> = {}) =>

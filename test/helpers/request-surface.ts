@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { ERROR_CATALOGUE } from '../../src/doors/rest/openapi/error-catalogue';
 
 /**
- * Arbitraries for the whole request surface (issue 9): paths, methods, query strings, headers,
+ * Arbitraries for the whole request surface (no input may get a 5xx, D13): paths, methods, query strings, headers,
  * bodies and GraphQL documents as an attacker or a broken client would send them, plus raw HTTP
  * that no well-behaved client library would write. And the check every answer must pass.
  */

@@ -25,19 +25,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export interface StartTestAppOptions {
+  /** The URL the service uses for its database (e.g. through a TCP proxy); the test's own is given. */
+  databaseUrl?: (direct: string) => string;
+  /** What the service tells of each finished request (the steps it took). */
+  hooks?: ServiceHooks;
+}
+
 /**
  * The real service over real HTTPS on a free port, on its own copy of the migrated database.
  * `env` is read like the process environment (e.g. { RATE_LIMIT_PER_MINUTE: '5' }).
  */
-export async function startTestApp(
-  env: Record<string, string> = {},
-  options: {
-    /** The URL the service uses for its database (e.g. through a TCP proxy); the test's own is given. */
-    databaseUrl?: (direct: string) => string;
-    /** What the service tells of each finished request (the steps it took). */
-    hooks?: ServiceHooks;
-  } = {},
-): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: StartTestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'event-service-test-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
