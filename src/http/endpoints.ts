@@ -169,14 +169,16 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
   ];
   const methodsByPath = new Map<string, string[]>();
   for (const { path, method } of table) methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+  // /graphql first: Express's Router tries its routes in order, and the REST table's paths never
+  // match it (each route tried costs a path match per request).
   return [
+    { method: 'all', path: [GRAPHQL_PATH, `${GRAPHQL_PATH}/{*rest}`], endpoint: graphqlEndpointOf },
     ...table.map(({ path, method, endpoint }) => ({ method: method.toLowerCase() as RoutedEndpoint['method'], path, endpoint })),
     ...[...methodsByPath].map(([path, methods]) => ({
       method: 'all' as const,
       path,
       endpoint: otherMethods(path, [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS']),
     })),
-    { method: 'all', path: [GRAPHQL_PATH, `${GRAPHQL_PATH}/{*rest}`], endpoint: graphqlEndpointOf },
   ];
 }
 
