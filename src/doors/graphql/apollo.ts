@@ -12,7 +12,7 @@ import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from '../../p
 import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
 import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
 import { graphqlHttpStatusPlugin } from './graphql-http';
-import { queryLimitsPlugin, type QueryLimits } from './query-limits';
+import { queryLimitsCheck, type QueryLimits } from './query-limits';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
 
@@ -89,6 +89,35 @@ const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
     };
   },
 };
+
+/**
+ * The limits, checked once per request in Apollo. A document that fails validation and is also over
+ * a limit is answered QUERY_TOO_COMPLEX, not with graphql's validation errors (graphql's own
+ * MaxIntrospectionDepthRule among them): the limit is the answer a client can act on.
+ */
+export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
+  const check = queryLimitsCheck(limits);
+  return {
+    async requestDidStart() {
+      return {
+        async validationDidStart({ document, request, schema }) {
+          // Apollo does not await this hook: all of it runs before Apollo answers.
+          return async (validationErrors) => {
+            if (!validationErrors?.length) return;
+            const operation = getOperationAST(document, request.operationName);
+            const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
+            // Apollo sends exactly this array: the refusal stands for graphql's errors.
+            if (refusal) (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(refusal));
+          };
+        },
+        async didResolveOperation({ operation, document, schema, request }) {
+          const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
+          if (refusal) throw toGraphQLError(refusal) satisfies GraphQLError;
+        },
+      };
+    },
+  };
+}
 
 export interface ApolloOptions {
   readonly introspection: boolean;

@@ -1,7 +1,5 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import {
   getIntrospectionQuery,
-  getOperationAST,
   getNamedType,
   isInterfaceType,
   isObjectType,
@@ -13,7 +11,6 @@ import {
   TypeNameMetaFieldDef,
   type DocumentNode,
   type FragmentDefinitionNode,
-  type GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -25,8 +22,6 @@ import { AppError } from '../../foundation/errors/app-error';
 import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
 import { INTROSPECTION_ALLOWANCE, INTROSPECTION_TYPES, introspectionSizes, type IntrospectionSizes } from './introspection-sizes';
 import { isSkipped, pageSize } from './operation-values';
-import { toGraphQLError } from '../../platform/graphql/graphql-errors';
-import type { RequestContext } from '../../platform/graphql/request-context';
 
 export interface QueryLimits {
   /** Deepest selection nesting allowed (GRAPHQL_MAX_DEPTH). */
@@ -280,34 +275,5 @@ export function queryLimitsCheck(limits: QueryLimits): QueryLimitsCheck {
       known.set(variablesKey, refusal);
     }
     return refusal ?? undefined;
-  };
-}
-
-/**
- * The limits, checked once per request in Apollo. A document that fails validation and is also over
- * a limit is answered QUERY_TOO_COMPLEX, not with graphql's validation errors (graphql's own
- * MaxIntrospectionDepthRule among them): the limit is the answer a client can act on.
- */
-export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
-  const check = queryLimitsCheck(limits);
-  return {
-    async requestDidStart() {
-      return {
-        async validationDidStart({ document, request, schema }) {
-          // Apollo does not await this hook: all of it runs before Apollo answers.
-          return async (validationErrors) => {
-            if (!validationErrors?.length) return;
-            const operation = getOperationAST(document, request.operationName);
-            const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
-            // Apollo sends exactly this array: the refusal stands for graphql's errors.
-            if (refusal) (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(refusal));
-          };
-        },
-        async didResolveOperation({ operation, document, schema, request }) {
-          const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
-          if (refusal) throw toGraphQLError(refusal) satisfies GraphQLError;
-        },
-      };
-    },
   };
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { slugErrors } from '../../foundation/validation/arguments';
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import type { PreparedStatements } from '../../platform/db/prepared-statements';
-import { idBySlug } from '../event/event.repository';
+import { idBySlug } from '../event/event.read-repository';
 import { attendeeBatches, type AttendeeRow } from './attendees.repository';
 
 /**

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { idErrors, paginationErrors, slugErrors } from '../../foundation/validation/arguments';
-import { idBySlug } from '../event/event.repository';
+import { idBySlug } from '../event/event.read-repository';
 import { bookingListOf, bookingPageOf, type BookingQuery } from './booking-pages.loader';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { cursorErrors, cursorsOf, openCursor } from '../../platform/graphql/list-cursors';

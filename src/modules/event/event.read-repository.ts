@@ -1,5 +1,8 @@
 import type { ListPosition } from '../../platform/db/list-position';
-import type { PreparedStatements } from '../../platform/db/prepared-statements';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../foundation/errors/app-error';
+import { executePrepared, type PreparedStatements } from '../../platform/db/prepared-statements';
+import { EventEntity } from './event.entity';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
 import { heldCountSql, registrationCountSql, soldSql, typeHeldSql } from '../inventory/inventory.repository';
@@ -247,4 +250,17 @@ const CHECKED_IN_OF_EVENTS = `select b.event_id as "eventId", count(*)::int as c
 export async function checkedInCountsOfEvents(db: PreparedStatements, eventIds: readonly string[]): Promise<Map<string, number>> {
   const rows = await db.query<{ eventId: string; count: number }>(CHECKED_IN_OF_EVENTS, [eventIds]);
   return new Map(rows.map((row) => [row.eventId, row.count]));
+}
+
+/** The id of the organization's event `slug` (one statement), or null. */
+export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slots: number } | null> {
+  const [row] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ?', [organizationId, slug]);
+  return row ?? null;
+}
+
+/** The id of the organization's event `slug` (one statement), or EVENT_NOT_FOUND. */
+export async function idBySlug(em: EntityManager, organizationId: string, slug: string): Promise<string> {
+  const event = await em.findOne(EventEntity, { organization: organizationId, slug });
+  if (!event) throw AppError.eventNotFound(slug);
+  return event.id;
 }

@@ -292,18 +292,3 @@ export async function guardingSlug<T>(slug: string | null | undefined, work: () 
     throw error;
   }
 }
-
-// ---- Read side ---------------------------------------------------------------------------------
-
-/** The id of the organization's event `slug` (one statement), or null. */
-export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slots: number } | null> {
-  const [row] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ?', [organizationId, slug]);
-  return row ?? null;
-}
-
-/** The id of the organization's event `slug` (one statement), or EVENT_NOT_FOUND. */
-export async function idBySlug(em: EntityManager, organizationId: string, slug: string): Promise<string> {
-  const event = await em.findOne(EventEntity, { organization: organizationId, slug });
-  if (!event) throw AppError.eventNotFound(slug);
-  return event.id;
-}

@@ -2,7 +2,7 @@ import { paginationErrors, slugErrors } from '../../foundation/validation/argume
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import { cursorErrors, cursorsOf, openCursor } from '../../platform/graphql/list-cursors';
 import type { RequestContext } from '../../platform/graphql/request-context';
-import { idBySlug } from '../event/event.repository';
+import { idBySlug } from '../event/event.read-repository';
 import type { WaitlistStatus } from './waitlist-entry.entity';
 import { entryPage } from './waitlist.read-repository';
 import type { WaitlistPage } from './waitlist.types';
