@@ -1,9 +1,8 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { inUnitOfWork } from '../src/platform/db/unit-of-work';
 import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
 import { FIRST_STATISTICS_LOCK, FirstStatistics } from '../src/platform/db/first-statistics';
-import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
+import { useCommandDatabase } from './helpers/command-database';
 import { describeOnPostgres } from './helpers/database';
 
 jest.setTimeout(60_000);
@@ -12,17 +11,9 @@ jest.setTimeout(60_000);
 // because a plan made without them read an event by its slug through the primary key, walking every
 // event of its organization.
 
-let database: CommandDatabase;
-let orm: MikroORM;
-beforeAll(async () => {
-  database = await openCommandDatabase();
-  orm = database.orm;
-});
-afterAll(async () => {
-  await database?.close();
-});
+const db = useCommandDatabase();
 
-const execute = <T extends object>(sql: string, bindings: unknown[] = []): Promise<T[]> => orm.em.fork().execute<T[]>(sql, bindings);
+const execute = <T extends object>(sql: string, bindings: unknown[] = []): Promise<T[]> => db.orm.em.fork().execute<T[]>(sql, bindings);
 
 /** The table as PostgreSQL sees it before anything analyzed it (a pooled test database may have been analyzed). */
 async function forgetStatistics(table: string): Promise<void> {
@@ -37,7 +28,7 @@ async function neverAnalyzed(table: string): Promise<boolean> {
 
 /** The index the generic plan of an event read by slug (as event.read-repository.ts reads it) uses. */
 async function slugLookupPlan(organizationId: string): Promise<string> {
-  const connection = orm.em.fork().getConnection();
+  const connection = db.orm.em.fork().getConnection();
   return connection.transactional(async (trx) => {
     const run = (sql: string) => connection.execute<Array<Record<string, string>>>(sql, [], 'all', trx);
     await run(`set local plan_cache_mode = force_generic_plan`);
@@ -77,7 +68,7 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
 
   test('a table that was never analyzed and holds rows is analyzed at the next look; the slug read then uses its unique index', async () => {
     expect(await neverAnalyzed('events')).toBe(true);
-    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
+    const job = new FirstStatistics(db.orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
     // The live row count reaches PostgreSQL's statistics within a second of the insert's commit.
     const analyzed = await until(async () => {
       const tables = await job.runOnce();
@@ -92,13 +83,13 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
 
   test('a table below the row threshold, or one another instance is analyzing, is left alone', async () => {
     await forgetStatistics('events');
-    const small = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 1_000_000 });
+    const small = new FirstStatistics(db.orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 1_000_000 });
     expect(await small.runOnce()).toEqual([]);
     expect(await neverAnalyzed('events')).toBe(true);
 
     // Another instance holds the lock: this one analyzes nothing now.
-    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
-    const holder = orm.em.fork();
+    const job = new FirstStatistics(db.orm.em, pino({ level: 'silent' }), { intervalMs: 60_000, commitsPerLook: 1_000_000, minRows: 100 });
+    const holder = db.orm.em.fork();
     await holder.transactional(async (tx) => {
       const [{ locked }] = await tx.execute<Array<{ locked: boolean }>>(`select pg_try_advisory_xact_lock(${FIRST_STATISTICS_LOCK}) as locked`);
       expect(locked).toBe(true);
@@ -109,7 +100,7 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
   });
   test('the started job looks after enough commits of units of work, not on a timer', async () => {
     await forgetStatistics('events');
-    const job = new FirstStatistics(orm.em, pino({ level: 'silent' }), { intervalMs: 0, commitsPerLook: 3, minRows: 100 });
+    const job = new FirstStatistics(db.orm.em, pino({ level: 'silent' }), { intervalMs: 0, commitsPerLook: 3, minRows: 100 });
     job.start();
     try {
       job.committed();
@@ -129,7 +120,7 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
   });
   test('each committed unit of work reports itself through its scope (what drives the job in a request)', async () => {
     let written = 0;
-    const scoped = () => withUnitOfWorkScope(orm.em.fork(), { actor: { kind: 'system', task: 'test' }, written: () => (written += 1) });
+    const scoped = () => withUnitOfWorkScope(db.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, written: () => (written += 1) });
     await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'));
     await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'), { singleStatement: true });
     expect(written).toBe(2);

@@ -1,19 +1,11 @@
-import { TransactionContext, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
+import { TransactionContext, type EntityManager } from '@mikro-orm/postgresql';
+import { useCommandDatabase } from './helpers/command-database';
 
 // MikroORM keeps a transaction's entity manager in an AsyncLocalStorage (TransactionContext); the
 // service runs on Node's own AsyncLocalStorage, unpatched. And the ORM the service opens forks without
 // applying its configuration again (withLightForks, src/platform/db/orm-config.ts).
 
-let database: CommandDatabase;
-let orm: MikroORM;
-beforeAll(async () => {
-  database = await openCommandDatabase();
-  orm = database.orm;
-});
-afterAll(async () => {
-  await database?.close();
-});
+const db = useCommandDatabase();
 
 const later = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const current = (tx: EntityManager) => TransactionContext.getEntityManager(tx.name);
@@ -21,7 +13,7 @@ const current = (tx: EntityManager) => TransactionContext.getEntityManager(tx.na
 describe('the transaction context follows its transaction', () => {
   test('across statements, awaits and timers, and in work started without awaiting it', async () => {
     let unawaited: Promise<boolean> | undefined;
-    const seen = await orm.em.fork().transactional(async (tx) => {
+    const seen = await db.orm.em.fork().transactional(async (tx) => {
       const found = [current(tx) === tx];
       await tx.execute('select 1');
       found.push(current(tx) === tx);
@@ -38,7 +30,7 @@ describe('the transaction context follows its transaction', () => {
 
   test('two transactions at once each see their own', async () => {
     const run = (value: number) =>
-      orm.em.fork().transactional(async (tx) => {
+      db.orm.em.fork().transactional(async (tx) => {
         await later(value * 5);
         const rows = await tx.execute<Array<{ value: number }>>(`select ${value}::int as value`);
         return current(tx) === tx && rows[0]?.value === value;
@@ -52,14 +44,14 @@ describe('forks stay light (withLightForks)', () => {
     const colors = process.env.MIKRO_ORM_COLORS;
     process.env.MIKRO_ORM_COLORS = 'untouched';
     try {
-      const fork = orm.em.fork();
+      const fork = db.orm.em.fork();
       await fork.execute('select 1');
       // MikroORM's own fork() would have written process.env here (Configuration.sync).
       expect(process.env.MIKRO_ORM_COLORS).toBe('untouched');
-      expect(orm.config.get('allowGlobalContext')).toBe(false);
-      expect(() => orm.em.getContext()).toThrow(/global EntityManager/);
+      expect(db.orm.config.get('allowGlobalContext')).toBe(false);
+      expect(() => db.orm.em.getContext()).toThrow(/global EntityManager/);
       // Any other key is set as MikroORM sets it.
-      orm.config.set('debug', false);
+      db.orm.config.set('debug', false);
       expect(process.env.MIKRO_ORM_COLORS).toBe('false');
     } finally {
       process.env.MIKRO_ORM_COLORS = colors;

@@ -1,6 +1,5 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type * as MigrationsModule from '@mikro-orm/migrations';
-import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
+import { useCommandDatabase } from './helpers/command-database';
 
 // The schema stays distributable by tenant (docs/operating.md, "Distributing by tenant
 // (Citus)"). Read from the migrated database's catalog, so that a table added later without
@@ -25,17 +24,9 @@ const GLOBAL_UNIQUE_KEYS: Readonly<Record<string, string>> = {
   dashboard_sessions_id_hash_unique: 'a dashboard request finds its session by the hash of its cookie',
 };
 
-let database: CommandDatabase;
-let orm: MikroORM;
-beforeAll(async () => {
-  database = await openCommandDatabase();
-  orm = database.orm;
-});
-afterAll(async () => {
-  await database?.close();
-});
+const db = useCommandDatabase();
 
-const query = <T extends object>(sql: string): Promise<T[]> => orm.em.fork().getConnection().execute<T[]>(sql);
+const query = <T extends object>(sql: string): Promise<T[]> => db.orm.em.fork().getConnection().execute<T[]>(sql);
 
 async function tables(): Promise<Array<{ table: string; organization_id: boolean; not_null: boolean }>> {
   return query(`
@@ -108,7 +99,7 @@ test('every foreign key between organization tables includes organization_id on 
 });
 
 test('a row cannot point at another organization\'s row: the composite key refuses a booking of another organization\'s event', async () => {
-  const connection = orm.em.fork().getConnection();
+  const connection = db.orm.em.fork().getConnection();
   await connection.execute(`insert into organizations (id, name, allowed_ips, created_at, updated_at)
     select id, 'Tenant', '{}', now(), now() from unnest(array['org_tenantkeysA0000000001', 'org_tenantkeysB0000000001']) id`);
   await connection.execute(`insert into events (id, organization_id, slug, title, start_date, end_date, timezone, status, created_at, updated_at)
@@ -161,10 +152,10 @@ const MIGRATION = 'Migration20261129030000_tenant_leading_keys';
 test('the migration converts a populated database in place: each new organization_id is its parent row\'s; down and up again', async () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- as src/schema/database.ts loads it
   const { Migrator } = require('@mikro-orm/migrations') as typeof MigrationsModule;
-  Migrator.register(orm);
-  const migrator = orm.getMigrator();
+  Migrator.register(db.orm);
+  const migrator = db.orm.getMigrator();
   await migrator.down({ migrations: [MIGRATION] });
-  const connection = orm.em.fork().getConnection();
+  const connection = db.orm.em.fork().getConnection();
   await connection.execute(POPULATE);
   await migrator.up({ migrations: [MIGRATION] });
   const [counts] = await connection.execute<Array<Record<string, number>>>(`select

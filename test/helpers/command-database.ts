@@ -44,3 +44,23 @@ export async function organizationSnapshot(orm: MikroORM, timezone = 'Europe/Par
 export function inputOf<T extends object>(InputClass: new () => T, fields: Record<string, unknown>): T {
   return Object.assign(new InputClass(), fields);
 }
+
+/**
+ * The command database of a test file: opened before its tests, closed after them (also when a test
+ * failed). Read `orm` inside tests and hooks.
+ */
+export function useCommandDatabase(): { readonly orm: MikroORM } {
+  let database: CommandDatabase | undefined;
+  beforeAll(async () => {
+    database = await openCommandDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  return {
+    get orm(): MikroORM {
+      if (!database) throw new Error('the command database is opened in beforeAll: read it inside a test or hook');
+      return database.orm;
+    },
+  };
+}
