@@ -30,6 +30,14 @@ describe('404 NOT_FOUND for an unknown route', () => {
   });
 });
 
+test('one trailing slash reaches the same route (Express, strict routing off); two do not', async () => {
+  const plain = await ctx.app.client.rest('GET', '/v1/events?limit=1', ctx.key);
+  const slashed = await ctx.app.client.rest('GET', '/v1/events/?limit=1', ctx.key);
+  expect([plain.status, slashed.status]).toEqual([200, 200]);
+  expect(slashed.body.total).toBe(plain.body.total);
+  expectEnvelope(await ctx.app.client.rest('GET', '/v1/events//', ctx.key), 404, 'NOT_FOUND');
+});
+
 test.each(['GET', 'PUT', 'DELETE'])('%s with a malformed %%-escape in the slug is 400 VALIDATION_ERROR on path, not 500', async (method) => {
   const response = await ctx.app.client.rest(method, '/v1/events/%E0%A4%A', ctx.key, method === 'PUT' ? { title: 'x' } : undefined);
   expectEnvelope(response, 400, 'VALIDATION_ERROR');
