@@ -113,9 +113,9 @@ export function createRequestListener(deps: AppDeps): RequestListener {
   api.use(steps.begin, ...steps.beforeRouting);
   const graphql = graphqlExecution({ apollo });
   for (const { method, path, endpoint } of apiEndpoints({ schema, routes, apollo, graphql, explorerAssets })) {
-    api[method](path, steps.route(endpoint), ...steps.afterRouting);
+    api[method](path, steps.route(endpoint), ...steps.afterRouting(typeof endpoint === 'function' ? undefined : endpoint));
   }
-  api.use(steps.route(PUBLIC_ENDPOINT), ...steps.afterRouting, publicPages(deps, metrics, explorerAssets));
+  api.use(steps.route(PUBLIC_ENDPOINT), ...steps.afterRouting(PUBLIC_ENDPOINT), publicPages(deps, metrics, explorerAssets));
   api.use(steps.mapErrors);
   return (req, res) => {
     // mapErrors answers every error; anything that reaches here was answered already.

@@ -103,6 +103,12 @@ test('the admin CLI works on the embedded database while the server runs (throug
   expect((await json('member', 'list', '--org', organization.id)).total).toBe(0);
   expect(await json('db', 'migrate')).toMatchObject({ status: 'up-to-date', applied: [] });
 
+  // A revocation reaches the server's key cache before the command answers: its one connection hears
+  // the change it committed (listenOnOwnConnection). The key was cached by the request just before.
+  expect((await client.rest('GET', '/v1/events', key)).status).toBe(200);
+  await json('key', 'revoke', keyId);
+  expect((await client.rest('GET', '/v1/events', key)).status).toBe(401);
+
   // Errors come back as the CLI's usual errors.
   const missing = await cliInProcess('key', 'create', '--org', 'org_missing', '--name', 'x', '--permissions', 'events:read');
   expect(missing.code).toBe(1);

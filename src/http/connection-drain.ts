@@ -30,15 +30,16 @@ export function connectionDrainer(listener: net.Server, servers: Array<HttpsServ
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   };
-  for (const server of servers) {
-    server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', track);
-    server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
-      if (closing) response.setHeader('Connection', 'close');
-    });
-  }
+  for (const server of servers) server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', track);
 
   /** Stops accepting; resolves when every connection has ended or, after `graceMs`, been destroyed. */
   return function drain(graceMs: number): Promise<void> {
+    // Every request from now on is answered with `Connection: close` (a listener only while draining).
+    if (!closing) {
+      for (const server of servers) {
+        server.on('request', (_request: IncomingMessage, response: ServerResponse) => response.setHeader('Connection', 'close'));
+      }
+    }
     closing = true;
     for (const socket of connections) {
       // The response Node is writing on this connection (http-terminator finds it the same way).

@@ -55,9 +55,6 @@ export function requestPipeline(deps: PipelineDeps) {
   const accessLineEnabled = logger.isLevelEnabled('info');
   const deadlineMs = deps.deadlineMs ?? 0;
   const readBodyStep = PIPELINE_STEPS.indexOf('read-body');
-  /** The client's address as Express's req.ip reads it (proxy-addr; TRUST_PROXY trusts one hop). */
-  const clientAddressOf = (req: Request): string | undefined => (deps.trustProxy ? proxyaddr(req, (_address, hop) => hop < 1) : req.socket.remoteAddress);
-
   /**
    * The exchange of a request entering step `name`, recorded as the step it reached; undefined once
    * the request was answered 503 by its deadline (the steps it has not begun are not taken).
@@ -69,9 +66,14 @@ export function requestPipeline(deps: PipelineDeps) {
     return x;
   }
 
-  function finish(x: Exchange): void {
+  /**
+   * The response's 'close' listener (Node emits it once the answer is written, or the connection
+   * went first): the deadline stops, and an answered request is recorded, once.
+   */
+  function finish(this: ServerResponse & { locals: { exchange: Exchange } }): void {
+    const x = this.locals.exchange;
     clearTimeout(x.deadline);
-    if (x.recorded) return;
+    if (x.recorded || !this.writableFinished) return;
     x.recorded = true;
     const status = x.res.statusCode;
     usage.recordResponse(x.auth, status);
@@ -113,7 +115,9 @@ export function requestPipeline(deps: PipelineDeps) {
 
   /** The exchange, its request id, span, deadline and records: the first middleware of every request. */
   const begin: RequestHandler = (req, res, next) => {
-    const x = new Exchange(req, res, clientAddressOf(req), shared);
+    // The client's address as Express's req.ip reads it (proxy-addr; TRUST_PROXY trusts one hop).
+    const ip = deps.trustProxy ? proxyaddr(req, trustOneHop) : req.socket.remoteAddress;
+    const x = new Exchange(req, res, ip, shared);
     // What the public pages (an Express application) read of the request, and the steps of its exchange.
     res.locals = { exchange: x, requestId: x.requestId, get logger() { return x.logger; } };
     const runtime = tracing.runtime;
@@ -122,8 +126,7 @@ export function requestPipeline(deps: PipelineDeps) {
       setDeadline(res, performance.now() + deadlineMs);
       x.deadline = setTimeout(overdue, deadlineMs, x);
     }
-    res.once('finish', () => finish(x));
-    res.once('close', () => clearTimeout(x.deadline));
+    res.once('close', finish);
     next();
   };
 
@@ -144,20 +147,29 @@ export function requestPipeline(deps: PipelineDeps) {
       assertHygienic(req, res);
       next();
     },
-    function https(req, res, next) {
-      if (!at(res, 'https')) return;
-      // Behind a TLS-terminating proxy (TRUST_PROXY) the proxy must say the client used https; refused
-      // before any door is chosen, in the transport's envelope (as for plain HTTP).
-      if (deps.trustProxy && !isForwardedHttps(req.headers) && !deps.isProbe(pathOf(req.url))) throw AppError.httpsRequired();
-      next();
-    },
-    function cors(req, res, next) {
-      if (!at(res, 'cors')) return;
-      if (deps.cors?.(req, res) !== true) next();
-    },
+    // Mounted only behind a TLS-terminating proxy (TRUST_PROXY): the proxy must say the client used
+    // https; refused before any door is chosen, in the transport's envelope (as for plain HTTP).
+    ...(deps.trustProxy
+      ? [
+          function https(req: Request, res: ServerResponse, next: (error?: unknown) => void) {
+            if (!at(res, 'https')) return;
+            if (!isForwardedHttps(req.headers) && !deps.isProbe(pathOf(req.url))) throw AppError.httpsRequired();
+            next();
+          },
+        ]
+      : []),
+    // Mounted only when CORS_ORIGINS is set (D15).
+    ...(deps.cors
+      ? [
+          function cors(req: Request, res: ServerResponse, next: (error?: unknown) => void) {
+            if (!at(res, 'cors')) return;
+            if (deps.cors?.(req, res) !== true) next();
+          },
+        ]
+      : []),
   ];
 
-  const afterRouting: RequestHandler[] = [
+  const [authenticate, ipAllowlist, rateBudget, readBody, idempotency, execute]: RequestHandler[] = [
     async function authenticate(req, res, next) {
       const x = at(res, 'authenticate');
       if (!x) return;
@@ -174,15 +186,13 @@ export function requestPipeline(deps: PipelineDeps) {
       if (x.auth) assertIpAllowed(x.auth, x.ip);
       next();
     },
-    function rateBudget(_req, res, next) {
+    async function rateBudget(_req, res, next) {
       const x = at(res, 'rate-budget');
       if (!x) return;
       // The organization's budget (D12) is its keys': a dashboard session does not draw from it.
       if (!x.auth || x.auth.session !== undefined) return next();
-      drawFromBudget(rateLimiter, x.auth, res).then((state) => {
-        x.rateLimit = state;
-        next();
-      }, next);
+      x.rateLimit = await drawFromBudget(rateLimiter, x.auth, res);
+      next();
     },
     function readBody(_req, res, next) {
       const x = at(res, 'read-body');
@@ -250,7 +260,26 @@ export function requestPipeline(deps: PipelineDeps) {
     answerError(logger, res, x.endpoint?.door ?? res.locals.door, x.requestId, error);
   };
 
+  /**
+   * The steps after routing that can apply to `endpoint` (all of them for one chosen per request): a
+   * page without a caller takes no key steps, a read no body or Idempotency-Key steps.
+   */
+  function afterRouting(endpoint?: Endpoint): RequestHandler[] {
+    const keyed = endpoint === undefined || endpoint.caller !== 'none';
+    return [
+      ...(keyed ? [authenticate, ipAllowlist, rateBudget] : []),
+      ...(endpoint === undefined || endpoint.readBody ? [readBody] : []),
+      ...(keyed && (endpoint === undefined || endpoint.idempotency) ? [idempotency] : []),
+      execute,
+    ];
+  }
+
   return { begin, beforeRouting, route, afterRouting, mapErrors };
+}
+
+/** TRUST_PROXY trusts one hop: the address the proxy saw. */
+function trustOneHop(_address: string, hop: number): boolean {
+  return hop < 1;
 }
 
 /** The route label: the endpoint's pattern, or what a public endpoint stamped when it ran. */

@@ -15,15 +15,15 @@ import { AppError } from '../foundation/errors/app-error';
  *   close` tells the client so (RFC 9112 9.3.2: it sends its unanswered requests again).
  */
 export function assertHygienic(req: IncomingMessage, res: ServerResponse): void {
-  if (asksForUpgrade(req)) res.setHeader('Connection', 'close');
+  if (req.headers.upgrade !== undefined && asksForUpgrade(req)) res.setHeader('Connection', 'close');
   if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
     throw AppError.validation([{ field: 'Host', message: 'an HTTP/1.1 request must carry a Host header' }]);
   }
   if (req.headers['if-none-match']?.trim() === '*') delete req.headers['if-none-match'];
 }
 
-/** What makes Node's parser (llhttp) treat the rest of the connection as another protocol: both headers. */
+/** What makes Node's parser (llhttp) treat the rest of the connection as another protocol: with Upgrade, `Connection: upgrade`. */
 function asksForUpgrade(req: IncomingMessage): boolean {
-  const { upgrade, connection } = req.headers;
-  return upgrade !== undefined && connection !== undefined && connection.split(',').some((option) => option.trim().toLowerCase() === 'upgrade');
+  const { connection } = req.headers;
+  return connection !== undefined && connection.split(',').some((option) => option.trim().toLowerCase() === 'upgrade');
 }

@@ -1,4 +1,4 @@
-import { getMetadataStorage, validateSync, ValidationTypes, type ValidationArguments, type ValidationError } from 'class-validator';
+import { validateSync, type ValidationError } from 'class-validator';
 import { AppError, type FieldError } from '../errors/app-error';
 import { notNullFieldsOf } from './rules';
 
@@ -13,81 +13,9 @@ function flatten(errors: ValidationError[], parent: string): FieldError[] {
 /** The options every input is validated with (see validateInput). */
 const OPTIONS = { skipUndefinedProperties: true, skipNullProperties: true, forbidUnknownValues: false } as const;
 
-/** One property's rules, as class-validator's executor applies them under OPTIONS. */
-interface PropertyRules {
-  readonly property: string;
-  /** @ValidateIf conditions: the rules apply only when every one holds. */
-  readonly conditions: ReadonlyArray<(object: object, value: unknown) => boolean>;
-  readonly checks: ReadonlyArray<{
-    readonly validate: (value: unknown, args: ValidationArguments) => unknown;
-    readonly constraints: unknown[];
-  }>;
-}
-
-const rulesOfClass = new WeakMap<object, readonly PropertyRules[] | null>();
-
-/**
- * An input class's rules looked up once (null: it uses a kind of rule the quick check leaves to
- * class-validator: nested inputs, @IsDefined, `each`, groups, async rules). class-validator looks them up
- * again for every call, and builds an error object per property even when all pass: a visible share
- * of a booking's CPU for three fields (docs/performance.md: the figure, and when this can go).
- */
-function rulesOf(inputClass: object): readonly PropertyRules[] | null {
-  const known = rulesOfClass.get(inputClass);
-  if (known !== undefined) return known;
-  const storage = getMetadataStorage();
-  const byProperty = new Map<string, { conditions: PropertyRules['conditions'][number][]; checks: PropertyRules['checks'][number][] }>();
-  let rules: PropertyRules[] | null = [];
-  for (const metadata of storage.getTargetValidationMetadatas(inputClass as new () => object, undefined as unknown as string, false, false)) {
-    const entry = byProperty.get(metadata.propertyName) ?? { conditions: [], checks: [] };
-    byProperty.set(metadata.propertyName, entry);
-    const plain = !metadata.each && !metadata.validateIf && !(metadata.groups?.length) && !metadata.always;
-    if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION && plain) {
-      entry.conditions.push(metadata.constraints[0] as PropertyRules['conditions'][number]);
-    } else if (metadata.type === ValidationTypes.CUSTOM_VALIDATION && plain) {
-      for (const constraint of storage.getTargetValidatorConstraints(metadata.constraintCls)) {
-        if (constraint.async) {
-          rules = null;
-          break;
-        }
-        const instance = constraint.instance as { validate: PropertyRules['checks'][number]['validate'] };
-        entry.checks.push({ validate: instance.validate.bind(instance), constraints: metadata.constraints });
-      }
-    } else {
-      rules = null;
-    }
-    if (rules === null) break;
-  }
-  if (rules !== null) for (const [property, entry] of byProperty) rules.push({ property, ...entry });
-  rulesOfClass.set(inputClass, rules);
-  return rules;
-}
-
-/**
- * Whether class-validator would find `input` valid, decided by calling its own rules the way its
- * executor does under OPTIONS (conditions, then absent and null values skipped, then every rule); false
- * or undefined (a rule answered with a promise, or the class is not one rulesOf takes) leave the
- * answer to validateSync, so every failure is reported by class-validator itself.
- */
-function passesQuickly(input: object): boolean | undefined {
-  const rules = rulesOf(input.constructor);
-  if (rules === null) return undefined;
-  for (const { property, conditions, checks } of rules) {
-    const value = (input as Record<string, unknown>)[property];
-    if (conditions.some((condition) => !condition(input, value))) continue;
-    if (value === undefined || value === null) continue;
-    for (const { validate, constraints } of checks) {
-      const valid = validate(value, { targetName: input.constructor.name, property, object: input, value, constraints });
-      if (valid instanceof Promise) return undefined;
-      if (!valid) return false;
-    }
-  }
-  return true;
-}
-
 /** The failures of the rules declared on the input's class (class-validator's), fields named by path. */
 export function classRuleErrors(input: object): FieldError[] {
-  return passesQuickly(input) === true ? [] : flatten(validateSync(input, OPTIONS), '');
+  return flatten(validateSync(input, OPTIONS), '');
 }
 
 /** An input class may declare the rules that compare its fields, beside the rules of each field. */

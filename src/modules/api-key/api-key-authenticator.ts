@@ -84,14 +84,10 @@ export class ApiKeyAuthenticator {
     else this.invalidateOrganization(change.organizationId);
   }
 
-  private cacheTtlMs(): number {
-    const ttl = this.options.cacheTtlMs;
-    return typeof ttl === 'function' ? ttl() : ttl;
-  }
-
   private async lookup(hash: string): Promise<CachedKey | null> {
     const cached = this.cache.get(hash);
-    if (cached && Date.now() - cached.loadedAt < this.cacheTtlMs()) return cached.key;
+    const ttl = this.options.cacheTtlMs;
+    if (cached && Date.now() - cached.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) return cached.key;
     const generation = this.generation;
     // The TTL counts from before the read: what the row said is known to be true only from then.
     const readAt = Date.now();

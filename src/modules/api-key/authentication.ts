@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { AuthChangeListener } from '../../platform/auth/auth-change-listener';
+import { AuthChangeListener, listenOnOwnConnection, type ConnectionPool } from '../../platform/auth/auth-change-listener';
 import { LastUsedRecorder } from '../../platform/auth/last-used-recorder';
 import { sparesConnections } from '../../platform/db/orm-config';
 
@@ -13,7 +13,7 @@ export const FALLBACK_CACHE_TTL_MS = 400;
 export interface Authentication {
   readonly authenticator: ApiKeyAuthenticator;
   readonly lastUsed: LastUsedRecorder;
-  /** Absent on a single-connection database (the embedded one): the short TTL alone keeps the promise. */
+  /** Absent on a single-connection database (the embedded one): its one connection listens instead (listenOnOwnConnection). */
   readonly listener: AuthChangeListener | undefined;
   close(): Promise<void>;
 }
@@ -22,16 +22,21 @@ export interface Authentication {
 export async function startAuthentication(orm: MikroORM, logger: Logger): Promise<Authentication> {
   const lastUsed = new LastUsedRecorder(orm, logger);
   let listener: AuthChangeListener | undefined;
+  let ownConnection: { isLive(): boolean } | undefined;
   const authenticator = new ApiKeyAuthenticator(orm, {
-    cacheTtlMs: () => (listener?.isLive() ? LIVE_CACHE_TTL_MS : FALLBACK_CACHE_TTL_MS),
+    cacheTtlMs: () => ((listener ?? ownConnection)?.isLive() ? LIVE_CACHE_TTL_MS : FALLBACK_CACHE_TTL_MS),
     onAuthenticated: (apiKeyId) => lastUsed.record(apiKeyId),
   });
-  // A database that accepts a single connection cannot spare one for LISTEN (it would starve the pool).
+  const onChange = (change: Parameters<ApiKeyAuthenticator['applyChange']>[0]) => authenticator.applyChange(change);
   if (sparesConnections(orm.config.get('pool'))) {
-    listener = new AuthChangeListener(String(orm.config.get('clientUrl')), (change) => authenticator.applyChange(change), logger);
+    listener = new AuthChangeListener(String(orm.config.get('clientUrl')), onChange, logger);
     await listener.start();
   } else {
-    logger.info(`single-connection database: cached API keys are re-read every ${FALLBACK_CACHE_TTL_MS} ms instead of listening for changes`);
+    // A database that accepts a single connection cannot spare one for LISTEN (it would starve the
+    // pool): its one connection listens (listenOnOwnConnection).
+    const pool = (orm.em.getConnection().getKnex() as unknown as { client: ConnectionPool }).client;
+    ownConnection = await listenOnOwnConnection(pool, onChange);
+    logger.info('single-connection database: the ORM\'s connection listens for credential changes');
   }
   return {
     authenticator,

@@ -41,21 +41,19 @@ export class UsageRecorder {
     return this.today.day;
   }
 
-  record(organizationId: string, apiKeyId: string, rateLimited: boolean): void {
+  /** Counts a finished request made with a key (dashboard sessions are not key usage). */
+  recordResponse(auth: AuthContext | undefined, statusCode: number): void {
+    if (auth === undefined || auth.apiKeyId === '') return;
+    const { apiKeyId } = auth;
     const day = this.dayOf(Date.now());
     const id = `${apiKeyId}|${day}`;
     let tally = this.tallies.get(id);
     if (tally === undefined) {
-      tally = { organizationId, apiKeyId, day, requests: 0, rateLimited: 0 };
+      tally = { organizationId: auth.organization.id, apiKeyId, day, requests: 0, rateLimited: 0 };
       this.tallies.set(id, tally);
     }
     tally.requests += 1;
-    if (rateLimited) tally.rateLimited += 1;
-  }
-
-  /** Counts a finished request made with a key (dashboard sessions are not key usage). */
-  recordResponse(auth: AuthContext | undefined, statusCode: number): void {
-    if (auth !== undefined && auth.apiKeyId !== '') this.record(auth.organization.id, auth.apiKeyId, statusCode === 429);
+    if (statusCode === 429) tally.rateLimited += 1;
   }
 
   /** Writes what was counted so far; resolves when written (shutdown, tests). */

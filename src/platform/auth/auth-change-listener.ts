@@ -137,3 +137,43 @@ export class AuthChangeListener {
     this.reconnectTimer.unref();
   }
 }
+
+/** The part of a pooled `pg` client the same-connection listener uses. */
+interface NotifyingClient {
+  query(text: string): Promise<unknown>;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
+  once(event: 'end' | 'error', listener: () => void): unknown;
+}
+
+/** The pool of a knex client (MikroORM's connection): what listenOnOwnConnection borrows from it. */
+export interface ConnectionPool {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+/**
+ * On a database reached through one connection (the embedded one), no connection can be spared for
+ * LISTEN, and none is needed: every change is made through that connection (the admin CLI hands its
+ * commands to the running server), and PostgreSQL tells a session its own notifications when it
+ * commits. So the connection itself listens, and changes are live while it stays open (a replaced
+ * connection does not listen: the short TTL applies again).
+ */
+export async function listenOnOwnConnection(pool: ConnectionPool, onChange: (change: AuthChange | undefined) => void): Promise<{ isLive(): boolean }> {
+  const client = (await pool.acquireConnection()) as NotifyingClient;
+  let live = false;
+  try {
+    await client.query(`listen ${AUTH_CHANGE_CHANNEL}`);
+    live = true;
+  } finally {
+    await pool.releaseConnection(client);
+  }
+  client.on('notification', (message) => {
+    if (message.channel === AUTH_CHANGE_CHANNEL) onChange(parseAuthChange(message.payload));
+  });
+  const ended = () => {
+    live = false;
+  };
+  client.once('end', ended);
+  client.once('error', ended);
+  return { isLive: () => live };
+}

@@ -23,7 +23,8 @@ import {
 import { getMetadataStorage } from 'type-graphql';
 import type { FieldError } from '../../foundation/errors/app-error';
 import { argumentRuleErrors } from '../../foundation/validation/arguments';
-import { assertValidInput, validateInput } from '../../foundation/validation/validate-input';
+import { validateInput } from '../../foundation/validation/validate-input';
+import { AppError } from '../../foundation/errors/app-error';
 
 /*
  * The arguments of an operation checked once, before anything runs, the same way for both doors (REST
@@ -238,7 +239,7 @@ export function assertValidArguments(
     const value = valueFromASTUntyped(site.value, variables);
     errors.push(...argumentErrors(schema, site.name, site.type, value, site.isRoot, deferred));
   }
-  if (errors.length > 0) for (const rules of deferred) errors.push(...rules());
-  const unique = [...new Map(errors.map((error) => [`${error.field}\u0000${error.message}`, error])).values()];
-  assertValidInput(unique);
+  if (errors.length === 0) return;
+  for (const rules of deferred) errors.push(...rules());
+  throw AppError.validation([...new Map(errors.map((error) => [`${error.field}\u0000${error.message}`, error])).values()]);
 }

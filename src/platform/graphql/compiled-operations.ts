@@ -51,22 +51,20 @@ export class CompiledOperations {
     return runtime.operation(scope, operation.type, operation.name, () => this.run(document, operationName, contextValue, variableValues));
   }
 
-  private run(
+  private async run(
     document: DocumentNode,
     operationName: string | null,
     contextValue: unknown,
     variableValues: Record<string, unknown> | undefined,
-  ): ExecutionResult | Promise<ExecutionResult> {
+  ): Promise<ExecutionResult> {
     const entry = this.entryOf(document, operationName);
     if (entry.compiled === undefined && entry.seen >= this.compileAfter) entry.compiled = this.compile(document, operationName);
     entry.seen += 1;
     if (entry.compiled) {
-      const result = entry.compiled.query(undefined, contextValue, variableValues ?? {});
-      const settle = (settled: ExecutionResult): ExecutionResult | Promise<ExecutionResult> =>
-        // No data at all: the variables could not be coerced (both doors check them before, so this
-        // is rare); graphql-js words those errors, so it answers them.
-        'data' in settled ? asGraphQLJsResult(settled) : execute({ schema: this.schema, document, operationName, contextValue, variableValues });
-      return isPromise(result) ? result.then(settle) : settle(result);
+      const result = await entry.compiled.query(undefined, contextValue, variableValues ?? {});
+      // No data at all: the variables could not be coerced (both doors check them before, so this is
+      // rare); graphql-js words those errors, so it answers them.
+      if ('data' in result) return result.errors?.length ? asGraphQLJsResult(result) : result;
     }
     return execute({ schema: this.schema, document, operationName, contextValue, variableValues });
   }
@@ -115,19 +113,14 @@ export class CompiledOperations {
   }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as Promise<T>)?.then === 'function';
-}
-
 /**
  * graphql-jit's errors are GraphQLError look-alikes (no `extensions` object unless the cause has one,
  * no source nodes): rebuilt as graphql-js builds them, so formatting and logging see the same errors.
  */
 function asGraphQLJsResult(result: ExecutionResult): ExecutionResult {
-  if (!result.errors || result.errors.length === 0) return result;
   return {
     ...result,
-    errors: result.errors.map((error) => {
+    errors: (result.errors ?? []).map((error) => {
       const rebuilt = new GraphQLError(error.message, {
         path: error.path,
         // graphql-js raises its own execution failures (a null in a non-null field…) as plain Errors.

@@ -63,8 +63,9 @@ export function permissionOf(schema: GraphQLSchema, field: Parameters<typeof get
 }
 
 /**
- * Wraps every field that declares @requiresPermission with the check, and refuses to build a schema in
- * which a Query or Mutation field declares none: access is denied by default.
+ * Wraps every nested field that declares @requiresPermission, and every field that declares
+ * @requiresSession, with the check, and refuses to build a schema in which a Query or Mutation field
+ * declares none: access is denied by default.
  */
 export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
   const rootTypes = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
@@ -77,12 +78,17 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
         if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME} (or @requiresSession, or @${ANY_KEY})`);
         return field;
       }
+      // A root field's permission is the operation's, checked once before its arguments by both doors
+      // (assertOperationAllowed: the REST executor, Apollo's operation check); the wrapper checks
+      // the rest: nested fields' permissions and session roles.
+      const fieldPermission = rootTypes.has(typeName) ? undefined : permission;
+      if (fieldPermission === undefined && sessionRole === undefined) return field;
       const resolve = field.resolve ?? defaultFieldResolver;
       return {
         ...field,
         resolve(source, args, context: RequestContext, info) {
           if (sessionRole !== undefined) requireSession(context.auth, sessionRole);
-          if (permission !== undefined) requirePermission(context.auth, permission);
+          if (fieldPermission !== undefined) requirePermission(context.auth, fieldPermission);
           return resolve(source, args, context, info);
         },
       };

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface WindowCount {
   /** Points consumed in the current window, including this one. */
@@ -44,28 +44,29 @@ export class WindowCounter {
   }
 
   consume(key: string): Promise<WindowCount> {
-    return this.run((limiter) => limiter.consume(key, 1));
+    return this.run(key, 1);
   }
 
   /** The current window's count without adding to it (zero when the key has no window open). */
   peek(key: string): Promise<WindowCount> {
-    return this.run((limiter) => limiter.get(key));
+    return this.run(key, 0);
   }
 
   /** Every count this process made on its own because Redis did not answer (the metric). */
   fallbacks = 0;
 
-  private async run(operation: (limiter: RateLimiterAbstract) => Promise<RateLimiterRes | null>): Promise<WindowCount> {
+  /** Adds `points` to the key's window (0: reads it without opening one). */
+  private async run(key: string, points: 0 | 1): Promise<WindowCount> {
     if (this.redisLimiter) {
       try {
-        return toCount(await operation(this.redisLimiter));
+        return toCount(await (points === 0 ? this.redisLimiter.get(key) : this.redisLimiter.consume(key, points)));
       } catch (error) {
         this.warn(error);
         this.fallbacks += 1;
-        return { ...toCount(await operation(this.local)), fallback: true };
+        return { ...toCount(await (points === 0 ? this.local.get(key) : this.local.consume(key, points))), fallback: true };
       }
     }
-    return toCount(await operation(this.local));
+    return toCount(await (points === 0 ? this.local.get(key) : this.local.consume(key, points)));
   }
 
   private warn(error: unknown): void {
