@@ -80,12 +80,18 @@ export function answerClientErrors(
   // The first bytes of each connection's current request, so that a HEAD refused for its headers
   // (too large) gets no body: a client would read one as the start of its next answer; and whether
   // its request line ended, which tells a target too long (414) from headers too large (431).
-  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; start: string; lineEnded: boolean }>();
+  // A chunk starts a request when it is the connection's first, or the first after an answer was sent
+  // (the answer of the request before: `answering`, set when Node hands it to 'request').
+  const requestStarts = new WeakMap<Duplex, { awaiting: boolean; answering: ServerResponse | undefined; start: string; lineEnded: boolean }>();
   // An HTTPS server's 'connection' is the encrypted socket; HTTP is parsed from 'secureConnection' ones.
   server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (socket: Duplex) => {
-    const state = { awaiting: true, start: '', lineEnded: false };
+    const state = { awaiting: true, answering: undefined as ServerResponse | undefined, start: '', lineEnded: false };
     requestStarts.set(socket, state);
     socket.on('data', (chunk: Buffer) => {
+      if (state.answering?.writableFinished === true) {
+        state.awaiting = true;
+        state.answering = undefined;
+      }
       if (state.awaiting) {
         state.awaiting = false;
         state.start = chunk.toString('latin1', 0, 5);
@@ -95,11 +101,13 @@ export function answerClientErrors(
       }
     });
   });
+  // Node parses a chunk before this file's 'data' listener sees it: a request parsed from the chunk
+  // that follows an answer arrives here first, and leaves that chunk to be taken as a start.
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    response.once('finish', () => {
-      const state = requestStarts.get(request.socket);
-      if (state) state.awaiting = true;
-    });
+    const state = requestStarts.get(request.socket);
+    if (!state) return;
+    if (state.answering?.writableFinished === true) state.awaiting = true;
+    state.answering = response;
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (answered.has(socket) && error.code !== 'ECONNRESET') return;

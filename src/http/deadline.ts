@@ -11,19 +11,6 @@ import type { ServerResponse } from 'node:http';
  * recovery point or the key released; without one, the client was told nothing was acknowledged).
  */
 
-const deadlines = new WeakMap<ServerResponse, number>();
-
-/** Records when `res` is due (performance.now() time). */
-export function setDeadline(res: ServerResponse, at: number): void {
-  deadlines.set(res, at);
-}
-
-/** Milliseconds left before `res` is due (0 when overdue); undefined when it has no deadline. */
-export function timeLeftMs(res: ServerResponse): number | undefined {
-  const at = deadlines.get(res);
-  return at === undefined ? undefined : Math.max(0, at - performance.now());
-}
-
 const ignoreWrite = () => true;
 
 /**

@@ -87,6 +87,8 @@ export class Exchange {
   /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */
   reached = -1;
   failed = false;
+  /** When the answer is due (performance.now() time; REQUEST_DEADLINE_MS, src/http/deadline.ts); undefined: no deadline. */
+  dueAt: number | undefined = undefined;
   /** The timer that answers the request 503 when its deadline passes (see `overdue` in requestPipeline). */
   deadline: NodeJS.Timeout | undefined = undefined;
   /** Answered 503 by its deadline while its work went on. */

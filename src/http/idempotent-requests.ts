@@ -6,7 +6,6 @@ import { AppError, type ErrorCode } from '../foundation/errors/app-error';
 import type { IdempotencyKeyStore, StoredResponse } from '../platform/idempotency/idempotency-key.store';
 import type { HeldKey } from '../platform/idempotency/held-key';
 import { IN_USE_RETRY_AFTER_SECONDS, retryInBackground } from '../platform/idempotency/idempotency-lease';
-import { timeLeftMs } from './deadline';
 import type { TraceScope } from '../platform/observability/tracing';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -58,7 +57,7 @@ type EndArguments = Parameters<ServerResponse['end']>;
  * first answer is on its way; never past the request's deadline (src/http/deadline.ts): a database
  * that stopped answering holds the record, not the client. What is sent is what is stored.
  */
-function holdAnswer(res: ServerResponse, settle: (response: StoredResponse | undefined) => Promise<void>): void {
+function holdAnswer(res: ServerResponse, settle: (response: StoredResponse | undefined) => Promise<void>, dueAt: number | undefined): void {
   const originalEnd = res.end.bind(res) as (...args: EndArguments) => ServerResponse;
   const originalWrite = res.write.bind(res);
   let streamed = false;
@@ -76,7 +75,7 @@ function holdAnswer(res: ServerResponse, settle: (response: StoredResponse | und
       if (value !== undefined) headers[name] = String(value);
     }
     const stored = !streamed && body !== undefined && isStorable(res.statusCode, body) ? { status: res.statusCode, headers, body } : undefined;
-    const left = timeLeftMs(res);
+    const left = dueAt === undefined ? undefined : Math.max(0, dueAt - performance.now());
     let timer: NodeJS.Timeout | undefined;
     const settled = settle(stored);
     const waited = left === undefined ? settled : Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
@@ -107,6 +106,8 @@ export interface IdempotentRequest {
   readonly requestId: string;
   /** Where the request is in its trace, when tracing is on (D27). */
   readonly trace?: TraceScope;
+  /** When the request's answer is due (performance.now() time, src/http/deadline.ts); undefined: no deadline. */
+  readonly dueAt?: number;
 }
 
 /** The key a request holds while it runs: the unit of work records its recovery points on it. */
@@ -130,7 +131,7 @@ export type IdempotencyStep = (request: IdempotentRequest, res: ServerResponse) 
 
 /** Idempotency-Key (D17) for both doors, backed by `store`. */
 export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): IdempotencyStep {
-  return async ({ organizationId, key, parts, requestId, trace }, res) => {
+  return async ({ organizationId, key, parts, requestId, trace, dueAt }, res) => {
     const result = await store.claim(organizationId, key, fingerprintOf(parts), trace);
     if (result.kind === 'replay') {
       replay(res, result.response);
@@ -158,7 +159,7 @@ export function idempotentRequests(store: IdempotencyKeyStore, logger: Logger): 
         );
       }
     };
-    holdAnswer(res, settle);
+    holdAnswer(res, settle, dueAt);
     return {
       claim: held,
       releaseUnsettled: async () => {

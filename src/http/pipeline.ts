@@ -8,7 +8,7 @@ import type { Metrics } from '../platform/observability/metrics';
 import { tracing } from '../platform/observability/tracing';
 import type { UsageRecorder } from '../modules/dashboard/usage-recorder';
 import { writeAccessLine } from './access-log';
-import { abandon, setDeadline } from './deadline';
+import { abandon } from './deadline';
 import type { KeyAuthentication } from './authenticate';
 import { answerError, writeError } from './error-handler';
 import { Exchange, PIPELINE_STEPS, type Endpoint } from './exchange';
@@ -70,14 +70,16 @@ export function requestPipeline(deps: PipelineDeps) {
    * The response's 'close' listener (Node emits it once the answer is written, or the connection
    * went first): the deadline stops, and an answered request is recorded, once.
    */
-  function finish(this: ServerResponse & { locals: { exchange: Exchange } }): void {
+  function finish(this: ServerResponse & { locals: { exchange: Exchange; route?: unknown } }): void {
     const x = this.locals.exchange;
     clearTimeout(x.deadline);
     if (x.recorded || !this.writableFinished) return;
     x.recorded = true;
     const status = x.res.statusCode;
     usage.recordResponse(x.auth, status);
-    const route = routeOf(x);
+    // The route label: the endpoint's pattern, or what a public endpoint stamped when it ran.
+    const stamped = this.locals.route;
+    const route = typeof stamped === 'string' ? stamped : (x.endpoint?.route ?? 'unmatched');
     metrics.observe(x.req.method as string, route, status, x.started);
     x.trace?.end(status, route);
     if (accessLineEnabled) {
@@ -123,7 +125,7 @@ export function requestPipeline(deps: PipelineDeps) {
     const runtime = tracing.runtime;
     if (runtime) startRequestSpan(runtime, x);
     if (deadlineMs > 0) {
-      setDeadline(res, performance.now() + deadlineMs);
+      x.dueAt = performance.now() + deadlineMs;
       x.deadline = setTimeout(overdue, deadlineMs, x);
     }
     res.once('close', finish);
@@ -194,14 +196,11 @@ export function requestPipeline(deps: PipelineDeps) {
       x.rateLimit = await drawFromBudget(rateLimiter, x.auth, res);
       next();
     },
-    function readBody(_req, res, next) {
+    async function readBody(_req, res, next) {
       const x = at(res, 'read-body');
       if (!x) return;
-      if (!x.endpoint!.readBody) return next();
-      x.endpoint!.readBody(x).then((body) => {
-        x.body = body;
-        next();
-      }, next);
+      if (x.endpoint!.readBody) x.body = await x.endpoint!.readBody(x);
+      next();
     },
     async function idempotency(_req, res, next) {
       const x = at(res, 'idempotency');
@@ -209,7 +208,7 @@ export function requestPipeline(deps: PipelineDeps) {
       const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
       if (write && x.auth) {
         // Claimed before the operation runs (D17); a stored answer replayed here ends the list.
-        x.idempotency = await deps.idempotency({ organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope }, res);
+        x.idempotency = await deps.idempotency({ organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope, dueAt: x.dueAt }, res);
         if (x.idempotency === undefined) return;
       }
       next();
@@ -280,11 +279,4 @@ export function requestPipeline(deps: PipelineDeps) {
 /** TRUST_PROXY trusts one hop: the address the proxy saw. */
 function trustOneHop(_address: string, hop: number): boolean {
   return hop < 1;
-}
-
-/** The route label: the endpoint's pattern, or what a public endpoint stamped when it ran. */
-function routeOf(x: Exchange): string {
-  const stamped = (x.res as ServerResponse & { locals?: { route?: unknown } }).locals?.route;
-  if (typeof stamped === 'string') return stamped;
-  return x.endpoint?.route ?? 'unmatched';
 }

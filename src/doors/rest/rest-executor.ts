@@ -103,11 +103,9 @@ function acceptedFields(value: unknown, type: GraphQLInputType): unknown {
   if (isListType(inner)) return Array.isArray(value) ? value.map((item) => acceptedFields(item, inner.ofType)) : value;
   if (!isInputObjectType(inner) || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const fields = inner.getFields();
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([name]) => Object.hasOwn(fields, name))
-      .map(([name, fieldValue]) => [name, acceptedFields(fieldValue, fields[name].type)]),
-  );
+  const accepted: Record<string, unknown> = {};
+  for (const [name, fieldValue] of Object.entries(value)) if (Object.hasOwn(fields, name)) accepted[name] = acceptedFields(fieldValue, fields[name].type);
+  return accepted;
 }
 
 /** A query-string value as the variable's type expects it; anything unconvertible is left for the check. */

@@ -15,7 +15,8 @@ const OPTIONS = { skipUndefinedProperties: true, skipNullProperties: true, forbi
 
 /** The failures of the rules declared on the input's class (class-validator's), fields named by path. */
 export function classRuleErrors(input: object): FieldError[] {
-  return flatten(validateSync(input, OPTIONS), '');
+  const errors = validateSync(input, OPTIONS);
+  return errors.length === 0 ? [] : flatten(errors, '');
 }
 
 /** An input class may declare the rules that compare its fields, beside the rules of each field. */
@@ -47,7 +48,9 @@ export type InputPart = readonly FieldError[] | object;
 
 /** Every failing field of an input, part by part in the order given. */
 export function inputErrors(...parts: InputPart[]): FieldError[] {
-  return parts.flatMap((part) => (Array.isArray(part) ? (part as FieldError[]) : validateInput(part)));
+  const errors: FieldError[] = [];
+  for (const part of parts) errors.push(...(Array.isArray(part) ? (part as FieldError[]) : validateInput(part)));
+  return errors;
 }
 
 /** The input's failures as one VALIDATION_ERROR listing all of them, or undefined when it has none. */
@@ -65,6 +68,6 @@ export function invalidInput(...parts: InputPart[]): AppError | undefined {
  * is thrown as AppError.validation where it is found.
  */
 export function assertValidInput(...parts: InputPart[]): void {
-  const error = invalidInput(...parts);
-  if (error) throw error;
+  const errors = inputErrors(...parts);
+  if (errors.length > 0) throw AppError.validation(errors);
 }

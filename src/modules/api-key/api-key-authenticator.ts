@@ -16,14 +16,14 @@ interface CachedKey {
 const BEARER = /^Bearer +(\S+) *$/i;
 const MAX_CACHED_KEYS = 10_000;
 
+/** How long a key stays cached while change notifications arrive (they evict it at once). */
+export const LIVE_CACHE_TTL_MS = 60_000;
+/** While they cannot arrive, a cached key is read again this often, so a revocation still lands within a second. */
+export const FALLBACK_CACHE_TTL_MS = 400;
+
 export interface AuthenticatorOptions {
-  /**
-   * How long a looked-up key is trusted before it is read again; a function is asked on every
-   * lookup (long while change notifications arrive, short while they cannot).
-   */
-  cacheTtlMs: number | (() => number);
-  /** Called with the key id after every successful authentication (lastUsedAt bookkeeping). */
-  onAuthenticated?: (apiKeyId: string) => void;
+  /** Told the key id after every successful authentication (lastUsedAt bookkeeping). */
+  lastUsed?: { record(apiKeyId: string): void };
 }
 
 /**
@@ -34,6 +34,8 @@ export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { key: CachedKey; loadedAt: number }>();
   /** Bumped by every invalidation, so a lookup that raced with one does not cache what it read. */
   private generation = 0;
+  /** What tells this process of credential changes, once it listens: while live, keys stay cached longer. */
+  changes: { isLive(): boolean } | undefined = undefined;
 
   constructor(
     private readonly orm: MikroORM,
@@ -56,7 +58,7 @@ export class ApiKeyAuthenticator {
     if (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()) {
       throw AppError.apiKeyExpired();
     }
-    this.options.onAuthenticated?.(key.auth.apiKeyId);
+    this.options.lastUsed?.record(key.auth.apiKeyId);
     return key.auth;
   }
 
@@ -86,8 +88,7 @@ export class ApiKeyAuthenticator {
 
   private async lookup(hash: string): Promise<CachedKey | null> {
     const cached = this.cache.get(hash);
-    const ttl = this.options.cacheTtlMs;
-    if (cached && Date.now() - cached.loadedAt < (typeof ttl === 'function' ? ttl() : ttl)) return cached.key;
+    if (cached && Date.now() - cached.loadedAt < (this.changes?.isLive() ? LIVE_CACHE_TTL_MS : FALLBACK_CACHE_TTL_MS)) return cached.key;
     const generation = this.generation;
     // The TTL counts from before the read: what the row said is known to be true only from then.
     const readAt = Date.now();
