@@ -27,7 +27,14 @@ export class AppError extends Error {
 
   /** The message and every string of the details are bounded (echo.ts): a client's value is shown, never repeated whole. */
   constructor(...[code, message, details]: AppErrorArguments) {
-    super(boundText(message));
+    // A client's error is answered, never logged with a stack: none is captured. Capturing one, and
+    // formatting it when GraphQL copies it onto its error, was a visible share of a refusal's CPU
+    // (a ticket drop's SOLD_OUT answers, docs/performance.md). Server failures keep theirs.
+    const bounded = boundText(message);
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (!isServerFailure(code)) Error.stackTraceLimit = 0;
+    super(bounded);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.code = code;
     if (details !== undefined) this.details = boundDetails(details);
