@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { getOperationAST, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { AuthContext } from '../../platform/auth/auth-context';
@@ -8,24 +8,13 @@ import { AppError } from '../../foundation/errors/app-error';
 import { assertValidArguments } from '../../platform/graphql/check-arguments';
 import { CompiledOperations } from '../../platform/graphql/compiled-operations';
 import { explorerPlugin } from './explorer';
-import { formatGraphQLError, graphqlErrorsPlugin, toGraphQLError } from '../../platform/graphql/graphql-errors';
+import { formatGraphQLError, logUnexpectedErrors, serverFailureStatus, toGraphQLError } from '../../platform/graphql/graphql-errors';
 import { MAX_DOCUMENT_TOKENS } from '../../foundation/validation/input-bounds';
 import { NoNulCharactersRule } from '../../platform/graphql/no-nul-characters';
-import { graphqlHttpStatusPlugin } from './graphql-http';
+import { dataAnswersAre200 } from './graphql-http';
 import { queryLimitsCheck, type QueryLimits } from './query-limits';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
-
-/** Names the operation in the access log and the request's log lines. */
-const operationNamePlugin: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async didResolveOperation({ operation, contextValue }) {
-        if (contextValue.operation) contextValue.operation.name = operation?.name?.value ?? 'anonymous';
-      },
-    };
-  },
-};
 
 /** The messages of graphql's ValuesOfCorrectTypeRule: a value written inline that its argument's type refuses. */
 const VALUE_ERROR = /cannot represent|does not exist in ".*" enum|^Expected value of type|^Field ".*" of required type .* was not provided|^Field ".*" is not defined by type/;
@@ -54,69 +43,60 @@ export function checkOperation(
   assertValidArguments(schema, document, operation, variables);
 }
 
-const operationChecksPlugin: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      /**
-       * A value written inline that its type refuses fails document validation, before the operation
-       * is resolved. Answered like the same value sent as a variable: one VALIDATION_ERROR naming the
-       * field (all of the arguments' failures), instead of graphql's GRAPHQL_VALIDATION_FAILED.
-       */
-      async validationDidStart({ document, request, schema }) {
-        // Apollo does not await this hook: all of it runs before Apollo answers.
-        return async (validationErrors) => {
-          if (!validationErrors?.length || !validationErrors.every((error) => VALUE_ERROR.test(error.message))) return;
-          const operation = getOperationAST(document, request.operationName);
-          if (!operation) return;
-          try {
-            assertValidArguments(schema, document, operation, request.variables ?? {});
-          } catch (error) {
-            if (!(error instanceof AppError)) return;
-            // Apollo sends exactly this array: our one error stands for graphql's.
-            (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(error));
-          }
-        };
-      },
-      async didResolveOperation({ operation, document, request, schema, contextValue }) {
-        if (!operation) return;
-        try {
-          checkOperation(schema, document, operation, contextValue.auth, request.variables ?? {});
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          throw toGraphQLError(error);
-        }
-      },
-    };
-  },
-};
-
 /**
- * The limits, checked once per request in Apollo. A document that fails validation and is also over
- * a limit is answered QUERY_TOO_COMPLEX, not with graphql's validation errors (graphql's own
- * MaxIntrospectionDepthRule among them): the limit is the answer a client can act on.
+ * Our part of Apollo's request pipeline, one plugin with one set of hooks for every request (no
+ * per-request closures but the validation one, which runs once per new document):
+ * - validation: a document that fails validation and is also over a limit is answered
+ *   QUERY_TOO_COMPLEX, not with graphql's validation errors (graphql's own MaxIntrospectionDepthRule
+ *   among them): the limit is the answer a client can act on. Otherwise a value written inline that
+ *   its type refuses is answered like the same value sent as a variable: one VALIDATION_ERROR naming
+ *   the field (all of the arguments' failures), instead of graphql's GRAPHQL_VALIDATION_FAILED.
+ * - the resolved operation: named for the access log, then checked once, as the REST door checks its
+ *   routes (permissions, then arguments: checkOperation), then the limits (cost, depth).
+ * - the answer: unexpected failures logged, the HTTP status of server failures, 200 for data (D13).
  */
-export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
+function operationPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext> {
   const check = queryLimitsCheck(limits);
-  return {
-    async requestDidStart() {
-      return {
-        async validationDidStart({ document, request, schema }) {
-          // Apollo does not await this hook: all of it runs before Apollo answers.
-          return async (validationErrors) => {
-            if (!validationErrors?.length) return;
-            const operation = getOperationAST(document, request.operationName);
-            const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
-            // Apollo sends exactly this array: the refusal stands for graphql's errors.
-            if (refusal) (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(refusal));
-          };
-        },
-        async didResolveOperation({ operation, document, schema, request }) {
-          const refusal = operation ? check(schema, document, operation, request.variables) : undefined;
-          if (refusal) throw toGraphQLError(refusal) satisfies GraphQLError;
-        },
+  const hooks: GraphQLRequestListener<RequestContext> = {
+    async validationDidStart({ document, request, schema }) {
+      // Apollo does not await this hook: all of it runs before Apollo answers.
+      return async (validationErrors) => {
+        if (!validationErrors?.length) return;
+        const operation = getOperationAST(document, request.operationName);
+        if (!operation) return;
+        // Apollo sends exactly this array: our one error stands for graphql's.
+        const replaceWith = (error: AppError) => (validationErrors as GraphQLError[]).splice(0, validationErrors.length, toGraphQLError(error));
+        const refusal = check(schema, document, operation, request.variables);
+        if (refusal) return void replaceWith(refusal);
+        if (!validationErrors.every((error) => VALUE_ERROR.test(error.message))) return;
+        try {
+          assertValidArguments(schema, document, operation, request.variables ?? {});
+        } catch (error) {
+          if (error instanceof AppError) replaceWith(error);
+        }
       };
     },
+    async didResolveOperation({ operation, document, request, schema, contextValue }) {
+      if (contextValue.operation) contextValue.operation.name = operation?.name?.value ?? 'anonymous';
+      if (!operation) return;
+      try {
+        checkOperation(schema, document, operation, contextValue.auth, request.variables ?? {});
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        throw toGraphQLError(error);
+      }
+      const refusal = check(schema, document, operation, request.variables);
+      if (refusal) throw toGraphQLError(refusal) satisfies GraphQLError;
+    },
+    async didEncounterErrors(context) {
+      logUnexpectedErrors(context);
+    },
+    async willSendResponse(context) {
+      serverFailureStatus(context);
+      dataAnswersAre200(context);
+    },
   };
+  return { requestDidStart: async () => hooks };
 }
 
 export interface ApolloOptions {
@@ -141,11 +121,7 @@ export async function startApollo(
     // A backstop: the transport edge (graphqlRequestBounds) refuses longer documents first.
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     plugins: [
-      operationNamePlugin,
-      operationChecksPlugin,
-      queryLimitsPlugin(options.limits),
-      graphqlErrorsPlugin,
-      graphqlHttpStatusPlugin,
+      operationPlugin(options.limits),
       // No cache hints in this schema: without the plugin, Apollo does not wrap every field resolver.
       ApolloServerPluginCacheControlDisabled(),
       explorerPlugin(options.explorer),

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import Negotiator from 'negotiator';
 import { httpStatusOf, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, type AppError } from '../../foundation/errors/app-error';
 import { graphqlExtensionsOf } from '../../platform/graphql/graphql-errors';
@@ -42,20 +42,15 @@ export function graphqlMediaType(accept: string | undefined): string {
 }
 
 /**
- * A guard on Apollo's answers for the rule above: an answer with data is 200 (an error raised while
- * resolving a field may carry the status of its code: it does not make the answer's).
+ * A guard on Apollo's answers for the rule above (Apollo's willSendResponse): an answer with data is
+ * 200 (an error raised while resolving a field may carry the status of its code: it does not make the
+ * answer's).
  */
-export const graphqlHttpStatusPlugin: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ response }) {
-        if (response.body.kind !== 'single') return;
-        const { data } = response.body.singleResult;
-        if (data !== undefined && data !== null && response.http.status !== undefined) response.http.status = 200;
-      },
-    };
-  },
-};
+export function dataAnswersAre200({ response }: GraphQLRequestContextWillSendResponse<RequestContext>): void {
+  if (response.body.kind !== 'single') return;
+  const { data } = response.body.singleResult;
+  if (data !== undefined && data !== null && response.http.status !== undefined) response.http.status = 200;
+}
 
 /**
  * Writes a GraphQL request error the door found itself (a document over its bounds or limits), as Apollo

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, httpStatusOf, isServerFailure, type ErrorCode, type ErrorDetails, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../foundation/errors/app-error';
 import { boundText, echo } from '../../foundation/errors/echo';
@@ -73,36 +73,32 @@ export function toGraphQLError(error: AppError): GraphQLError {
   return new GraphQLError(error.message, { originalError: error, extensions: { http: { status: httpStatusOf(error.code) } } });
 }
 
+/** Logs unexpected failures with the request's logger (Apollo's didEncounterErrors). */
+export function logUnexpectedErrors({ errors, contextValue }: { readonly errors: readonly GraphQLError[]; readonly contextValue: RequestContext }): void {
+  for (const error of errors) {
+    const original = originalErrorOf(error);
+    if (!(original instanceof AppError) && !isGraphQLNativeError(original)) {
+      contextValue.logger.error({ err: original, path: error.path }, 'GraphQL resolver failed');
+    }
+  }
+}
+
 /**
- * Logs unexpected failures with the request's logger and puts the request id into their details. When
- * nothing could be resolved because of a server failure, the HTTP status says so too (500 / 503), as
- * in REST, so load balancers, monitors and retrying clients see it.
+ * Puts the request id into the details of unexpected failures, and when nothing could be resolved
+ * because of a server failure, gives the HTTP status its code (500 / 503) as in REST, so load
+ * balancers, monitors and retrying clients see it (Apollo's willSendResponse).
  */
-export const graphqlErrorsPlugin: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) {
-          const original = originalErrorOf(error);
-          if (!(original instanceof AppError) && !isGraphQLNativeError(original)) {
-            contextValue.logger.error({ err: original, path: error.path }, 'GraphQL resolver failed');
-          }
-        }
-      },
-      async willSendResponse({ response, contextValue }) {
-        if (response.body.kind !== 'single') return;
-        const { data, errors = [] } = response.body.singleResult;
-        for (const error of errors) {
-          const details = error.extensions?.details as { requestId?: string } | undefined;
-          if (details && details.requestId === '') details.requestId = contextValue.requestId;
-        }
-        const codes = new Set(errors.map((error) => error.extensions?.code));
-        const [code] = codes;
-        if (data == null && codes.size === 1 && typeof code === 'string' && isServerFailure(code)) {
-          response.http.status = httpStatusOf(code);
-        }
-        if (codes.has('SERVICE_UNAVAILABLE')) response.http.headers.set('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
-      },
-    };
-  },
-};
+export function serverFailureStatus({ response, contextValue }: GraphQLRequestContextWillSendResponse<RequestContext>): void {
+  if (response.body.kind !== 'single') return;
+  const { data, errors = [] } = response.body.singleResult;
+  for (const error of errors) {
+    const details = error.extensions?.details as { requestId?: string } | undefined;
+    if (details && details.requestId === '') details.requestId = contextValue.requestId;
+  }
+  const codes = new Set(errors.map((error) => error.extensions?.code));
+  const [code] = codes;
+  if (data == null && codes.size === 1 && typeof code === 'string' && isServerFailure(code)) {
+    response.http.status = httpStatusOf(code);
+  }
+  if (codes.has('SERVICE_UNAVAILABLE')) response.http.headers.set('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+}
