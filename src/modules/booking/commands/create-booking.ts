@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertBookable } from '../../event/event.policy';
@@ -11,6 +10,7 @@ import { bookSlotted } from '../slotted-booking.repository';
 import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { SLOT_COUNT } from '../../inventory/inventory.policy';
 import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
 import { holdMinutesErrors } from '../booking.policy';
@@ -42,11 +42,12 @@ function remember(key: string, slotted: boolean): void {
  * the backstop.
  */
 export async function createBooking(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   input: CreateBookingInput,
   settings: { readonly holdMinutes: number } = { holdMinutes: DEFAULT_HOLD_MINUTES },
 ): Promise<BookingEntity> {
+  const { em } = scope;
   assertValidInput(
     seatsRequestErrors(input),
     input,
@@ -80,7 +81,7 @@ export async function createBooking(
   );
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
   return inUnitOfWork(
-    em,
+    scope,
     async (tx, unit) => {
       // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
       // the answer is read after the commit, with the request's own entity manager.
