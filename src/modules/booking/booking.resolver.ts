@@ -99,7 +99,7 @@ export class BookingResolver {
 
   @FieldResolver(() => String)
   async eventSlug(@Root() booking: BookingEntity): Promise<string> {
-    return (await booking.event.loadOrFail({ dataloader: true })).slug;
+    return booking.eventSlug ?? (await booking.event.loadOrFail({ dataloader: true })).slug;
   }
 
   // Event details are event data: a key that may read bookings but not events gets FORBIDDEN here only.

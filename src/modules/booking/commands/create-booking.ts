@@ -1,7 +1,8 @@
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertBookable } from '../../event/event.policy';
-import { BookingEntity, BookingStatus, newBookingId } from '../booking.entity';
+import { BookingEntity, BookingStatus } from '../booking.entity';
+import { newId } from '../../../foundation/ids';
 import { seatsRequestErrors, type CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { bookSeats, type BookingChange, type NewBooking } from '../booking.repository';
@@ -56,7 +57,7 @@ export async function createBooking(
 
   // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
-  const id = newBookingId();
+  const id = newId('bk');
   const createdAt = new Date();
   const fields: NewBooking = {
     id,
