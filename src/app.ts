@@ -13,7 +13,7 @@ import type { UsageRecorder } from './modules/dashboard/usage-recorder';
 import { createExplorerAssetsRouter, EXPLORER_ASSETS_PATH } from './doors/graphql/explorer';
 import type { RequestContext } from './platform/graphql/request-context';
 import { graphqlExecution } from './doors/graphql/graphql-execution';
-import type { PreparedStatements } from './platform/db/prepared-statements';
+import { useStatementPool, type PreparedStatements } from './platform/db/prepared-statements';
 import { createApiDocsRouter } from './http/api-docs';
 import { keyAuthentication } from './http/authenticate';
 import { apiEndpoints, isProbe } from './http/endpoints';
@@ -71,10 +71,10 @@ export interface AppDeps {
  */
 export function createRequestListener(deps: AppDeps): RequestListener {
   const { config, orm, schema, routes, apollo, authenticator, limits, logger, usage, webhooks } = deps;
+  useStatementPool(orm.em, deps.statements);
   const shared: ContextShared = {
     orm,
     reads: deps.reads,
-    statements: deps.statements,
     webhooks: webhooks.runtime,
     cursors: deps.cursors,
     logger,

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PERMISSIONS } from './platform/auth/permissions';
+import { systemScope } from './platform/db/unit-of-work-scope';
 import { KeyEnvironment } from './modules/api-key/api-key.entity';
 import { createApiKey } from './modules/api-key/commands/create-api-key';
 import { createOrganization } from './modules/organization/commands/create-organization';
@@ -17,8 +18,8 @@ export async function ensureDevelopmentTenant(orm: MikroORM): Promise<Developmen
   const em = orm.em.fork();
   const { count, oldest } = await oldestOrganization(em);
   if (count > 0) return { created: false, organizationId: oldest?.id, organizations: count };
-  const organization = await createOrganization(em, { name: 'Development' });
-  const { key } = await createApiKey(orm.em.fork(), organization.id, {
+  const organization = await createOrganization(systemScope(em), { name: 'Development' });
+  const { key } = await createApiKey(systemScope(orm.em.fork()), organization.id, {
     name: 'development test key',
     permissions: [...PERMISSIONS],
     environment: KeyEnvironment.TEST,

@@ -150,7 +150,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     reads: primaryReads,
     statements: writePool,
     readReplica: replica?.readReplica,
-    written: () => firstStatistics.committed(),
+    written: firstStatistics.committed,
     extraMetrics: retention.metrics,
     onFinished: hooks.onRequestFinished,
   });

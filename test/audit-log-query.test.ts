@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { revokeApiKey } from '../src/modules/api-key/commands/revoke-api-key';
 import { deleteEvent } from '../src/modules/event/commands/delete-event';
@@ -6,7 +5,7 @@ import { updateEvent } from '../src/modules/event/commands/update-event';
 import { UpdateEventInput } from '../src/modules/event/event.inputs';
 import { EventStatus } from '../src/modules/event/event-status';
 import { OPERATOR } from '../src/platform/auth/actor';
-import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
+import type { UnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
 import { AUDIT_ACTIONS, summaryOf } from '../src/platform/audit/audit-log';
 import { AUDIT_ACTION_NAMES } from '../src/doors/dashboard/frontend/audit-actions';
 import { AUDIT_LOG, graphqlAs, restAs, storedEntries, type AuditEntryView } from './helpers/audit';
@@ -136,10 +135,10 @@ test('audit:read: a key without it and a MEMBER session are refused; an ADMIN se
 });
 
 /** `work` in a transaction that fails after it: the change and its entry roll back together. */
-async function rolledBack(work: (em: EntityManager) => Promise<unknown>): Promise<void> {
+async function rolledBack(work: (scope: UnitOfWorkScope) => Promise<unknown>): Promise<void> {
   await expect(
     app.orm.em.fork().transactional(async (tx) => {
-      await work(withUnitOfWorkScope(tx, { actor: OPERATOR }));
+      await work({ em: tx, actor: OPERATOR });
       throw new Error('failed after the change');
     }),
   ).rejects.toThrow('failed after the change');
@@ -155,7 +154,7 @@ test('an entry rolls back with its change: a statement of its own (a revocation)
   expect(stored).toEqual({ status: 'DRAFT', revoked_at: null });
   expect((await storedEntries(app.orm, organization.id)).map((entry) => entry.action)).toEqual(['api_key.created']);
   // The same changes, committed, write one entry each.
-  await deleteEvent(withUnitOfWorkScope(app.orm.em.fork(), { actor: OPERATOR }), organization.id, event.slug);
+  await deleteEvent({ em: app.orm.em.fork(), actor: OPERATOR }, organization.id, event.slug);
   expect((await storedEntries(app.orm, organization.id, 'event.deleted')).map((entry) => [entry.actor_kind, entry.target_id])).toEqual([['CLI', event.id]]);
 });
 

@@ -47,7 +47,8 @@ function contextWith(permissions: Permission[]): RequestContext {
       waitlistOfferMinutes: 60,
     },
   };
-  return { requestId: 'resolver-test', auth, actor: actorOf(auth), em: orm.em.fork(), logger: createLogger('silent') };
+  const em = orm.em.fork();
+  return { requestId: 'resolver-test', auth, actor: actorOf(auth), em, scope: { em, actor: actorOf(auth) }, logger: createLogger('silent') };
 }
 
 const CREATE = 'mutation($input: CreateEventInput!) { createEvent(input: $input) { id slug status } }';

@@ -8,6 +8,7 @@ import { createApiKey, createTenant } from './helpers/factories';
 import { insertEvents } from './helpers/event-rows';
 import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 /*
  * D22, check-in at the door, through GraphQL (the REST routes come with D23): every transition and
@@ -233,7 +234,7 @@ test('30 scans of one booking on 30 connections of the pool (the command, withou
   const booking = await book(key, event.slug);
   // Each on an entity manager of its own: its statement on a connection of the ORM's pool, not the
   // server's pipelined statement pool, so that they really run side by side in PostgreSQL.
-  const outcomes = await Promise.allSettled(Array.from({ length: 30 }, () => checkInBooking(ctx.app.orm.em.fork(), organization.id, booking.id)));
+  const outcomes = await Promise.allSettled(Array.from({ length: 30 }, () => checkInBooking(systemScope(ctx.app.orm.em.fork()), organization.id, booking.id)));
   const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
   expect(won).toHaveLength(1);
   const checkedInAt = (won[0] as PromiseFulfilledResult<{ checkedInAt: Date }>).value.checkedInAt.toISOString();

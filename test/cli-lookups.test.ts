@@ -5,6 +5,7 @@ import { addMember } from '../src/modules/member/commands/add-member';
 import { databaseUrl, describeOnPostgres, withAdminClient } from './helpers/database';
 import { createApiKey, createOrganization } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 // The admin CLI's lookups (org list/show, key show, member list/remove) and `db migrate`'s answer, as an
 // operator runs them: one JSON object on stdout and exit 0, or the error on stderr, nothing on stdout
@@ -48,9 +49,9 @@ beforeAll(async () => {
   otherOrganizationId = (await createOrganization(app.orm, { name: 'Other lookup org' })).id;
   ({ id: keyId, key: secret } = await createApiKey(app.orm, organizationId, { name: 'ci', permissions: ['events:read'] }));
   const revoked = await createApiKey(app.orm, organizationId, { name: 'old', permissions: ['events:read'] });
-  await revokeApiKey(app.orm.em.fork(), organizationId, revoked.id);
+  await revokeApiKey(systemScope(app.orm.em.fork()), organizationId, revoked.id);
   for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
-    memberIds.push((await addMember(app.orm.em.fork(), organizationId, { email, name: email.split('@')[0] })).id);
+    memberIds.push((await addMember(systemScope(app.orm.em.fork()), organizationId, { email, name: email.split('@')[0] })).id);
   }
 });
 

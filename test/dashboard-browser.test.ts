@@ -9,6 +9,7 @@ import { createMemberWithPassword } from './helpers/dashboard';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 // One browser for the file, one page per person, reused across pages and widths. Screenshots of every
 // page at 1280 and 390 px wide are kept in test-artifacts/dashboard/ (git-ignored) for review.
@@ -79,7 +80,7 @@ async function go(page: Page, hash: string, heading: string): Promise<void> {
 
 test('invite link → set password → sign in → create a key → it lists events over REST → revoke → 401 within a second; every page readable and accessible', async () => {
   const organization = await createOrganization(app.orm, { name: 'Acme Events', plan: OrganizationPlan.ENTERPRISE });
-  const admin = await addMember(app.orm.em.fork(), organization.id, { email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
+  const admin = await addMember(systemScope(app.orm.em.fork()), organization.id, { email: 'ada@example.com', name: 'Ada Admin', role: 'admin' });
 
   const invited = await runCliInProcess(app.databaseUrl, ['member', 'invite', admin.id]);
   expect(invited.code).toBe(0);

@@ -4,6 +4,7 @@ import { ALL_PERMISSIONS, createApiKey, createOrganization, eventInput } from '.
 import { within } from './helpers/admin-cli';
 import { createMemberWithPassword, sessionGraphql, signIn, PASSWORD } from './helpers/dashboard';
 import { useTestApp } from './helpers/use-test-app';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 const ctx = useTestApp();
 
@@ -74,7 +75,7 @@ describe('session cookie and cross-site requests', () => {
   test('an invitation link works once; a password shorter than 12 characters is refused', async () => {
     const organization = await createOrganization(ctx.app.orm);
     const member = await createMemberWithPassword(ctx.app.orm, organization.id, 'member');
-    const invitation = await issueInvitation(ctx.app.orm.em.fork(), organization.id, member.id, 'https://localhost');
+    const invitation = await issueInvitation(systemScope(ctx.app.orm.em.fork()), organization.id, member.id, 'https://localhost');
     const token = invitation.path.split('/').pop();
     const accept = (password: string) =>
       ctx.app.client.request('POST', '/dashboard/api/invitations/accept', { headers: { 'x-csrf-token': 'x' }, json: { token, password } });

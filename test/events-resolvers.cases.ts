@@ -38,7 +38,8 @@ function contextFor(permissions: Permission[], owner: OrganizationEntity = organ
     },
     permissions,
   };
-  return { requestId: randomUUID(), auth, actor: actorOf(auth), em: ctx.app.orm.em.fork(), logger: createLogger('silent'), cursors: CURSORS };
+  const em = ctx.app.orm.em.fork();
+  return { requestId: randomUUID(), auth, actor: actorOf(auth), em, scope: { em, actor: actorOf(auth) }, logger: createLogger('silent'), cursors: CURSORS };
 }
 
 const CREATE = `mutation($input: CreateEventInput!) {

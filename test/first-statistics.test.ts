@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { inUnitOfWork } from '../src/platform/db/unit-of-work';
-import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 import { FIRST_STATISTICS_LOCK, FirstStatistics } from '../src/platform/db/first-statistics';
 import { useCommandDatabase } from './helpers/command-database';
 import { describeOnPostgres } from './helpers/database';
@@ -120,7 +120,7 @@ describeOnPostgres('pg_class statistics and pg_statistic are PostgreSQL server f
   });
   test('each committed unit of work reports itself through its scope (what drives the job in a request)', async () => {
     let written = 0;
-    const scoped = () => withUnitOfWorkScope(db.orm.em.fork(), { actor: { kind: 'system', task: 'test' }, written: () => (written += 1) });
+    const scoped = () => systemScope(db.orm.em.fork(), 'test', { written: () => (written += 1) });
     await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'));
     await inUnitOfWork(scoped(), (tx) => tx.execute('select 1'), { singleStatement: true });
     expect(written).toBe(2);

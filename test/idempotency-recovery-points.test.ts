@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/schema/database';
 import type { Actor } from '../src/platform/auth/actor';
 import { IdempotencyKeyStore, type ClaimResult, type HeldKey } from '../src/platform/idempotency/idempotency-key.store';
-import { withUnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
+import type { UnitOfWorkScope } from '../src/platform/db/unit-of-work-scope';
 import { ServerSecrets } from '../src/platform/crypto/server-secrets';
 import type { WebhookRuntime } from '../src/platform/outbox/webhook-runtime';
 import { createWebhookEndpoint } from '../src/modules/webhook/commands/create-webhook-endpoint';
@@ -15,6 +15,7 @@ import { issueInvitation } from '../src/modules/member/commands/issue-invitation
 import { hashSecretToken } from '../src/modules/member/secret-token';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { createOrganization } from './helpers/factories';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 // The key store's side of recovery points (D17): what a takeover keeps, what a release keeps, and
 // the fence that stops a request which outlived its lease; then commands run with a claim the way a
@@ -86,10 +87,10 @@ describeOnPostgres('the key store needs a PostgreSQL server')('Idempotency-Key r
   });
   // ---- Commands on a recovered retry ------------------------------------------------------------
 
-  /** The entity manager a request with this claim hands its commands (what the request context does). */
-  const scoped = (claim: HeldKey) => withUnitOfWorkScope(orm.em.fork(), { actor, idempotency: claim });
+  /** The scope a request with this claim hands its commands (what the request context does). */
+  const scoped = (claim: HeldKey): UnitOfWorkScope => ({ em: orm.em.fork(), actor, idempotency: claim });
   /** A first attempt that committed its unit and died before its answer was stored; the retry after its lease. */
-  async function recoveredRetry<T>(run: (em: EntityManager) => Promise<T>, between: () => Promise<unknown> = async () => undefined) {
+  async function recoveredRetry<T>(run: (scope: UnitOfWorkScope) => Promise<T>, between: () => Promise<unknown> = async () => undefined) {
     const key = randomUUID();
     const first = await run(scoped(held(await store.claim(organizationId, key, 'c'.repeat(64)))));
     await between();
@@ -110,8 +111,8 @@ describeOnPostgres('the key store needs a PostgreSQL server')('Idempotency-Key r
       .status;
 
   test('redeliverWebhookMessage: the retry answers the message as the requeue left it (PENDING) and does not requeue it again', async () => {
-    const { endpoint } = await createWebhookEndpoint(orm.em.fork(), organizationId, { url: 'https://hooks.example.com/in' }, runtime);
-    const { id: messageId } = await sendTestWebhook(orm.em.fork(), organizationId, endpoint.id, runtime);
+    const { endpoint } = await createWebhookEndpoint(systemScope(orm.em.fork()), organizationId, { url: 'https://hooks.example.com/in' }, runtime);
+    const { id: messageId } = await sendTestWebhook(systemScope(orm.em.fork()), organizationId, endpoint.id, runtime);
     const setStatus = (status: WebhookMessageStatus) =>
       orm.em.fork().getConnection().execute('update webhook_deliveries set status = ?, locked_until = null where message_id = ?', [status, messageId]);
     await setStatus(WebhookMessageStatus.FAILED);
@@ -147,7 +148,7 @@ describeOnPostgres('the key store needs a PostgreSQL server')('Idempotency-Key r
 
   test('issueInvitation (reinviteMember): the retry shows the link that committed, which is still the one that works', async () => {
     const email = `reinvited-${randomUUID()}@example.com`;
-    const member = (await inviteMember(orm.em.fork(), organizationId, { email, name: 'Reinvited' }, 'https://dash.example')).member;
+    const member = (await inviteMember(systemScope(orm.em.fork()), organizationId, { email, name: 'Reinvited' }, 'https://dash.example')).member;
     const { first, again } = await recoveredRetry((em) => issueInvitation(em, organizationId, member.id, 'https://dash.example'));
     expect(again.path).toBe(first.path);
     expect(again.member.id).toBe(member.id);

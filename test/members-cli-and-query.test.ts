@@ -2,6 +2,7 @@ import { addMember } from '../src/modules/member/commands/add-member';
 import { runCli, runCliInProcess, type CliResult } from './helpers/admin-cli';
 import { createApiKey, createTenant } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -74,8 +75,8 @@ test("Query.members lists the key's organization only, newest first, paginated; 
   const { organization, key } = await createTenant(app.orm);
   const stranger = await createTenant(app.orm);
   // Added in process (the CLI's wiring is the first test's): the command member add runs.
-  for (const name of ['One', 'Two', 'Three']) await addMember(app.orm.em.fork(), organization.id, { email: `${name.toLowerCase()}@example.com`, name });
-  await addMember(app.orm.em.fork(), stranger.organization.id, { email: 'stranger@example.com', name: 'Stranger' });
+  for (const name of ['One', 'Two', 'Three']) await addMember(systemScope(app.orm.em.fork()), organization.id, { email: `${name.toLowerCase()}@example.com`, name });
+  await addMember(systemScope(app.orm.em.fork()), stranger.organization.id, { email: 'stranger@example.com', name: 'Stranger' });
 
   const all = await app.client.graphql(key, MEMBERS);
   expect(all.body.data.members.total).toBe(3);

@@ -6,6 +6,7 @@ import { ADD_TICKET_TYPE, bookingInput, CANCEL_BOOKING, CREATE_BOOKING, createPu
 import { createTenant, eventInput } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 import { CREATE_ENDPOINT, WEBHOOK_TEST_ENV, WebhookReceiver, type ReceivedMessage } from './helpers/webhook-receiver';
+import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
 /*
  * A webhook's `data` is the resource as the API shows it (D18), made by the presenters from the rows
@@ -296,7 +297,7 @@ describe('ticket type messages', () => {
     const failing = (work: (em: Parameters<typeof addTicketType>[0]) => Promise<unknown>) =>
       expect(
         ctx.app.orm.em.fork().transactional(async (em) => {
-          await work(em);
+          await work(systemScope(em));
           throw new Error('the change failed after the mutation');
         }),
       ).rejects.toThrow('the change failed');
@@ -308,7 +309,7 @@ describe('ticket type messages', () => {
     expect(event.ticketTypes.map((ticketType: { name: string }) => ticketType.name)).toEqual(['GA']);
 
     // The same change committed writes its one message.
-    await updateTicketType(ctx.app.orm.em.fork(), tenant.organization.id, ga, { name: 'Kept' });
+    await updateTicketType(systemScope(ctx.app.orm.em.fork()), tenant.organization.id, ga, { name: 'Kept' });
     expect((await messageRows(tenant.organization.id)).map((row) => row.type)).toEqual(['ticket_type.updated']);
   });
 });

@@ -13,14 +13,6 @@ const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
 let offset = 0;
 
-function randomByte(): number {
-  if (offset >= pool.length) {
-    pool = randomBytes(POOL_SIZE);
-    offset = 0;
-  }
-  return pool[offset++];
-}
-
 /**
  * `length` bytes from the same cryptographic source and pool, each handed out once (a pool is never
  * written again), for values that need fresh random bytes on a hot path, such as the IV of every sealed
@@ -41,7 +33,11 @@ export function pooledRandomBytes(length: number): Buffer {
 export function randomAlphanumeric(length: number): string {
   let out = '';
   while (out.length < length) {
-    const byte = randomByte();
+    if (offset >= pool.length) {
+      pool = randomBytes(POOL_SIZE);
+      offset = 0;
+    }
+    const byte = pool[offset++];
     if (byte < UNBIASED_LIMIT) out += ALPHABET[byte % 62];
   }
   return out;

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { actorOf, type Actor } from '../platform/auth/actor';
 import type { AuthContext } from '../platform/auth/auth-context';
-import { unitOfWorkScopeOf, withUnitOfWorkScope, type IdempotencyClaim, type UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
+import type { IdempotencyClaim, UnitOfWorkScope } from '../platform/db/unit-of-work-scope';
 import type { PreparedStatements } from '../platform/db/prepared-statements';
 import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
@@ -17,8 +17,6 @@ import { bindTrace, type TraceScope } from '../platform/observability/tracing';
 export interface ContextShared {
   readonly orm: MikroORM;
   readonly reads: PreparedStatements;
-  /** Where writes that are one statement run outside a transaction (see UnitOfWorkScope.statements). */
-  readonly statements?: PreparedStatements;
   readonly webhooks: WebhookRuntime;
   /** List cursors (D25), keyed by the server secret. */
   readonly cursors?: ListCursors;
@@ -43,6 +41,7 @@ export class HttpRequestContext implements RequestContext {
   readonly trace: TraceScope | undefined;
   private forked: EntityManager | undefined;
   private primary: EntityManager | undefined;
+  private commandScope: UnitOfWorkScope | undefined;
   private child: Logger | undefined;
 
   constructor(
@@ -72,14 +71,24 @@ export class HttpRequestContext implements RequestContext {
     return actorOf(this.auth);
   }
 
-  /** The request's entity manager carries its unit-of-work scope: its commands learn the actor and the key from it. */
+  /** The request's entity manager, made when first used. */
   get em(): EntityManager {
     if (this.forked) return this.forked;
+    const orm = this.locals?.readSource?.orm ?? this.shared.orm;
+    this.forked = orm.em.fork();
+    bindTrace(this.forked, this.trace);
+    return this.forked;
+  }
+
+  /** What the request's commands run with: its entity manager, the caller, the request's key (see UnitOfWorkScope). */
+  get scope(): UnitOfWorkScope {
+    if (this.commandScope) return this.commandScope;
     const { webhooks, replica } = this.shared;
     const organizationId = this.auth.organization.id;
     const ip = this.locals?.ip;
     let clientIp: { value: string | undefined } | undefined;
-    const scope: UnitOfWorkScope = {
+    this.commandScope = {
+      em: this.em,
       actor: this.actor,
       // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4),
       // parsed only when an audited change reads it (a booking never does).
@@ -90,21 +99,17 @@ export class HttpRequestContext implements RequestContext {
       idempotency: this.locals?.idempotency?.claim,
       outboxWritten: () => webhooks.wake(),
       written: this.shared.written,
-      statements: tracedFor(this.shared.statements, this.trace),
       trace: this.trace,
       committed: replica ? () => replica.wrote(organizationId) : undefined,
     };
-    const orm = this.locals?.readSource?.orm ?? this.shared.orm;
-    this.forked = withUnitOfWorkScope(orm.em.fork(), scope);
-    bindTrace(this.forked, this.trace);
-    return this.forked;
+    return this.commandScope;
   }
 
-  /** See RequestContext.primaryEm: a fork of the primary's with the same scope when `em` reads a replica. */
+  /** See RequestContext.primaryEm: a fork of the primary's when `em` reads a replica. */
   get primaryEm(): EntityManager {
     if (this.locals?.readSource === undefined) return this.em;
     if (this.primary) return this.primary;
-    this.primary = withUnitOfWorkScope(this.shared.orm.em.fork(), unitOfWorkScopeOf(this.em));
+    this.primary = this.shared.orm.em.fork();
     bindTrace(this.primary, this.trace);
     return this.primary;
   }

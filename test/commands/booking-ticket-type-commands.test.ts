@@ -16,6 +16,7 @@ import { MAX_TICKET_TYPES } from '../../src/modules/ticket-type/ticket-type.poli
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 // Booking and ticket type commands on real PostgreSQL, without HTTP (D6, D7): counts, locks, rules.
 let database: CommandDatabase;
@@ -32,7 +33,7 @@ const em = () => orm.em.fork();
 
 async function publishedEvent(capacity: number | null, ticketTypes: Array<Record<string, unknown>> = []) {
   const event = await createEvent(
-    em(),
+    systemScope(em()),
     organization,
     inputOf(CreateEventInput, {
       title: 'Show',
@@ -43,12 +44,12 @@ async function publishedEvent(capacity: number | null, ticketTypes: Array<Record
       ticketTypes: ticketTypes.map((fields) => inputOf(TicketTypeInput, fields)),
     }),
   );
-  await updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
+  await updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
   return event;
 }
 
 const book = (eventSlug: string, quantity: number, ticketTypeId?: string) =>
-  createBooking(em(), organization.id, inputOf(CreateBookingInput, { eventSlug, ticketTypeId, quantity, attendeeEmail: 'a@example.com', attendeeName: ' Ada ' }));
+  createBooking(systemScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug, ticketTypeId, quantity, attendeeEmail: 'a@example.com', attendeeName: ' Ada ' }));
 
 async function counts(eventId: string) {
   return em().findOneOrFail(EventEntity, { id: eventId }, { populate: ['ticketTypes'] });
@@ -78,16 +79,16 @@ test('cancel gives the seats back once', async () => {
   const event = await publishedEvent(2, [{ name: 'A', price: 0, currency: 'EUR', quantity: 2 }]);
   const [type] = event.ticketTypes.getItems();
   const booking = await book(event.slug, 2, type.id);
-  const cancelled = await cancelBooking(em(), organization.id, booking.id);
+  const cancelled = await cancelBooking(systemScope(em()), organization.id, booking.id);
   expect(cancelled).toMatchObject({ status: 'CANCELLED', cancelledAt: expect.any(Date) });
-  expect(await failure(cancelBooking(em(), organization.id, booking.id))).toMatchObject({ code: 'BOOKING_ALREADY_CANCELLED', details: { id: booking.id } });
+  expect(await failure(cancelBooking(systemScope(em()), organization.id, booking.id))).toMatchObject({ code: 'BOOKING_ALREADY_CANCELLED', details: { id: booking.id } });
   const stored = await counts(event.id);
   expect([stored.registrationCount, stored.ticketTypes.getItems()[0].sold]).toEqual([0, 0]);
 });
 
 test('only a PUBLISHED event takes bookings; another organization\'s booking and event are not found', async () => {
   const draft = await createEvent(
-    em(),
+    systemScope(em()),
     organization,
     inputOf(CreateEventInput, { title: 'D', slug: uniqueSlug(), startDate: new Date('2031-05-01T18:00:00Z'), endDate: new Date('2031-05-01T22:00:00Z') }),
   );
@@ -95,30 +96,30 @@ test('only a PUBLISHED event takes bookings; another organization\'s booking and
   const event = await publishedEvent(null);
   const booking = await book(event.slug, 1);
   const other = await organizationSnapshot(orm);
-  expect(await failure(cancelBooking(em(), other.id, booking.id))).toMatchObject({ code: 'BOOKING_NOT_FOUND' });
-  expect(await failure(createBooking(em(), other.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  expect(await failure(cancelBooking(systemScope(em()), other.id, booking.id))).toMatchObject({ code: 'BOOKING_NOT_FOUND' });
+  expect(await failure(createBooking(systemScope(em()), other.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
 });
 
 test('ticket types: quantity never below sold, a type with sales is not removed, at most MAX_TICKET_TYPES', async () => {
   const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
   const [type] = event.ticketTypes.getItems();
   await book(event.slug, 4, type.id);
-  expect(await failure(updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 3, name: '' })))).toMatchObject({
+  expect(await failure(updateTicketType(systemScope(em()), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 3, name: '' })))).toMatchObject({
     code: 'VALIDATION_ERROR',
     details: { errors: [{ field: 'name', message: expect.any(String) }, { field: 'quantity', message: 'quantity cannot be below the 4 tickets already sold' }] },
   });
-  expect(await updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 4, price: 6.5 }))).toMatchObject({ quantity: 4, price: 6.5 });
-  expect(await failure(removeTicketType(em(), organization.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { sold: 4 } });
+  expect(await updateTicketType(systemScope(em()), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 4, price: 6.5 }))).toMatchObject({ quantity: 4, price: 6.5 });
+  expect(await failure(removeTicketType(systemScope(em()), organization.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { sold: 4 } });
 
   for (let index = 1; index < MAX_TICKET_TYPES; index += 1) {
-    await addTicketType(em(), organization.id, event.slug, inputOf(TicketTypeInput, { name: `T${index}`, price: 1, currency: 'EUR', quantity: 1 }));
+    await addTicketType(systemScope(em()), organization.id, event.slug, inputOf(TicketTypeInput, { name: `T${index}`, price: 1, currency: 'EUR', quantity: 1 }));
   }
   const extra = inputOf(TicketTypeInput, { name: 'One too many', price: 1, currency: 'EUR', quantity: 1 });
-  expect(await failure(addTicketType(em(), organization.id, event.slug, extra))).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'eventSlug' }] } });
-  const removable = await addTicketType(em(), organization.id, (await publishedEvent(null)).slug, extra);
-  expect(await removeTicketType(em(), organization.id, removable.id)).toMatchObject({ id: removable.id });
+  expect(await failure(addTicketType(systemScope(em()), organization.id, event.slug, extra))).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'eventSlug' }] } });
+  const removable = await addTicketType(systemScope(em()), organization.id, (await publishedEvent(null)).slug, extra);
+  expect(await removeTicketType(systemScope(em()), organization.id, removable.id)).toMatchObject({ id: removable.id });
   const other = await organizationSnapshot(orm);
-  expect(await failure(removeTicketType(em(), other.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_NOT_FOUND' });
+  expect(await failure(removeTicketType(systemScope(em()), other.id, type.id))).toMatchObject({ code: 'TICKET_TYPE_NOT_FOUND' });
 });
 
 // D6: update and remove are one statement that locks the event, then the ticket type, guarded
@@ -139,7 +140,7 @@ describe('a sale that commits while a ticket type change waits for the event row
   test('removing the type: refused as sold (TICKET_TYPE_HAS_SALES), the type stays', async () => {
     const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
     const [type] = event.ticketTypes.getItems();
-    const outcome = await sellingWhile(event.id, type.id, 2, () => removeTicketType(em(), organization.id, type.id));
+    const outcome = await sellingWhile(event.id, type.id, 2, () => removeTicketType(systemScope(em()), organization.id, type.id));
     expect(outcome).toMatchObject({ code: 'TICKET_TYPE_HAS_SALES', details: { sold: 2 } });
     expect((await counts(event.id)).ticketTypes.getItems()).toHaveLength(1);
   });
@@ -148,7 +149,7 @@ describe('a sale that commits while a ticket type change waits for the event row
     const event = await publishedEvent(null, [{ name: 'A', price: 5, currency: 'EUR', quantity: 5 }]);
     const [type] = event.ticketTypes.getItems();
     const outcome = await sellingWhile(event.id, type.id, 3, () =>
-      updateTicketType(em(), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 2, name: 'B' })),
+      updateTicketType(systemScope(em()), organization.id, type.id, inputOf(TicketTypeUpdateInput, { quantity: 2, name: 'B' })),
     );
     expect(outcome).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'quantity', message: 'quantity cannot be below the 3 tickets already sold' }] } });
     expect((await counts(event.id)).ticketTypes.getItems()[0]).toMatchObject({ name: 'A', quantity: 5, sold: 3 });
@@ -157,7 +158,7 @@ describe('a sale that commits while a ticket type change waits for the event row
   test('concurrent adds at MAX_TICKET_TYPES - 1: exactly one is added', async () => {
     const event = await publishedEvent(null, Array.from({ length: MAX_TICKET_TYPES - 1 }, (_, index) => ({ name: `T${index}`, price: 1, currency: 'EUR', quantity: 1 })));
     const input = inputOf(TicketTypeInput, { name: 'Last', price: 1, currency: 'EUR', quantity: 1 });
-    const results = await Promise.allSettled(Array.from({ length: 4 }, () => addTicketType(em(), organization.id, event.slug, input)));
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => addTicketType(systemScope(em()), organization.id, event.slug, input)));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     expect((await counts(event.id)).ticketTypes.getItems()).toHaveLength(MAX_TICKET_TYPES);
   });

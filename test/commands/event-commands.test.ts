@@ -15,6 +15,7 @@ import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.input
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 // The event commands on real PostgreSQL, without HTTP: the case matrices of D3, D4 and D16. The
 // both-doors suites (events-*.test.ts) prove the wiring with a few of these cases each.
@@ -72,24 +73,24 @@ describe('createEvent: every field rule (D4, D16), every failing field at once, 
     ],
   ])('%s', async (_name, overrides, fields) => {
     const input = createInput(overrides);
-    expect(await failingFields(createEvent(em(), organization, input))).toEqual(fields);
+    expect(await failingFields(createEvent(systemScope(em()), organization, input))).toEqual(fields);
     expect(await em().count(EventEntity, { slug: input.slug })).toBe(0);
   });
 
   test('the limits themselves are accepted; the timezone defaults to the organization and is stored canonically', async () => {
     const event = await createEvent(
-      em(),
+      systemScope(em()),
       organization,
       createInput({ title: 't'.repeat(200), slug: `a${'-b'.repeat(49)}c`, venue: 'v'.repeat(300), capacity: 1_000_000, venueAddress: 'a'.repeat(500) }),
     );
     expect(event).toMatchObject({ timezone: 'Europe/Paris', capacity: 1_000_000, status: EventStatus.DRAFT, registrationCount: 0 });
-    expect((await createEvent(em(), organization, createInput({ timezone: 'utc' }))).timezone).toBe('UTC');
+    expect((await createEvent(systemScope(em()), organization, createInput({ timezone: 'utc' }))).timezone).toBe('UTC');
   });
 
   test('ticket types are stored verbatim in the order given, whatever their names hold (one array literal per column)', async () => {
     const names = ['a"b', 'back\\slash', 'comma, {brace}', 'NULL', ' spaced ', 'ünï €'];
     const types = names.map((name, index) => inputOf(TicketTypeInput, { name, price: index + 0.5, currency: 'EUR', quantity: index }));
-    const event = await createEvent(em(), organization, createInput({ ticketTypes: types }));
+    const event = await createEvent(systemScope(em()), organization, createInput({ ticketTypes: types }));
     expect(event.ticketTypes.getItems().map(({ name, price, quantity }) => ({ name, price, quantity }))).toEqual(
       names.map((name, index) => ({ name, price: index + 0.5, quantity: index })),
     );
@@ -101,15 +102,15 @@ describe('createEvent: every field rule (D4, D16), every failing field at once, 
 
   test('a duplicate slug is 400 on slug, also in another organization it is free (D1)', async () => {
     const input = createInput();
-    await createEvent(em(), organization, input);
-    expect(await failingFields(createEvent(em(), organization, createInput({ slug: input.slug })))).toEqual(['slug']);
+    await createEvent(systemScope(em()), organization, input);
+    expect(await failingFields(createEvent(systemScope(em()), organization, createInput({ slug: input.slug })))).toEqual(['slug']);
     const other = await organizationSnapshot(orm);
-    expect((await createEvent(em(), other, createInput({ slug: input.slug }))).slug).toBe(input.slug);
+    expect((await createEvent(systemScope(em()), other, createInput({ slug: input.slug }))).slug).toBe(input.slug);
   });
 
   test('two creates of one slug racing: one event, the other 400 on slug (never a 500)', async () => {
     const slug = uniqueSlug();
-    const results = await Promise.allSettled([0, 1, 2].map(() => createEvent(em(), organization, createInput({ slug }))));
+    const results = await Promise.allSettled([0, 1, 2].map(() => createEvent(systemScope(em()), organization, createInput({ slug }))));
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     for (const result of results) {
       if (result.status === 'rejected') expect(result.reason).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'slug' }] } });
@@ -119,10 +120,10 @@ describe('createEvent: every field rule (D4, D16), every failing field at once, 
 
 describe('updateEvent (D3, D4, D16)', () => {
   async function created(overrides: Record<string, unknown> = {}) {
-    return createEvent(em(), organization, createInput(overrides));
+    return createEvent(systemScope(em()), organization, createInput(overrides));
   }
   const update = (slug: string, fields: Record<string, unknown>, organizationId = organization.id) =>
-    updateEvent(em(), organizationId, slug, inputOf(UpdateEventInput, fields));
+    updateEvent(systemScope(em()), organizationId, slug, inputOf(UpdateEventInput, fields));
 
   test('required fields cannot be cleared; optional ones can', async () => {
     const event = await created({ description: 'd', venue: 'v', venueAddress: 'a', coverImage: 'https://x.example/c.jpg', capacity: 5 });
@@ -167,7 +168,7 @@ describe('updateEvent (D3, D4, D16)', () => {
   test('capacity never below the registrations (made by real bookings)', async () => {
     const event = await created({ capacity: 10 });
     await update(event.slug, { status: EventStatus.PUBLISHED });
-    await createBooking(em(), organization.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 5, attendeeEmail: 'a@example.com', attendeeName: 'A' }));
+    await createBooking(systemScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 5, attendeeEmail: 'a@example.com', attendeeName: 'A' }));
     expect(await failingFields(update(event.slug, { capacity: 4 }))).toEqual(['capacity']);
     expect(await update(event.slug, { capacity: 5 })).toMatchObject({ capacity: 5, registrationCount: 5 });
   });
@@ -176,22 +177,22 @@ describe('updateEvent (D3, D4, D16)', () => {
     const event = await created();
     const other = await organizationSnapshot(orm);
     expect(await failure(update(event.slug, { title: 'x' }, other.id))).toMatchObject({ code: 'EVENT_NOT_FOUND', details: { slug: event.slug } });
-    expect(await failure(deleteEvent(em(), other.id, event.slug))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+    expect(await failure(deleteEvent(systemScope(em()), other.id, event.slug))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
   });
 });
 
 describe('deleteEvent (D3)', () => {
   test('only without confirmed bookings; cancelled ones go with the event', async () => {
-    const event = await createEvent(em(), organization, createInput());
-    await updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
+    const event = await createEvent(systemScope(em()), organization, createInput());
+    await updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
     const booking = await createBooking(
-      em(),
+      systemScope(em()),
       organization.id,
       inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'A' }),
     );
-    expect(await failure(deleteEvent(em(), organization.id, event.slug))).toMatchObject({ code: 'EVENT_HAS_BOOKINGS', details: { bookingCount: 1 } });
-    await cancelBooking(em(), organization.id, booking.id);
-    expect(await deleteEvent(em(), organization.id, event.slug)).toEqual({ id: event.id, slug: event.slug });
+    expect(await failure(deleteEvent(systemScope(em()), organization.id, event.slug))).toMatchObject({ code: 'EVENT_HAS_BOOKINGS', details: { bookingCount: 1 } });
+    await cancelBooking(systemScope(em()), organization.id, booking.id);
+    expect(await deleteEvent(systemScope(em()), organization.id, event.slug)).toEqual({ id: event.id, slug: event.slug });
     expect(await em().count(BookingEntity, { id: booking.id })).toBe(0);
   });
 });
@@ -216,7 +217,7 @@ describe('a change that commits while a write waits for the event row', () => {
   const reason = (result: PromiseSettledResult<unknown>) => (result.status === 'rejected' ? result.reason : result.value);
 
   test('a booking confirmed meanwhile: the delete refuses (EVENT_HAS_BOOKINGS), nothing is deleted', async () => {
-    const event = await createEvent(em(), organization, createInput());
+    const event = await createEvent(systemScope(em()), organization, createInput());
     const held = await holding([
       ['select id from events where id = ? for update', [event.id]],
       [
@@ -226,41 +227,41 @@ describe('a change that commits while a write waits for the event row', () => {
       ],
       ['update events set registration_count = registration_count + 2 where id = ?', [event.id]],
     ]);
-    const result = await racing(held, () => deleteEvent(em(), organization.id, event.slug));
+    const result = await racing(held, () => deleteEvent(systemScope(em()), organization.id, event.slug));
     expect(reason(result)).toMatchObject({ code: 'EVENT_HAS_BOOKINGS', details: { bookingCount: 1 } });
     expect(await em().count(EventEntity, { id: event.id })).toBe(1);
   });
 
   test('registrations made meanwhile above the new capacity: the update refuses on capacity, nothing applies', async () => {
-    const event = await createEvent(em(), organization, createInput({ capacity: 10 }));
+    const event = await createEvent(systemScope(em()), organization, createInput({ capacity: 10 }));
     const held = await holding([['update events set registration_count = 5 where id = ?', [event.id]]]);
-    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { capacity: 4, title: 'After' })));
+    const result = await racing(held, () => updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { capacity: 4, title: 'After' })));
     expect(reason(result)).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'capacity' }] } });
     expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ capacity: 10, title: 'Launch', registrationCount: 5 });
   });
 
   test('an update that renamed the event meanwhile: the update of the old slug finds no event (EVENT_NOT_FOUND)', async () => {
-    const event = await createEvent(em(), organization, createInput());
+    const event = await createEvent(systemScope(em()), organization, createInput());
     const renamed = uniqueSlug();
     const held = await holding([['update events set slug = ? where id = ?', [renamed, event.id]]]);
-    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
+    const result = await racing(held, () => updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
     expect(reason(result)).toMatchObject({ code: 'EVENT_NOT_FOUND' });
     expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ slug: renamed, title: 'Launch' });
   });
 
   test('an update that published the event meanwhile: a start date change is then refused (EVENT_ALREADY_PUBLISHED)', async () => {
-    const event = await createEvent(em(), organization, createInput());
+    const event = await createEvent(systemScope(em()), organization, createInput());
     const held = await holding([["update events set status = 'PUBLISHED' where id = ?", [event.id]]]);
     const result = await racing(held, () =>
-      updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { startDate: future(3), endDate: future(3, 17) })),
+      updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { startDate: future(3), endDate: future(3, 17) })),
     );
     expect(reason(result)).toMatchObject({ code: 'EVENT_ALREADY_PUBLISHED', details: { immutableFields: ['startDate'] } });
   });
 
   test('another field changed meanwhile: the update reads again and applies on top of it', async () => {
-    const event = await createEvent(em(), organization, createInput());
+    const event = await createEvent(systemScope(em()), organization, createInput());
     const held = await holding([["update events set venue = 'Elsewhere' where id = ?", [event.id]]]);
-    const result = await racing(held, () => updateEvent(em(), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
+    const result = await racing(held, () => updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { title: 'After' })));
     expect(reason(result)).toMatchObject({ title: 'After', venue: 'Elsewhere' });
     expect(await em().findOne(EventEntity, { id: event.id })).toMatchObject({ title: 'After', venue: 'Elsewhere' });
   });

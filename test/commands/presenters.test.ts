@@ -20,6 +20,7 @@ import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.input
 import { createWebhookEndpoint } from '../../src/modules/webhook/commands/create-webhook-endpoint';
 import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { uniqueSlug } from '../helpers/factories';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 // The presenters (D18 payloads) on real PostgreSQL without HTTP or a running service: the commands
 // write each message's data from the rows they hold, and that data is what the read path answers.
@@ -31,7 +32,7 @@ beforeAll(async () => {
   orm = database.orm;
   organization = await organizationSnapshot(orm);
   const runtime = { secrets: new ServerSecrets('presenters-test-key', undefined).box('webhook-signing-secret'), allowPrivateNetworks: true, wake: () => undefined };
-  await createWebhookEndpoint(orm.em.fork(), organization.id, { url: 'https://hooks.example.com/in' }, runtime);
+  await createWebhookEndpoint(systemScope(orm.em.fork()), organization.id, { url: 'https://hooks.example.com/in' }, runtime);
 });
 afterAll(() => database.close());
 
@@ -53,7 +54,7 @@ async function message(type: string, id: string): Promise<{ type: string; timest
 test('the event commands write the event as the read path shows it, without a running service', async () => {
   const slug = uniqueSlug();
   const event = await createEvent(
-    em(),
+    systemScope(em()),
     organization,
     inputOf(CreateEventInput, {
       title: 'Show',
@@ -71,37 +72,37 @@ test('the event commands write the event as the read path shows it, without a ru
   );
   expect((await message('event.created', event.id)).data).toEqual(await readPath(slug));
 
-  await addTicketType(em(), organization.id, slug, inputOf(TicketTypeInput, { name: 'C', price: 5, currency: 'EUR', quantity: 1 }));
-  await updateEvent(em(), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED, capacity: null }));
+  await addTicketType(systemScope(em()), organization.id, slug, inputOf(TicketTypeInput, { name: 'C', price: 5, currency: 'EUR', quantity: 1 }));
+  await updateEvent(systemScope(em()), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED, capacity: null }));
   const published = await message('event.published', event.id);
   expect(published.data).toEqual(await readPath(slug));
   expect((published.data.ticketTypes as unknown[]).length).toBe(3);
 
   const booking = await createBooking(
-    em(),
+    systemScope(em()),
     organization.id,
     inputOf(CreateBookingInput, { eventSlug: slug, ticketTypeId: event.ticketTypes[0].id, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'Ada' }),
   );
-  await cancelBooking(em(), organization.id, booking.id);
+  await cancelBooking(systemScope(em()), organization.id, booking.id);
   const bookingCancelled = await message('booking.cancelled', booking.id);
   const stored = await findById(em(), organization.id, booking.id);
   expect(bookingCancelled.data).toEqual(presentBooking(stored, { id: event.id, slug }));
   expect((await message('booking.created', booking.id)).data).toEqual({ ...bookingCancelled.data, status: 'CONFIRMED', cancelledAt: null });
 
-  await updateEvent(em(), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.CANCELLED }));
+  await updateEvent(systemScope(em()), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.CANCELLED }));
   expect((await message('event.cancelled', event.id)).data).toEqual(await readPath(slug));
-  expect(await deleteEvent(em(), organization.id, slug)).toEqual({ id: event.id, slug });
+  expect(await deleteEvent(systemScope(em()), organization.id, slug)).toEqual({ id: event.id, slug });
   expect((await message('event.deleted', event.id)).data).toEqual({ id: event.id, slug });
 });
 
 test('presentEvent derives COMPLETED from the end, as the read path does', async () => {
   const slug = uniqueSlug();
   const created = await createEvent(
-    em(),
+    systemScope(em()),
     organization,
     inputOf(CreateEventInput, { title: 'Past', slug, startDate: new Date('2031-01-01T10:00:00Z'), endDate: new Date('2031-01-01T12:00:00Z') }),
   );
-  await updateEvent(em(), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
+  await updateEvent(systemScope(em()), organization.id, slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
   await em().execute(`update events set start_date = now() - interval '2 hours', end_date = now() - interval '1 hour' where id = ?`, [created.id]);
   const event = await em().findOneOrFail(EventEntity, { id: created.id }, { populate: ['ticketTypes'] });
   // Nothing booked: nothing held or checked in.

@@ -18,6 +18,7 @@ import { WebhookMessageStatus } from '../../src/modules/webhook/webhook.types';
 import { echo } from '../../src/foundation/errors/echo';
 import { openCommandDatabase, type CommandDatabase } from '../helpers/command-database';
 import { failure, fieldsOf } from '../helpers/command-failure';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 // The webhook endpoint commands (D18) on real PostgreSQL without HTTP, a CLI process or a worker
 // (messages stay where the commands put them): field matrices, tenancy, rotation, redelivery and test
@@ -56,9 +57,9 @@ const runtime = testRuntime();
 
 // An id is shown by its first 64 characters (D13).
 const endpointNotFound = (id: string) => ({ code: 'WEBHOOK_ENDPOINT_NOT_FOUND', message: `No webhook endpoint with id "${echo(id)}"`, details: { id: echo(id) } });
-const newOrganization = async () => (await createOrganization(em(), { name: 'Hooks' })).id;
+const newOrganization = async () => (await createOrganization(systemScope(em()), { name: 'Hooks' })).id;
 const newEndpoint = async (organizationId: string, input: Record<string, unknown> = {}) =>
-  (await createWebhookEndpoint(em(), organizationId, { url: 'https://hooks.example.com/in', ...input }, runtime)).endpoint;
+  (await createWebhookEndpoint(systemScope(em()), organizationId, { url: 'https://hooks.example.com/in', ...input }, runtime)).endpoint;
 
 async function row(endpointId: string) {
   const [stored] = await em().execute<Array<Record<string, unknown>>>(`select * from webhook_endpoints where id = ?`, [endpointId]);
@@ -69,7 +70,7 @@ describe('create (D18)', () => {
   test('every failing field at once; input errors before the organization; an unknown organization is NOT_FOUND', async () => {
     const organizationId = await newOrganization();
     const bad = await failure(
-      createWebhookEndpoint(em(), organizationId, { url: 'ftp://x', description: 'x'.repeat(501), eventTypes: ['event.created', 'event.exploded'] }, runtime),
+      createWebhookEndpoint(systemScope(em()), organizationId, { url: 'ftp://x', description: 'x'.repeat(501), eventTypes: ['event.created', 'event.exploded'] }, runtime),
     );
     expect(bad).toMatchObject({ code: 'VALIDATION_ERROR' });
     expect(bad.details).toEqual({
@@ -79,8 +80,8 @@ describe('create (D18)', () => {
         { field: 'eventTypes', message: `unknown type(s) event.exploded; use ${WEBHOOK_EVENT_TYPES.join(', ')}` },
       ],
     });
-    expect(fieldsOf(await failure(createWebhookEndpoint(em(), 'org_missing', { url: '' }, runtime)))).toEqual(['url']);
-    expect(await failure(createWebhookEndpoint(em(), 'org_missing', { url: 'https://hooks.example.com/in' }, runtime))).toMatchObject({
+    expect(fieldsOf(await failure(createWebhookEndpoint(systemScope(em()), 'org_missing', { url: '' }, runtime)))).toEqual(['url']);
+    expect(await failure(createWebhookEndpoint(systemScope(em()), 'org_missing', { url: 'https://hooks.example.com/in' }, runtime))).toMatchObject({
       code: 'NOT_FOUND',
       message: 'No organization with id "org_missing"',
       details: { id: 'org_missing' },
@@ -98,14 +99,14 @@ describe('create (D18)', () => {
     ['2,049 characters', `https://hooks.example.com/${'x'.repeat(2023)}`, 'url must be at most 2048 characters'],
   ])('the destination rule (webhook-destination.ts) refuses %s', async (_case, url, message) => {
     const organizationId = await newOrganization();
-    const error = await failure(createWebhookEndpoint(em(), organizationId, { url }, runtime));
+    const error = await failure(createWebhookEndpoint(systemScope(em()), organizationId, { url }, runtime));
     expect(error).toMatchObject({ code: 'VALIDATION_ERROR', details: { errors: [{ field: 'url', message }] } });
   });
 
   test('the secret is answered once and stored sealed; types stored once each; enabled unless told', async () => {
     const organizationId = await newOrganization();
     const { endpoint, secret } = await createWebhookEndpoint(
-      em(),
+      systemScope(em()),
       organizationId,
       { url: 'https://hooks.example.com/in', description: 'CRM', eventTypes: ['event.created', 'booking.created', 'event.created'] },
       runtime,
@@ -124,8 +125,8 @@ describe('update (D18)', () => {
     const organizationId = await newOrganization();
     const foreign = await newEndpoint(await newOrganization());
     for (const id of [foreign.id, 'whe_doesNotExist00000000', 'not-an-id', `whe_${'x'.repeat(80)}`]) {
-      expect(await failure(updateWebhookEndpoint(em(), organizationId, id, { enabled: false }, runtime))).toMatchObject(endpointNotFound(id));
-      expect(await failure(updateWebhookEndpoint(em(), organizationId, id, { url: null, description: 'x'.repeat(501) }, runtime))).toMatchObject(endpointNotFound(id));
+      expect(await failure(updateWebhookEndpoint(systemScope(em()), organizationId, id, { enabled: false }, runtime))).toMatchObject(endpointNotFound(id));
+      expect(await failure(updateWebhookEndpoint(systemScope(em()), organizationId, id, { url: null, description: 'x'.repeat(501) }, runtime))).toMatchObject(endpointNotFound(id));
     }
     expect(await row(foreign.id)).toMatchObject({ enabled: true });
   });
@@ -134,19 +135,19 @@ describe('update (D18)', () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId, { description: 'CRM', eventTypes: ['event.created'] });
     const bad = await failure(
-      updateWebhookEndpoint(em(), organizationId, endpoint.id, { url: 'https://hooks.inside.example/in', description: 'x'.repeat(501), eventTypes: ['nope'] }, runtime),
+      updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { url: 'https://hooks.inside.example/in', description: 'x'.repeat(501), eventTypes: ['nope'] }, runtime),
     );
     expect(fieldsOf(bad)).toEqual(['url', 'description', 'eventTypes']);
-    expect(fieldsOf(await failure(updateWebhookEndpoint(em(), organizationId, endpoint.id, { url: null, eventTypes: ['nope'] }, runtime)))).toEqual(['eventTypes', 'url']);
-    expect(await failure(updateWebhookEndpoint(em(), organizationId, endpoint.id, { url: null }, runtime))).toMatchObject({
+    expect(fieldsOf(await failure(updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { url: null, eventTypes: ['nope'] }, runtime)))).toEqual(['eventTypes', 'url']);
+    expect(await failure(updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { url: null }, runtime))).toMatchObject({
       code: 'VALIDATION_ERROR',
       details: { errors: [{ field: 'url', message: 'url cannot be null' }] },
     });
     expect(await row(endpoint.id)).toMatchObject({ url: 'https://hooks.example.com/in', description: 'CRM', event_types: ['event.created'] });
 
-    const updated = await updateWebhookEndpoint(em(), organizationId, endpoint.id, { url: 'https://other.example.com/in', eventTypes: [] }, runtime);
+    const updated = await updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { url: 'https://other.example.com/in', eventTypes: [] }, runtime);
     expect(updated).toMatchObject({ url: 'https://other.example.com/in', description: 'CRM', eventTypes: [], enabled: true });
-    expect((await updateWebhookEndpoint(em(), organizationId, endpoint.id, { description: null }, runtime)).description).toBeNull();
+    expect((await updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { description: null }, runtime)).description).toBeNull();
     expect(await row(endpoint.id)).toMatchObject({ url: 'https://other.example.com/in', description: null, event_types: [] });
   });
 
@@ -158,12 +159,12 @@ describe('update (D18)', () => {
       [endpoint.id],
     );
     const wakes = runtime.wakes;
-    expect(await updateWebhookEndpoint(em(), organizationId, endpoint.id, { description: 'still off' }, runtime)).toMatchObject({
+    expect(await updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { description: 'still off' }, runtime)).toMatchObject({
       enabled: false,
       disabledReason: 'every message failed for 5 days',
     });
     expect(runtime.wakes).toBe(wakes);
-    expect(await updateWebhookEndpoint(em(), organizationId, endpoint.id, { enabled: true }, runtime)).toMatchObject({ enabled: true, failingSince: null, disabledReason: null });
+    expect(await updateWebhookEndpoint(systemScope(em()), organizationId, endpoint.id, { enabled: true }, runtime)).toMatchObject({ enabled: true, failingSince: null, disabledReason: null });
     expect(runtime.wakes).toBe(wakes + 1);
     expect(await row(endpoint.id)).toMatchObject({ enabled: true, failing_since: null, disabled_reason: null });
   });
@@ -174,11 +175,11 @@ describe('delete (D18)', () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId);
     const other = await newOrganization();
-    await sendTestWebhook(em(), organizationId, endpoint.id, runtime);
-    expect(await failure(deleteWebhookEndpoint(em(), other, endpoint.id))).toMatchObject(endpointNotFound(endpoint.id));
-    expect(await deleteWebhookEndpoint(em(), organizationId, endpoint.id)).toEqual({ id: endpoint.id });
+    await sendTestWebhook(systemScope(em()), organizationId, endpoint.id, runtime);
+    expect(await failure(deleteWebhookEndpoint(systemScope(em()), other, endpoint.id))).toMatchObject(endpointNotFound(endpoint.id));
+    expect(await deleteWebhookEndpoint(systemScope(em()), organizationId, endpoint.id)).toEqual({ id: endpoint.id });
     expect(await em().execute(`select id from webhook_deliveries where endpoint_id = ?`, [endpoint.id])).toEqual([]);
-    expect(await failure(deleteWebhookEndpoint(em(), organizationId, endpoint.id))).toMatchObject(endpointNotFound(endpoint.id));
+    expect(await failure(deleteWebhookEndpoint(systemScope(em()), organizationId, endpoint.id))).toMatchObject(endpointNotFound(endpoint.id));
   });
 
   test('the operator names an endpoint of any organization (admin CLI)', async () => {
@@ -193,11 +194,11 @@ describe('delete (D18)', () => {
 describe('secret rotation (D18)', () => {
   test('a new secret; the previous one keeps signing for the 24-hour overlap; another organization is NOT_FOUND', async () => {
     const organizationId = await newOrganization();
-    const { endpoint, secret: first } = await createWebhookEndpoint(em(), organizationId, { url: 'https://hooks.example.com/in' }, runtime);
-    expect(await failure(rotateWebhookSecret(em(), await newOrganization(), endpoint.id, runtime))).toMatchObject(endpointNotFound(endpoint.id));
+    const { endpoint, secret: first } = await createWebhookEndpoint(systemScope(em()), organizationId, { url: 'https://hooks.example.com/in' }, runtime);
+    expect(await failure(rotateWebhookSecret(systemScope(em()), await newOrganization(), endpoint.id, runtime))).toMatchObject(endpointNotFound(endpoint.id));
 
     const before = Date.now();
-    const rotated = await rotateWebhookSecret(em(), organizationId, endpoint.id, runtime);
+    const rotated = await rotateWebhookSecret(systemScope(em()), organizationId, endpoint.id, runtime);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(first);
     expect(rotated.endpoint.previousSecretExpiresAt!.getTime()).toBeGreaterThanOrEqual(before + 24 * HOUR);
@@ -216,7 +217,7 @@ describe('secret rotation (D18)', () => {
     try {
       await other.query('begin');
       await other.query('select id from webhook_endpoints where id = $1 for update', [endpoint.id]);
-      const rotation = rotateWebhookSecret(em(), organizationId, endpoint.id, runtime);
+      const rotation = rotateWebhookSecret(systemScope(em()), organizationId, endpoint.id, runtime);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await other.query('update webhook_endpoints set secret_ciphertext = $1 where id = $2', [runtime.secrets.seal('whsec_meanwhile'), endpoint.id]);
       await other.query('commit');
@@ -232,8 +233,8 @@ describe('secret rotation (D18)', () => {
   test('a second rotation within the overlap: the two newest secrets sign', async () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId);
-    const first = await rotateWebhookSecret(em(), organizationId, endpoint.id, runtime);
-    const second = await rotateWebhookSecret(em(), organizationId, endpoint.id, runtime);
+    const first = await rotateWebhookSecret(systemScope(em()), organizationId, endpoint.id, runtime);
+    const second = await rotateWebhookSecret(systemScope(em()), organizationId, endpoint.id, runtime);
     const stored = await row(endpoint.id);
     expect(runtime.secrets.open(stored.secret_ciphertext as string)).toBe(second.secret);
     expect(runtime.secrets.open(stored.previous_secret_ciphertext as string)).toBe(first.secret);
@@ -245,10 +246,10 @@ describe('messages, redelivery and test messages (D18)', () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId, { eventTypes: ['booking.created'], enabled: false });
     const sibling = await newEndpoint(organizationId);
-    expect(await failure(sendTestWebhook(em(), await newOrganization(), endpoint.id, runtime))).toMatchObject(endpointNotFound(endpoint.id));
+    expect(await failure(sendTestWebhook(systemScope(em()), await newOrganization(), endpoint.id, runtime))).toMatchObject(endpointNotFound(endpoint.id));
 
     const wakes = runtime.wakes;
-    const message = await sendTestWebhook(em(), organizationId, endpoint.id, runtime);
+    const message = await sendTestWebhook(systemScope(em()), organizationId, endpoint.id, runtime);
     expect(message).toEqual({
       id: expect.stringMatching(/^msg_/),
       type: 'webhook.test',
@@ -267,7 +268,7 @@ describe('messages, redelivery and test messages (D18)', () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await sendTestWebhook(em(), organizationId, endpoint.id, runtime)).id);
+    for (let i = 0; i < 3; i++) ids.push((await sendTestWebhook(systemScope(em()), organizationId, endpoint.id, runtime)).id);
     await em().execute(`update webhook_deliveries set status = 'FAILED' where message_id = ?`, [ids[0]]);
 
     expect(fieldsOf(await failure(listWebhookMessages(em(), organizationId, 'whe_doesNotExist00000000', { page: 0, limit: 101 })))).toEqual(['page', 'limit']);
@@ -284,24 +285,24 @@ describe('messages, redelivery and test messages (D18)', () => {
     const organizationId = await newOrganization();
     const endpoint = await newEndpoint(organizationId);
     const sibling = await newEndpoint(organizationId);
-    const { id: messageId } = await sendTestWebhook(em(), organizationId, endpoint.id, runtime);
+    const { id: messageId } = await sendTestWebhook(systemScope(em()), organizationId, endpoint.id, runtime);
     await em().execute(
       `update webhook_deliveries set status = 'FAILED', retry_index = 7, next_attempt_at = now() + interval '1 day' where message_id = ?`,
       [messageId],
     );
 
-    expect(await failure(redeliverWebhookMessage(em(), organizationId, endpoint.id, 'msg_doesNotExist00000000', runtime))).toMatchObject({
+    expect(await failure(redeliverWebhookMessage(systemScope(em()), organizationId, endpoint.id, 'msg_doesNotExist00000000', runtime))).toMatchObject({
       code: 'WEBHOOK_MESSAGE_NOT_FOUND',
       message: 'No webhook message with id "msg_doesNotExist00000000" for this endpoint',
       details: { id: 'msg_doesNotExist00000000' },
     });
     // The message exists, but not for that endpoint; nor for another organization.
-    expect(await failure(redeliverWebhookMessage(em(), organizationId, sibling.id, messageId, runtime))).toMatchObject({ code: 'WEBHOOK_MESSAGE_NOT_FOUND' });
-    expect(await failure(redeliverWebhookMessage(em(), await newOrganization(), endpoint.id, messageId, runtime))).toMatchObject(endpointNotFound(endpoint.id));
+    expect(await failure(redeliverWebhookMessage(systemScope(em()), organizationId, sibling.id, messageId, runtime))).toMatchObject({ code: 'WEBHOOK_MESSAGE_NOT_FOUND' });
+    expect(await failure(redeliverWebhookMessage(systemScope(em()), await newOrganization(), endpoint.id, messageId, runtime))).toMatchObject(endpointNotFound(endpoint.id));
 
     const wakes = runtime.wakes;
     const before = Date.now();
-    const redelivered = await redeliverWebhookMessage(em(), organizationId, endpoint.id, messageId, runtime);
+    const redelivered = await redeliverWebhookMessage(systemScope(em()), organizationId, endpoint.id, messageId, runtime);
     expect(redelivered).toMatchObject({ id: messageId, status: 'PENDING' });
     expect(redelivered.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
     expect(redelivered.nextAttemptAt!.getTime()).toBeGreaterThan(before - 60_000);
@@ -313,7 +314,7 @@ describe('messages, redelivery and test messages (D18)', () => {
     await em().execute(`update webhook_deliveries set locked_until = now() + interval '1 minute', next_attempt_at = now() + interval '1 hour' where message_id = ?`, [
       messageId,
     ]);
-    const leased = await redeliverWebhookMessage(em(), organizationId, endpoint.id, messageId, runtime);
+    const leased = await redeliverWebhookMessage(systemScope(em()), organizationId, endpoint.id, messageId, runtime);
     expect(leased.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
     expect(runtime.wakes).toBe(wakes + 1);
   });

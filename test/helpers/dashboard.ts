@@ -4,15 +4,16 @@ import { acceptInvitation } from '../../src/modules/member/commands/accept-invit
 import { addMember } from '../../src/modules/member/commands/add-member';
 import { issueInvitation } from '../../src/modules/member/commands/issue-invitation';
 import type { HttpResponse, HttpsClient } from './https-client';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 export const PASSWORD = 'correct horse battery staple';
 
 /** A member with a password set through a one-time invitation, as `member invite` makes it. */
 export async function createMemberWithPassword(orm: MikroORM, organizationId: string, role: 'admin' | 'member', password = PASSWORD) {
   const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
-  const member = await addMember(orm.em.fork(), organizationId, { email, name: `${role} ${email.slice(0, 12)}`, role });
-  const invitation = await issueInvitation(orm.em.fork(), organizationId, member.id, 'https://localhost');
-  await acceptInvitation(orm.em.fork(), invitation.path.split('/').pop(), password);
+  const member = await addMember(systemScope(orm.em.fork()), organizationId, { email, name: `${role} ${email.slice(0, 12)}`, role });
+  const invitation = await issueInvitation(systemScope(orm.em.fork()), organizationId, member.id, 'https://localhost');
+  await acceptInvitation(systemScope(orm.em.fork()), invitation.path.split('/').pop(), password);
   return { id: member.id, email, name: member.name, password };
 }
 

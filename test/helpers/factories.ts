@@ -5,6 +5,7 @@ import { KeyEnvironment } from '../../src/modules/api-key/api-key.entity';
 import { createApiKey as createApiKeyCommand } from '../../src/modules/api-key/commands/create-api-key';
 import { createOrganization as createOrganizationCommand } from '../../src/modules/organization/commands/create-organization';
 import { OrganizationPlan, type OrganizationEntity } from '../../src/modules/organization/organization.entity';
+import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
 export const ALL_PERMISSIONS = [...PERMISSIONS];
 
@@ -13,7 +14,7 @@ export function createOrganization(
   orm: MikroORM,
   options: { name?: string; timezone?: string; plan?: OrganizationPlan; rateLimitPerMinute?: number } = {},
 ): Promise<OrganizationEntity> {
-  return createOrganizationCommand(orm.em.fork(), { name: options.name ?? 'Test organization', ...options });
+  return createOrganizationCommand(systemScope(orm.em.fork()), { name: options.name ?? 'Test organization', ...options });
 }
 
 /** An API key, made the way the admin CLI makes one; returns the secret shown once. */
@@ -22,7 +23,7 @@ export async function createApiKey(
   organizationId: string,
   options: { permissions?: string[]; name?: string; environment?: KeyEnvironment; expiresAt?: Date } = {},
 ): Promise<{ id: string; key: string }> {
-  const { entity, key } = await createApiKeyCommand(orm.em.fork(), organizationId, {
+  const { entity, key } = await createApiKeyCommand(systemScope(orm.em.fork()), organizationId, {
     name: options.name ?? 'test key',
     permissions: options.permissions ?? ALL_PERMISSIONS,
     environment: options.environment ?? KeyEnvironment.TEST,

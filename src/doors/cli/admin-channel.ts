@@ -7,7 +7,6 @@ import { AppError, type AppErrorArguments, type ErrorCode, type ErrorDetails } f
 import type { Options } from './command';
 import { COMMANDS } from './commands';
 import { OPERATOR } from '../../platform/auth/actor';
-import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 import type { ServerSecrets } from '../../platform/crypto/server-secrets';
 import { secretMismatch } from '../../platform/crypto/secret-fingerprint';
 
@@ -80,7 +79,7 @@ async function answer({ orm, config, logger, secrets }: ChannelServer, token: st
   try {
     const progress = (message: string) => logger.info({ command: command.name }, message);
     // The server applied its migrations at start: there is never one left for `db migrate` here.
-    const result = await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), request.options ?? {}, request.positionals ?? [], {
+    const result = await command.run({ em: orm.em.fork(), actor: OPERATOR }, request.options ?? {}, request.positionals ?? [], {
       migrationsApplied: [],
       config,
       secrets,

@@ -29,10 +29,10 @@ export const API_KEY_COMMANDS: Command[] = [
       env: { type: 'string' },
       'expires-at': { type: 'string' },
     }),
-    async run(em, options) {
+    async run(scope, options) {
       const { createApiKey } = require('../../modules/api-key/commands/create-api-key') as typeof CreateModule;
       const { KeyEnvironment } = require('../../modules/api-key/api-key.entity') as typeof ApiKeyEntityModule;
-      const { entity, key } = await createApiKey(em, required(options, 'org'), {
+      const { entity, key } = await createApiKey(scope, required(options, 'org'), {
         name: required(options, 'name'),
         permissions: parseCsv(required(options, 'permissions')),
         environment: options.env === undefined ? undefined : parseEnum(options.env, 'env', KeyEnvironment),
@@ -48,7 +48,7 @@ export const API_KEY_COMMANDS: Command[] = [
   Lists an organization's keys, newest first: id, name, environment, prefix, permissions, createdAt,
   expiresAt, lastUsedAt (updated at most once a minute), revokedAt. Never a secret.`,
     parse: parser({ org: { type: 'string' } }),
-    async run(em, options) {
+    async run({ em }, options) {
       const { findOrganization } = require('../../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
       const organizationId = required(options, 'org');
       await findOrganization(em, organizationId);
@@ -62,7 +62,7 @@ export const API_KEY_COMMANDS: Command[] = [
   Shows one key: its organization, name, environment, prefix, permissions, createdAt, expiresAt,
   lastUsedAt, revokedAt. Never the secret (only its hash is stored).`,
     parse: parser({}, 1),
-    async run(em, _options, [apiKeyId]) {
+    async run({ em }, _options, [apiKeyId]) {
       const { findKey, organizationOfKey } = keys();
       return view()(await findKey(em, await organizationOfKey(em, apiKeyId), apiKeyId));
     },
@@ -74,9 +74,10 @@ export const API_KEY_COMMANDS: Command[] = [
   Revokes a key: every running server refuses it within a second (401 INVALID_API_KEY).
   Revoking a revoked key changes nothing.`,
     parse: parser({}, 1),
-    async run(em, _options, [apiKeyId]) {
+    async run(scope, _options, [apiKeyId]) {
+      const { em } = scope;
       const { revokeApiKey } = require('../../modules/api-key/commands/revoke-api-key') as typeof RevokeModule;
-      return view()(await revokeApiKey(em, await keys().organizationOfKey(em, apiKeyId), apiKeyId));
+      return view()(await revokeApiKey(scope, await keys().organizationOfKey(em, apiKeyId), apiKeyId));
     },
   },
   {
@@ -88,10 +89,11 @@ export const API_KEY_COMMANDS: Command[] = [
   the grace period (default ${ROTATION_GRACE_HOURS} hours; 0 ends it now), then expires: its expiresAt is
   shown under "previous".`,
     parse: parser({ 'grace-hours': { type: 'string' } }, 1),
-    async run(em, options, [apiKeyId]) {
+    async run(scope, options, [apiKeyId]) {
+      const { em } = scope;
       const { rotateApiKey } = require('../../modules/api-key/commands/rotate-api-key') as typeof RotateModule;
       const graceHours = options['grace-hours'] === undefined ? undefined : parseWholeNumber(options['grace-hours'], 'grace-hours');
-      const { previous, entity, key } = await rotateApiKey(em, await keys().organizationOfKey(em, apiKeyId), apiKeyId, graceHours);
+      const { previous, entity, key } = await rotateApiKey(scope, await keys().organizationOfKey(em, apiKeyId), apiKeyId, graceHours);
       return { ...view()(entity), key, previous: view()(previous) };
     },
   },

@@ -9,7 +9,6 @@ import { checkCliSecret, describeSecretSource, presentedFingerprints, recordedSe
 import { runThroughServer } from './admin-channel';
 import type { Command, Options } from './command';
 import { OPERATOR } from '../../platform/auth/actor';
-import { withUnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 
 // The ORM and PGlite are required only on the path that needs them: through a running server's
 // admin channel, the CLI loads neither.
@@ -56,7 +55,7 @@ async function runOn(settings: DatabaseModule.OpenSettings, { config, command, o
         return secrets();
       },
     };
-    return await command.run(withUnitOfWorkScope(orm.em.fork(), { actor: OPERATOR }), options, positionals, context);
+    return await command.run({ em: orm.em.fork(), actor: OPERATOR }, options, positionals, context);
   } finally {
     await orm.close();
   }

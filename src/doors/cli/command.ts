@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../foundation/config';
 import type { ServerSecrets } from '../../platform/crypto/server-secrets';
+import type { UnitOfWorkScope } from '../../platform/db/unit-of-work-scope';
 
 export type Options = Record<string, string | undefined>;
 
@@ -37,7 +37,7 @@ export interface Command {
   readonly usage: string;
   readonly help: string;
   parse(args: string[]): { options: Options; positionals: string[] };
-  run(em: EntityManager, options: Options, positionals: string[], context: CommandContext): Promise<unknown>;
+  run(scope: UnitOfWorkScope, options: Options, positionals: string[], context: CommandContext): Promise<unknown>;
 }
 
 /** A bad command line (unknown option, missing value, wrong arguments): exit 2 with the usage. */

@@ -10,7 +10,7 @@ export const DB_COMMANDS: Command[] = [
   "applied"), or none when there was nothing to do ("status": "up-to-date"); "migrations" lists every
   migration the database has.`,
     parse: parser({}),
-    async run(em, _options, _positionals, { migrationsApplied }) {
+    async run({ em }, _options, _positionals, { migrationsApplied }) {
       const rows = await em.getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations order by id');
       return {
         status: migrationsApplied.length > 0 ? 'applied' : 'up-to-date',

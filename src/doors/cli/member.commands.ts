@@ -18,9 +18,9 @@ export const MEMBER_COMMANDS: Command[] = [
   Adds a member to an organization (role member by default). The email is stored in lower case and
   is unique within the organization.`,
     parse: parser({ org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } }),
-    async run(em, options) {
+    async run(scope, options) {
       const { addMember } = require('../../modules/member/commands/add-member') as typeof AddModule;
-      const member = await addMember(em, required(options, 'org'), { email: options.email ?? '', name: options.name ?? '', role: options.role });
+      const member = await addMember(scope, required(options, 'org'), { email: options.email ?? '', name: options.name ?? '', role: options.role });
       return view()(member);
     },
   },
@@ -31,7 +31,7 @@ export const MEMBER_COMMANDS: Command[] = [
   Lists an organization's members, newest first, a page at a time (page 1, 20 a page by default;
   at most 100 a page): id, email, name, role, createdAt, with the total.`,
     parse: parser({ org: { type: 'string' }, page: { type: 'string' }, limit: { type: 'string' } }),
-    async run(em, options) {
+    async run({ em }, options) {
       const { listMembers } = require('../../modules/member/member.read-model') as typeof ReadModelModule;
       const { findOrganization } = require('../../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
       const organizationId = required(options, 'org');
@@ -48,11 +48,12 @@ export const MEMBER_COMMANDS: Command[] = [
     help: `member remove MEMBER_ID
   Removes a member from its organization and prints the member as it was.`,
     parse: parser({}, 1),
-    async run(em, _options, [memberId]) {
+    async run(scope, _options, [memberId]) {
+      const { em } = scope;
       const { organizationOfMember } = require('../../modules/member/member.repository') as typeof RepositoryModule;
       const { removeMember } = require('../../modules/member/commands/remove-member') as typeof RemoveModule;
       // The operator may remove any member, the last admin included (member.policy.ts assertKeepsAnAdmin).
-      return { removed: view()(await removeMember(em, await organizationOfMember(em, memberId), memberId, 'operator')) };
+      return { removed: view()(await removeMember(scope, await organizationOfMember(em, memberId), memberId, 'operator')) };
     },
   },
 ];

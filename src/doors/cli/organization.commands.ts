@@ -33,9 +33,9 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   Creates an organization. --timezone is the default of its events (IANA name, default UTC);
   --rate-limit overrides RATE_LIMIT_PER_MINUTE for it.`,
     parse: parser({ name: { type: 'string' }, timezone: { type: 'string' }, plan: { type: 'string' }, 'rate-limit': { type: 'string' } }),
-    async run(em, options) {
+    async run(scope, options) {
       const { createOrganization } = require('../../modules/organization/commands/create-organization') as typeof CreateModule;
-      const organization = await createOrganization(em, {
+      const organization = await createOrganization(scope, {
         name: required(options, 'name'),
         timezone: options.timezone,
         plan: options.plan === undefined ? undefined : parseEnum(options.plan, 'plan', entities().OrganizationPlan),
@@ -51,7 +51,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   Lists every organization, newest first: id, name, timezone, plan, allowed IPs, restriction mode,
   rate limit, hold and waiting-list offer minutes, createdAt, updatedAt.`,
     parse: parser({}),
-    async run(em) {
+    async run({ em }) {
       const list = await organizations().listOrganizations(em);
       return { total: list.length, organizations: list.map(view()) };
     },
@@ -62,7 +62,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
     help: `org show ORG_ID
   Shows one organization with how many members and usable keys (neither revoked nor expired) it has.`,
     parse: parser({}, 1),
-    async run(em, _options, [organizationId]) {
+    async run({ em }, _options, [organizationId]) {
       const { countMembers } = require('../../modules/member/member.repository') as typeof MemberRepositoryModule;
       const { countActiveKeys } = require('../../modules/api-key/api-key.repository') as typeof KeyRepositoryModule;
       const organization = await organizations().findOrganization(em, organizationId);
@@ -97,7 +97,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
       },
       1,
     ),
-    async run(em, options, [organizationId]) {
+    async run(scope, options, [organizationId]) {
       const { updateOrganization } = require('../../modules/organization/commands/update-organization') as typeof UpdateModule;
       const { MAX_RATE_LIMIT_PER_MINUTE, timezoneErrors } = require('../../modules/organization/organization.policy') as typeof PolicyModule;
       const { OrganizationPlan, RestrictionMode } = entities();
@@ -128,7 +128,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
         holdMinutes: () => windowMinutes(options['hold-minutes'], 'hold-minutes'),
         waitlistOfferMinutes: () => windowMinutes(options['waitlist-offer-minutes'], 'waitlist-offer-minutes'),
       });
-      return view()(await updateOrganization(em, organizationId, input));
+      return view()(await updateOrganization(scope, organizationId, input));
     },
   },
 ];

@@ -24,7 +24,7 @@ export const SECRET_COMMANDS: Command[] = [
   re-seals what an older version sealed (format v1) under SECRET_KEY and changes nothing else.
   Values that open under neither value are left as they are and listed ("unreadable").`,
     parse: parser({ batch: { type: 'string' } }),
-    async run(em, options, _positionals, { secrets, progress }) {
+    async run({ em }, options, _positionals, { secrets, progress }) {
       const { DEFAULT_RESEAL_BATCH, resealInBatches } = require('../../platform/crypto/reseal') as typeof ResealModule;
       const { moveSecretFingerprint } = require('../../platform/crypto/secret-fingerprint') as typeof FingerprintModule;
       const { shortFingerprint: short } = require('../../platform/crypto/server-secrets') as typeof SecretsModule;

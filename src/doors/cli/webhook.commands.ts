@@ -27,14 +27,14 @@ export const WEBHOOK_COMMANDS: Command[] = [
   booking.check_in_undone, waitlist.offered). Prints its id and the signing secret, shown only this
   once. Needs the server's SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
     parse: parser({ org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }),
-    async run(em, options, _positionals, context) {
+    async run(scope, options, _positionals, context) {
       const { createWebhookEndpoint } = require('../../modules/webhook/commands/create-webhook-endpoint') as typeof CreateModule;
       const input = {
         url: options.url ?? '',
         description: options.description ?? null,
         eventTypes: options.events === undefined ? [] : parseCsv(options.events),
       };
-      const { endpoint, secret } = await createWebhookEndpoint(em, required(options, 'org'), input, runtime(context));
+      const { endpoint, secret } = await createWebhookEndpoint(scope, required(options, 'org'), input, runtime(context));
       return { ...view()(endpoint), secret };
     },
   },
@@ -44,7 +44,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
     help: `webhook list --org ORG_ID
   The organization's webhook endpoints (never a secret). An unknown organization is NOT_FOUND.`,
     parse: parser({ org: { type: 'string' } }),
-    async run(em, options) {
+    async run({ em }, options) {
       const { findOrganization } = require('../../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
       const organizationId = required(options, 'org');
       // Like `key list` and `member list`: an unknown organization is NOT_FOUND, not an empty list.
@@ -58,10 +58,11 @@ export const WEBHOOK_COMMANDS: Command[] = [
     help: `webhook delete ENDPOINT_ID
   Deletes the endpoint with its messages; nothing more is sent to it.`,
     parse: parser({}, 1),
-    async run(em, _options, [endpointId]) {
+    async run(scope, _options, [endpointId]) {
+      const { em } = scope;
       // The operator names an endpoint of any organization: its organization first, then the command scoped to it.
       const { deleteWebhookEndpoint } = require('../../modules/webhook/commands/delete-webhook-endpoint') as typeof DeleteModule;
-      return deleteWebhookEndpoint(em, await endpoints().organizationOfEndpoint(em, endpointId), endpointId);
+      return deleteWebhookEndpoint(scope, await endpoints().organizationOfEndpoint(em, endpointId), endpointId);
     },
   },
 ];

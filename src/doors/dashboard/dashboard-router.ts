@@ -5,6 +5,7 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { AppError } from '../../foundation/errors/app-error';
 import { jsonBody } from '../../platform/web/json-body';
 import { acceptInvitation } from '../../modules/member/commands/accept-invitation';
+import { systemScope } from '../../platform/db/unit-of-work-scope';
 import { signIn } from '../../modules/member/commands/sign-in';
 import { signOut } from '../../modules/member/commands/sign-out';
 import { findMember } from '../../modules/member/member.repository';
@@ -88,7 +89,7 @@ export function createDashboardRouter(orm: MikroORM, settings: DashboardSettings
   api.post('/invitations/accept', jsonBody, async (req, res) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    await acceptInvitation(orm.em.fork(), body.token, body.password);
+    await acceptInvitation(systemScope(orm.em.fork()), body.token, body.password);
     res.status(204).end();
   });
   router.use('/dashboard/api', api);

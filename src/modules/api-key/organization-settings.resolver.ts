@@ -18,10 +18,10 @@ export class OrganizationSettingsResolver {
   })
   @RequiresPermission('organization:write')
   async updateOrganization(
-    @Ctx() { em, auth }: RequestContext,
+    @Ctx() { scope, auth }: RequestContext,
     @Arg('input', () => UpdateOrganizationInput) input: UpdateOrganizationInput,
   ): Promise<ViewerOrganization> {
-    const organization = await updateOrganization(em, auth.organization.id, {
+    const organization = await updateOrganization(scope, auth.organization.id, {
       holdMinutes: input.holdMinutes ?? undefined,
       waitlistOfferMinutes: input.waitlistOfferMinutes ?? undefined,
     });

@@ -115,34 +115,29 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
 /**
  * A booking just made, from its row, for the answer only: the entity's class with its fields set
  * directly (the ORM's hydration and identity map are costly on the hot path: docs/performance.md), its
- * organization, event and ticket type made references (and registered) only when the answer reads
- * them. Nothing later in the request changes it; a retry after a crash loads it again by id.
+ * organization, event and ticket type references not registered in the identity map. Nothing later in
+ * the request changes it; a retry after a crash loads it again by id. Its event's slug, as the
+ * statement read it, spares the answer a read of the event.
  */
-function madeBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
-  const booking = Object.create(BookingEntity.prototype) as BookingEntity;
-  const value = (field: unknown) => ({ value: field, writable: true, enumerable: true, configurable: true });
-  const lazy = <T>(make: () => T) => {
-    let made: T | undefined;
-    return { get: () => (made ??= make()), enumerable: true, configurable: true };
-  };
+function madeBooking(em: EntityManager, row: Record<string, unknown>, eventSlug: string): BookingEntity {
   const ticketTypeId = row.ticket_type_id as string | null;
-  Object.defineProperties(booking, {
-    id: value(row.id),
-    organization: lazy(() => em.getReference(OrganizationEntity, row.organization_id as string, { wrapped: true })),
-    event: lazy(() => em.getReference(EventEntity, row.event_id as string, { wrapped: true })),
-    ticketType: lazy(() => (ticketTypeId === null ? null : em.getReference(TicketTypeEntity, ticketTypeId, { wrapped: true }))),
-    quantity: value(row.quantity),
-    attendeeEmail: value(row.attendee_email),
-    attendeeName: value(row.attendee_name),
-    status: value(row.status),
-    createdAt: value(new Date(row.created_at as string)),
-    cancelledAt: value(row.cancelled_at == null ? null : new Date(row.cancelled_at as string)),
-    slot: value(row.slot),
-    expiresAt: value(row.expires_at == null ? null : new Date(row.expires_at as string)),
-    confirmedAt: value(row.confirmed_at == null ? null : new Date(row.confirmed_at as string)),
-    checkedInAt: value(row.checked_in_at == null ? null : new Date(row.checked_in_at as string)),
+  return Object.assign(Object.create(BookingEntity.prototype) as BookingEntity, {
+    id: row.id as string,
+    organization: em.getReference(OrganizationEntity, row.organization_id as string, { wrapped: true }),
+    event: em.getReference(EventEntity, row.event_id as string, { wrapped: true }),
+    ticketType: ticketTypeId === null ? null : em.getReference(TicketTypeEntity, ticketTypeId, { wrapped: true }),
+    quantity: row.quantity as number,
+    attendeeEmail: row.attendee_email as string,
+    attendeeName: row.attendee_name as string,
+    status: row.status as BookingStatus,
+    createdAt: new Date(row.created_at as string),
+    cancelledAt: row.cancelled_at == null ? null : new Date(row.cancelled_at as string),
+    slot: row.slot as number | null,
+    expiresAt: row.expires_at == null ? null : new Date(row.expires_at as string),
+    confirmedAt: row.confirmed_at == null ? null : new Date(row.confirmed_at as string),
+    checkedInAt: row.checked_in_at == null ? null : new Date(row.checked_in_at as string),
+    eventSlug,
   });
-  return booking;
 }
 
 /**
@@ -156,7 +151,7 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
   return {
     changed,
     slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
-    booking: booking ? (answers ? madeBooking(answers, booking) : managedBooking(em, booking)) : null,
+    booking: booking ? (answers ? madeBooking(answers, booking, answer['e.slug'] as string) : managedBooking(em, booking)) : null,
     event: found
       ? {
           id: answer['e.id'] as string,
@@ -178,41 +173,8 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
   };
 }
 
-/**
- * An Idempotency-Key's recovery point inside a booking's statement (the unit of work's
- * `recoveryPoint`, D17): the key's record locked first and the change gated on it, the point written
- * after the booking row.
- */
-export function idempotencyParts(idempotency: RecoveryPointCtes | undefined) {
-  if (!idempotency) return { variant: '', claim: '', gate: '', point: '', held: 'true', claimBindings: [], pointBindings: [] };
-  const parts = idempotency.parts('b');
-  return {
-    variant: ':keyed',
-    claim: `${parts.claim.sql},`,
-    gate: parts.gate,
-    point: `${parts.point.sql},`,
-    held: parts.held,
-    claimBindings: parts.claim.bindings,
-    pointBindings: parts.point.bindings,
-  };
-}
-
-/**
- * The values of a booking statement's `insert into bookings … select` (id to expires_at): a hold is
- * HELD until its `expiresAt`, any other booking CONFIRMED (BOOKED_STATUS).
- */
-export const insertBindings = (organizationId: string, fields: NewBooking) => [
-  fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.expiresAt, fields.createdAt, fields.expiresAt,
-];
-
 /** The status a booking statement gives its booking: HELD with an expiry (bound as `?`), else CONFIRMED. */
 export const BOOKED_STATUS = `case when ?::timestamptz is null then 'CONFIRMED' else 'HELD' end`;
-
-/** The seats a booking adds to the confirmed counts and to the held ones (a hold adds to the latter only). */
-export const seatsOf = (fields: NewBooking) => ({
-  confirmed: fields.expiresAt === null ? fields.quantity : 0,
-  held: fields.expiresAt === null ? 0 : fields.quantity,
-});
 
 export interface NewBooking {
   readonly id: string;
@@ -242,13 +204,30 @@ export interface BookingRequest {
 const BOOKING_HOLES = ['to_json(g.event_id)::text'];
 
 /**
- * The parts every booking statement adds: its booking.created outbox CTEs and its key's recovery point
- * (`idem.variant` names the statement's text).
+ * What every booking statement adds around its own CTEs, for one request: its booking.created
+ * (booking.held for a hold) outbox CTEs, its key's recovery point when it has one (D17: the key's
+ * record locked first, the change gated on it, the point written after the booking row), the seats it
+ * adds to the confirmed and the held counts, and the values of its `insert into bookings … select`
+ * (id to expires_at). `variant` names the statement's text.
  */
 export function bookingParts(request: BookingRequest) {
-  const type = request.fields.expiresAt === null ? 'booking.created' : 'booking.held';
+  const { organizationId, fields, idempotency } = request;
+  const hold = fields.expiresAt !== null;
+  const outbox = outboxCtes(organizationId, hold ? 'booking.held' : 'booking.created', 'b', request.webhookData, BOOKING_HOLES);
+  const key = idempotency?.parts('b');
   return {
-    outbox: outboxCtes(request.organizationId, type, 'b', request.webhookData, BOOKING_HOLES),
-    idem: idempotencyParts(request.idempotency),
+    outbox,
+    variant: key ? ':keyed' : '',
+    claim: key ? `${key.claim.sql},` : '',
+    gate: key?.gate ?? '',
+    point: key ? `${key.point.sql},` : '',
+    held: key?.held ?? 'true',
+    claimBindings: key?.claim.bindings ?? [],
+    pointBindings: key?.point.bindings ?? [],
+    confirmed: hold ? 0 : fields.quantity,
+    heldSeats: hold ? fields.quantity : 0,
+    insert: [
+      fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.expiresAt, fields.createdAt, fields.expiresAt,
+    ],
   };
 }

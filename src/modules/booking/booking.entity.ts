@@ -91,4 +91,10 @@ export class BookingEntity {
   @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the attendee was checked in at the door (D22); null until then.' })
   @Property({ type: 'timestamptz', length: 3, nullable: true })
   checkedInAt: Date | null = null;
+
+  /**
+   * Not a column: the event's slug when the booking's own statement read it (a booking just made), so
+   * that its answer needs no read of the event (the resolver's eventSlug).
+   */
+  declare eventSlug?: string;
 }

@@ -10,8 +10,6 @@ import {
   EVENT_COLUMNS,
   bookingParts,
   changeOf,
-  insertBindings,
-  seatsOf,
   BOOKED_STATUS,
   TICKET_TYPE_COLUMNS,
   type BookingChange,
@@ -73,9 +71,9 @@ export async function runBooking(
 export async function bookSeats(em: EntityManager, request: BookingRequest): Promise<BookingChange> {
   const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
-  const seats = seatsOf(fields);
-  const { outbox, idem } = bookingParts(request);
-  const sql = statementText(`bookSeats${idem.variant}`, () => `with ${idem.claim}
+  const parts = bookingParts(request);
+  const { outbox } = parts;
+  const sql = statementText(`bookSeats${parts.variant}`, () => `with ${parts.claim}
      probe as (select id, slots from events where organization_id = ? and slug = ?),
      e as (select * from events where organization_id = ? and slug = ? and slots = 0 for no key update),
      t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
@@ -83,7 +81,7 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
        select e.id, e.registration_count, e.held_count, t.sold, t.held from e left join t on true
         where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (e.capacity is null or e.registration_count + e.held_count + ?::int <= e.capacity)
-          and (?::text is null or t.sold + t.held + ?::int <= t.quantity) ${idem.gate}),
+          and (?::text is null or t.sold + t.held + ?::int <= t.quantity) ${parts.gate}),
      ue as (
        update events x set registration_count = ok.registration_count + ?::int, held_count = ok.held_count + ?::int, updated_at = ?::timestamptz
          from ok where x.id = ok.id),
@@ -92,21 +90,21 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at)
        select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz from ok
        returning *),
-     ${idem.point}
+     ${parts.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held
+          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${parts.held} as claim_held
      from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
   return runBooking(em, sql, idempotency, answers, [
-    ...idem.claimBindings,
+    ...parts.claimBindings,
     organizationId, eventSlug,
     organizationId, eventSlug,
     ticketTypeId,
     createdAt, quantity, ticketTypeId, quantity,
-    seats.confirmed, seats.held, createdAt,
-    seats.confirmed, seats.held, ticketTypeId,
-    ...insertBindings(organizationId, fields),
-    ...idem.pointBindings,
+    parts.confirmed, parts.heldSeats, createdAt,
+    parts.confirmed, parts.heldSeats, ticketTypeId,
+    ...parts.insert,
+    ...parts.pointBindings,
     ...outbox.bindings,
   ]);
 }

@@ -46,7 +46,7 @@ export class BookingResolver {
   })
   @RequiresPermission('bookings:write')
   createBooking(@Ctx() context: RequestContext, @Arg('input') input: CreateBookingInput): Promise<BookingEntity> {
-    return createBooking(context.em, context.auth.organization.id, input, context.auth.organization);
+    return createBooking(context.scope, context.auth.organization.id, input, context.auth.organization);
   }
 
   @Mutation(() => BookingEntity, {
@@ -55,13 +55,13 @@ export class BookingResolver {
   })
   @RequiresPermission('bookings:write')
   confirmBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return confirmBooking(context.em, context.auth.organization.id, id);
+    return confirmBooking(context.scope, context.auth.organization.id, id);
   }
 
   @Mutation(() => BookingEntity, { description: 'Cancels a CONFIRMED booking, or a HELD one before its expiresAt, and frees its seats.' })
   @RequiresPermission('bookings:write')
   cancelBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return cancelBooking(context.em, context.auth.organization.id, id);
+    return cancelBooking(context.scope, context.auth.organization.id, id);
   }
 
   @Mutation(() => BookingEntity, {
@@ -70,13 +70,13 @@ export class BookingResolver {
   })
   @RequiresPermission('checkin:write')
   checkInBooking(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return checkInBooking(context.em, context.auth.organization.id, id);
+    return checkInBooking(context.scope, context.auth.organization.id, id);
   }
 
   @Mutation(() => BookingEntity, { description: "Clears a CONFIRMED booking's check-in (D22); NOT_CHECKED_IN when it has none." })
   @RequiresPermission('checkin:write')
   undoCheckIn(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
-    return undoCheckIn(context.em, context.auth.organization.id, id);
+    return undoCheckIn(context.scope, context.auth.organization.id, id);
   }
 
   @FieldResolver(() => BookingStatus, { description: 'A HELD booking reads EXPIRED from its expiresAt on (D20).' })
@@ -99,7 +99,7 @@ export class BookingResolver {
 
   @FieldResolver(() => String)
   async eventSlug(@Root() booking: BookingEntity): Promise<string> {
-    return (await booking.event.loadOrFail({ dataloader: true })).slug;
+    return booking.eventSlug ?? (await booking.event.loadOrFail({ dataloader: true })).slug;
   }
 
   // Event details are event data: a key that may read bookings but not events gets FORBIDDEN here only.

@@ -5,8 +5,6 @@ import {
   columnsOf,
   EVENT_COLUMNS,
   bookingParts,
-  insertBindings,
-  seatsOf,
   BOOKED_STATUS,
   type BookingChange,
   type BookingRequest,
@@ -51,9 +49,9 @@ const CLAIM_HELD_SLOT = `select * from (
 export async function bookSlotted(em: EntityManager, request: BookingRequest, start: number): Promise<BookingChange> {
   const { organizationId, fields, answers, idempotency } = request;
   const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
-  const { held } = seatsOf(fields);
-  const { outbox, idem } = bookingParts(request);
-  const sql = statementText(`bookSlotted${idem.variant}`, () => `with ${idem.claim}
+  const parts = bookingParts(request);
+  const { outbox, heldSeats: held } = parts;
+  const sql = statementText(`bookSlotted${parts.variant}`, () => `with ${parts.claim}
      e as (select id, slug, status, end_date, capacity, registration_count, held_count, slots from events where organization_id = ? and slug = ?),
      tt as (select t.id, t.quantity from ticket_types t join e on t.event_id = e.id where t.id = ?::text),
      es as (${CLAIM_FREE_SLOT} union all ${CLAIM_HELD_SLOT} limit 1),
@@ -62,7 +60,7 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
        select es.event_id, es.slot, es.taken, es.held, ts.taken as type_taken, ts.held as type_held from es join e on true left join ts on true
         where es.open and e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
           and (es.seats is null or es.taken + ?::int <= es.seats)
-          and (?::text is null or ts.taken + ?::int <= ts.seats) ${idem.gate}),
+          and (?::text is null or ts.taken + ?::int <= ts.seats) ${parts.gate}),
      -- A slot's taken counts held seats too (its room stays seats - taken); held counts those alone.
      ues as (update event_slots x set taken = ok.taken + ?::int, held = ok.held + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = ok.type_taken + ?::int, held = ok.type_held + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
@@ -70,10 +68,10 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
        insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot)
        select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ok.slot from ok
        returning *),
-     ${idem.point}
+     ${parts.point}
      ${outbox.sql}
    select ${columnsOf('e', 'e', EVENT_COLUMNS)}, tt.id as "t.id", tt.quantity as "t.quantity", ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${idem.held} as claim_held,
+          e.id as "probe.id", e.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${parts.held} as claim_held,
           -- Refused: what is left in all of the event's and the ticket type's slots, as this statement saw them.
           case when b.id is null then (select case when bool_or(s.seats is null) then null else sum(s.seats - s.taken)::int end
                                          from event_slots s where s.event_id = e.id) end as "room.event",
@@ -82,15 +80,15 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
      from (select 1) one left join e on true left join tt on true left join b on true`);
   const claim = [quantity, ticketTypeId, quantity, start];
   return runBooking(em, sql, idempotency, answers, [
-    ...idem.claimBindings,
+    ...parts.claimBindings,
     organizationId, eventSlug,
     ticketTypeId,
     ...claim, ...claim,
     createdAt, quantity, ticketTypeId, quantity,
     quantity, held,
     quantity, held, ticketTypeId,
-    ...insertBindings(organizationId, fields),
-    ...idem.pointBindings,
+    ...parts.insert,
+    ...parts.pointBindings,
     ...outbox.bindings,
   ]);
 }

@@ -23,27 +23,27 @@ export class AdminApiKeyResolver {
 
   @Mutation(() => CreatedApiKey, { description: "A new key; it inherits its creator's permissions (scopes ∩ what the creator holds now)." })
   @RequiresSession('ADMIN')
-  async createApiKey(@Ctx() { em, auth }: RequestContext, @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput): Promise<CreatedApiKey> {
-    const { entity, key } = await createApiKey(em, auth.organization.id, { ...input, createdByMemberId: auth.session!.memberId });
+  async createApiKey(@Ctx() { em, scope, auth }: RequestContext, @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput): Promise<CreatedApiKey> {
+    const { entity, key } = await createApiKey(scope, auth.organization.id, { ...input, createdByMemberId: auth.session!.memberId });
     const [apiKey] = await apiKeyViews(em, auth.organization.id, [entity]);
     return { apiKey, key };
   }
 
   @Mutation(() => ApiKeyView, { description: 'Revokes a key: it stops working within a second on every instance.' })
   @RequiresSession('ADMIN')
-  async revokeApiKey(@Ctx() { em, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<ApiKeyView> {
-    const [view] = await apiKeyViews(em, auth.organization.id, [await revokeApiKey(em, auth.organization.id, id)]);
+  async revokeApiKey(@Ctx() { em, scope, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<ApiKeyView> {
+    const [view] = await apiKeyViews(em, auth.organization.id, [await revokeApiKey(scope, auth.organization.id, id)]);
     return view;
   }
 
   @Mutation(() => RotatedApiKey, { description: 'Issues a replacement; the old key keeps working for graceHours (0 to 720).' })
   @RequiresSession('ADMIN')
   async rotateApiKey(
-    @Ctx() { em, auth }: RequestContext,
+    @Ctx() { em, scope, auth }: RequestContext,
     @Arg('id', () => ID) id: string,
     @Arg('graceHours', () => Int, { defaultValue: ROTATION_GRACE_HOURS }) graceHours: number,
   ): Promise<RotatedApiKey> {
-    const { previous, entity, key } = await rotateApiKey(em, auth.organization.id, id, graceHours);
+    const { previous, entity, key } = await rotateApiKey(scope, auth.organization.id, id, graceHours);
     const [apiKey, previousView] = await apiKeyViews(em, auth.organization.id, [entity, previous]);
     return { apiKey, key, previous: previousView };
   }

@@ -14,29 +14,29 @@ import { InviteMemberInput, MemberInvitation } from './dashboard.types';
 export class AdminMemberResolver {
   @Mutation(() => MemberInvitation, { description: 'Adds a member and returns their one-time link to set a password (24 h).' })
   @RequiresSession('ADMIN')
-  inviteMember(@Ctx() { em, auth }: RequestContext, @Arg('input', () => InviteMemberInput) input: InviteMemberInput): Promise<MemberInvitation> {
-    return inviteMember(em, auth.organization.id, input, loadDashboardSettings().publicUrl);
+  inviteMember(@Ctx() { scope, auth }: RequestContext, @Arg('input', () => InviteMemberInput) input: InviteMemberInput): Promise<MemberInvitation> {
+    return inviteMember(scope, auth.organization.id, input, loadDashboardSettings().publicUrl);
   }
 
   @Mutation(() => MemberInvitation, { description: 'A new one-time link for an existing member; earlier links stop working.' })
   @RequiresSession('ADMIN')
-  reinviteMember(@Ctx() { em, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<MemberInvitation> {
-    return issueInvitation(em, auth.organization.id, id, loadDashboardSettings().publicUrl);
+  reinviteMember(@Ctx() { scope, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<MemberInvitation> {
+    return issueInvitation(scope, auth.organization.id, id, loadDashboardSettings().publicUrl);
   }
 
   @Mutation(() => MemberEntity, { description: "Changes a member's role; keys they made narrow or widen with it within a second." })
   @RequiresSession('ADMIN')
   changeMemberRole(
-    @Ctx() { em, auth }: RequestContext,
+    @Ctx() { scope, auth }: RequestContext,
     @Arg('id', () => ID) id: string,
     @Arg('role', () => MemberRole) role: MemberRole,
   ): Promise<MemberEntity> {
-    return changeMemberRole(em, auth.organization.id, id, role);
+    return changeMemberRole(scope, auth.organization.id, id, role);
   }
 
   @Mutation(() => MemberEntity, { description: 'Removes a member: their sessions end and the keys they made stop working.' })
   @RequiresSession('ADMIN')
-  removeMember(@Ctx() { em, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<MemberEntity> {
-    return removeMember(em, auth.organization.id, id, 'dashboard');
+  removeMember(@Ctx() { scope, auth }: RequestContext, @Arg('id', () => ID) id: string): Promise<MemberEntity> {
+    return removeMember(scope, auth.organization.id, id, 'dashboard');
   }
 }

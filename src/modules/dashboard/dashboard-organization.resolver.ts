@@ -35,10 +35,10 @@ export class AdminOrganizationResolver {
   })
   @RequiresSession('ADMIN')
   async updateOrganizationSettings(
-    @Ctx() { em, auth }: RequestContext,
+    @Ctx() { scope, auth }: RequestContext,
     @Arg('input', () => UpdateOrganizationSettingsInput) input: UpdateOrganizationSettingsInput,
   ): Promise<OrganizationView> {
-    const organization = await updateOrganization(em, auth.organization.id, {
+    const organization = await updateOrganization(scope, auth.organization.id, {
       timezone: input.timezone ?? undefined,
       allowedIps: input.allowedIPs ?? undefined,
       restrictionMode: input.restrictionMode ?? undefined,

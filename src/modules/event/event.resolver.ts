@@ -53,7 +53,7 @@ export class EventResolver {
   @Mutation(() => EventEntity, { description: 'Creates an event in DRAFT.' })
   @RequiresPermission('events:write')
   createEvent(@Ctx() context: RequestContext, @Arg('input') input: CreateEventInput): Promise<EventEntity> {
-    return createEvent(context.em, context.auth.organization, input);
+    return createEvent(context.scope, context.auth.organization, input);
   }
 
   @Mutation(() => EventEntity, { description: 'Changes the given fields and/or the status of an event.' })
@@ -63,13 +63,13 @@ export class EventResolver {
     @Arg('slug') slug: string,
     @Arg('input') input: UpdateEventInput,
   ): Promise<EventEntity> {
-    return updateEvent(context.em, context.auth.organization.id, slug, input);
+    return updateEvent(context.scope, context.auth.organization.id, slug, input);
   }
 
   @Mutation(() => DeletedEvent, { description: 'Deletes an event without confirmed bookings.' })
   @RequiresPermission('events:write')
   deleteEvent(@Ctx() context: RequestContext, @Arg('slug') slug: string): Promise<DeletedEvent> {
-    return deleteEvent(context.em, context.auth.organization.id, slug);
+    return deleteEvent(context.scope, context.auth.organization.id, slug);
   }
 
   @FieldResolver(() => Int, {

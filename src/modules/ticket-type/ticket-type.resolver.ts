@@ -17,7 +17,7 @@ export class TicketTypeResolver {
     @Arg('eventSlug') eventSlug: string,
     @Arg('input') input: TicketTypeInput,
   ): Promise<TicketTypeEntity> {
-    return addTicketType(context.em, context.auth.organization.id, eventSlug, input);
+    return addTicketType(context.scope, context.auth.organization.id, eventSlug, input);
   }
 
   @Mutation(() => TicketTypeEntity, { description: 'Changes the given fields; quantity never goes below sold.' })
@@ -27,7 +27,7 @@ export class TicketTypeResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input') input: TicketTypeUpdateInput,
   ): Promise<TicketTypeEntity> {
-    return updateTicketType(context.em, context.auth.organization.id, id, input);
+    return updateTicketType(context.scope, context.auth.organization.id, id, input);
   }
 
   @FieldResolver(() => Int, { description: 'Tickets held now by HELD bookings (D20); they count against quantity but not in sold.' })
@@ -39,6 +39,6 @@ export class TicketTypeResolver {
   @Mutation(() => TicketTypeEntity, { description: 'Removes a ticket type nothing is sold of; returns it as it was.' })
   @RequiresPermission('events:write')
   removeTicketType(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<TicketTypeEntity> {
-    return removeTicketType(context.em, context.auth.organization.id, id);
+    return removeTicketType(context.scope, context.auth.organization.id, id);
   }
 }

@@ -33,7 +33,7 @@ export class WaitlistResolver {
   })
   @RequiresPermission('bookings:write')
   joinWaitlist(@Ctx() context: RequestContext, @Arg('input') input: JoinWaitlistInput): Promise<WaitlistEntry> {
-    return joinWaitlist(context.em, context.auth.organization.id, input);
+    return joinWaitlist(context.scope, context.auth.organization.id, input);
   }
 
   @Mutation(() => WaitlistEntry, {
@@ -42,6 +42,6 @@ export class WaitlistResolver {
   })
   @RequiresPermission('bookings:write')
   leaveWaitlist(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WaitlistEntry> {
-    return leaveWaitlist(context.em, context.auth.organization.id, id);
+    return leaveWaitlist(context.scope, context.auth.organization.id, id);
   }
 }

@@ -54,7 +54,7 @@ export class WebhookResolver {
   @Mutation(() => WebhookEndpointWithSecret, { description: 'Registers an endpoint; the signing secret is in this answer only.' })
   @RequiresPermission('webhooks:write')
   createWebhookEndpoint(@Ctx() context: RequestContext, @Arg('input') input: CreateWebhookEndpointInput): Promise<WebhookEndpointWithSecret> {
-    return createWebhookEndpoint(context.em, context.auth.organization.id, input, runtime(context));
+    return createWebhookEndpoint(context.scope, context.auth.organization.id, input, runtime(context));
   }
 
   @Mutation(() => WebhookEndpointEntity, { description: 'Changes the given fields.' })
@@ -64,13 +64,13 @@ export class WebhookResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input') input: UpdateWebhookEndpointInput,
   ): Promise<WebhookEndpointEntity> {
-    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, input, runtime(context));
+    return updateWebhookEndpoint(context.scope, context.auth.organization.id, id, input, runtime(context));
   }
 
   @Mutation(() => WebhookEndpointEntity, { description: 'Stops sending to the endpoint: no new message is queued for it until it is enabled again.' })
   @RequiresPermission('webhooks:write')
   disableWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointEntity> {
-    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, { enabled: false }, runtime(context));
+    return updateWebhookEndpoint(context.scope, context.auth.organization.id, id, { enabled: false }, runtime(context));
   }
 
   @Mutation(() => WebhookEndpointEntity, {
@@ -78,13 +78,13 @@ export class WebhookResolver {
   })
   @RequiresPermission('webhooks:write')
   enableWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointEntity> {
-    return updateWebhookEndpoint(context.em, context.auth.organization.id, id, { enabled: true }, runtime(context));
+    return updateWebhookEndpoint(context.scope, context.auth.organization.id, id, { enabled: true }, runtime(context));
   }
 
   @Mutation(() => DeletedWebhookEndpoint, { description: 'Deletes an endpoint with its messages; nothing more is sent to it.' })
   @RequiresPermission('webhooks:write')
   deleteWebhookEndpoint(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<DeletedWebhookEndpoint> {
-    return deleteWebhookEndpoint(context.em, context.auth.organization.id, id);
+    return deleteWebhookEndpoint(context.scope, context.auth.organization.id, id);
   }
 
   @Mutation(() => WebhookEndpointWithSecret, {
@@ -92,7 +92,7 @@ export class WebhookResolver {
   })
   @RequiresPermission('webhooks:write')
   rotateWebhookSecret(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<WebhookEndpointWithSecret> {
-    return rotateWebhookSecret(context.em, context.auth.organization.id, id, runtime(context));
+    return rotateWebhookSecret(context.scope, context.auth.organization.id, id, runtime(context));
   }
 
   @Mutation(() => WebhookMessage, { description: 'Sends a message again now, with the same webhook-id.' })
@@ -102,12 +102,12 @@ export class WebhookResolver {
     @Arg('endpointId', () => ID) endpointId: string,
     @Arg('messageId', () => ID) messageId: string,
   ): Promise<WebhookMessage> {
-    return redeliverWebhookMessage(context.em, context.auth.organization.id, endpointId, messageId, runtime(context));
+    return redeliverWebhookMessage(context.scope, context.auth.organization.id, endpointId, messageId, runtime(context));
   }
 
   @Mutation(() => WebhookMessage, { description: 'Sends a webhook.test message to the endpoint.' })
   @RequiresPermission('webhooks:write')
   sendTestWebhook(@Ctx() context: RequestContext, @Arg('endpointId', () => ID) endpointId: string): Promise<WebhookMessage> {
-    return sendTestWebhook(context.em, context.auth.organization.id, endpointId, runtime(context));
+    return sendTestWebhook(context.scope, context.auth.organization.id, endpointId, runtime(context));
   }
 }

@@ -69,7 +69,7 @@ export class FirstStatistics {
     private readonly settings: FirstStatisticsSettings = DEFAULT_FIRST_STATISTICS,
   ) {}
 
-  /** Looks from now on (the request context calls committed() after each unit of work: `written`). */
+  /** Looks from now on (the request context calls committed() after each unit of work: its scope's `written`). */
   start(): void {
     this.started = true;
   }
@@ -85,7 +85,7 @@ export class FirstStatistics {
    * the background, at once or (the last one too recent) when `intervalMs` has passed since it, so that
    * the last commits of a bulk load are looked at too.
    */
-  committed(): void {
+  readonly committed = (): void => {
     this.commits += 1;
     if (!this.started || this.stopped || this.timer !== undefined || this.commits < this.settings.commitsPerLook) return;
     const wait = this.lastLook + this.settings.intervalMs - Date.now();
@@ -95,7 +95,7 @@ export class FirstStatistics {
       this.look();
     }, wait);
     this.timer.unref();
-  }
+  };
 
   private look(): void {
     if (this.stopped || this.running) return;

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundTrace, fillTraceparent, tracing } from '../observability/tracing';
 import { labelled, tracedFor } from './traced-statements';
-import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
 interface PooledClient {
@@ -121,17 +120,29 @@ export function numberedPlaceholders(sql: string): string {
   return text;
 }
 
+/** The pool of hot statements of a database (its ORM's connection), if the service gave it one. */
+const statementPools = new WeakMap<object, PreparedStatements>();
+
+/**
+ * Sends the fixed statements that commit on their own (outside a transaction) of `em`'s database to
+ * `pool` (src/platform/db/statement-pool.ts: postgres.js, whose connections carry the statements of
+ * concurrent requests in shared writes to the socket). The service does this once at start; a
+ * database without one (the admin CLI's, tests') runs them on the ORM's pool.
+ */
+export function useStatementPool(em: EntityManager, pool: PreparedStatements | undefined): void {
+  if (pool) statementPools.set(em.getConnection(), pool);
+}
+
 /**
  * Runs one fixed statement as a named prepared statement: in `em`'s transaction when it has one; else
- * (a statement that commits on its own) on the pool of hot statements the request's scope
- * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
+ * (a statement that commits on its own) on its database's pool of hot statements (useStatementPool),
+ * else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  const scope = unitOfWorkScopeOf(em);
-  const statements = em.isInTransaction() ? undefined : scope.statements;
-  if (!tracing.runtime) return (statements ?? preparedStatements(em)).query<Row>(numberedPlaceholders(sql), values);
-  // D27: a statement on the ORM's pool (in a request's transaction) is a span of that request, and an
-  // outbox message it writes keeps that request's traceparent.
-  const trace = scope.trace ?? boundTrace(em);
-  return (statements ?? tracedFor(preparedStatements(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
+  const statements = em.isInTransaction() ? preparedStatements(em) : (statementPools.get(em.getConnection()) ?? preparedStatements(em));
+  if (!tracing.runtime) return statements.query<Row>(numberedPlaceholders(sql), values);
+  // D27: a statement is a span of the request it runs for, and an outbox message it writes keeps that
+  // request's traceparent.
+  const trace = boundTrace(em);
+  return tracedFor(statements, trace).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
 }

@@ -4,9 +4,10 @@ import type { Actor } from '../auth/actor';
 import type { TraceScope } from '../observability/tracing';
 
 /*
- * What a door attaches to the entity manager it hands to commands, for their unit of work
- * (src/platform/db/unit-of-work.ts). A file of its own, without the ORM at run time: the admin CLI
- * attaches its scope without loading MikroORM when a running server does the work.
+ * What a door hands a command with its arguments, for the command's unit of work
+ * (src/platform/db/unit-of-work.ts): the request's entity manager and what the door knows of the
+ * request. A file of its own, without the ORM at run time: the admin CLI builds its scope without
+ * loading MikroORM when a running server does the work.
  */
 
 /** A result as recorded on the idempotency record: JSON, with entities as references and dates as ISO strings. */
@@ -56,8 +57,14 @@ export interface RecoveryPointCtes {
   lost(): never;
 }
 
-/** What the door knows about the request a command runs for. */
+/**
+ * What a command runs with besides its arguments, passed by the door that calls it (the request
+ * context of either door, the admin CLI, a background job): the entity manager of the request and
+ * what the door knows of the request. A command passes it to inUnitOfWork unchanged.
+ */
 export interface UnitOfWorkScope {
+  /** The request's entity manager: commands read with it, and their unit of work forks its transaction from it. */
+  readonly em: EntityManager;
   readonly actor: Actor;
   /** The request's client address and id, for audit entries (D26); absent outside a request (CLI, jobs). */
   readonly clientIp?: string;
@@ -68,12 +75,6 @@ export interface UnitOfWorkScope {
   /** Called after each commit of a unit of work: counts writes towards a table's first statistics (first-statistics.ts). */
   readonly written?: () => void;
   /**
-   * Where a fixed statement outside a transaction runs (executePrepared): the service's pool for hot
-   * statements, which pipelines the statements of concurrent requests (src/platform/db/statement-pool.ts).
-   * Without it, the ORM's pool.
-   */
-  readonly statements?: { query<Row>(text: string, values: readonly unknown[]): Promise<Row[]> };
-  /**
    * Called after each commit of a unit of work, before its result goes back (D25, read replicas): records
    * where the primary's WAL stands for the request's organization, so its next reads, on any instance,
    * wait for the replica to replay the write. Unset without DATABASE_READ_URL.
@@ -81,6 +82,11 @@ export interface UnitOfWorkScope {
   readonly committed?: () => Promise<void>;
   /** Where the request is in its trace, when tracing is on (D27): its statements are spans there. */
   readonly trace?: TraceScope;
+}
+
+/** The scope of work nobody asked for by a request (start-up work, jobs, tests): the system acting, without a key. */
+export function systemScope(em: EntityManager, task = 'unattributed', scope: Partial<Omit<UnitOfWorkScope, 'em' | 'actor'>> = {}): UnitOfWorkScope {
+  return { ...scope, em, actor: { kind: 'system', task } };
 }
 
 /** What the work sees of its unit besides the transaction's entity manager. */
@@ -93,18 +99,3 @@ export interface UnitOfWork {
   /** With an Idempotency-Key and the option `recoveryPointInStatement`: the recovery point's parts for the work's one statement. */
   readonly recoveryPoint?: RecoveryPointCtes;
 }
-
-const scopes = new WeakMap<EntityManager, UnitOfWorkScope>();
-const SYSTEM_SCOPE: UnitOfWorkScope = { actor: { kind: 'system', task: 'unattributed' } };
-
-/** Attaches the request's scope to its entity manager (the door does this once); returns `em`. */
-export function withUnitOfWorkScope<E extends EntityManager>(em: E, scope: UnitOfWorkScope): E {
-  scopes.set(em, scope);
-  return em;
-}
-
-/** The scope attached to `em`, or the system's. */
-export function unitOfWorkScopeOf(em: EntityManager): UnitOfWorkScope {
-  return scopes.get(em) ?? SYSTEM_SCOPE;
-}
-

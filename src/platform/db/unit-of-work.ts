@@ -2,20 +2,20 @@ import { helper, Utils } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { noteOutboxWrite, takeOutboxWrite } from '../outbox/outbox';
+import { boundTrace } from '../observability/tracing';
 import { traceTransaction } from './traced-statements';
-import { unitOfWorkScopeOf, type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
+import { type IdempotencyClaim, type RecordedResult, type UnitOfWork, type UnitOfWorkScope } from './unit-of-work-scope';
 
 /*
  * The unit of work: the one place a mutation's transaction is opened and committed.
  *
- * A command runs its change through `inUnitOfWork(em, work)` instead of `em.transactional`. The
+ * A command runs its change through `inUnitOfWork(scope, work)` instead of `em.transactional`. The
  * change, the outbox rows it writes (enqueueWebhook, with `tx`) and, when the request holds an
  * Idempotency-Key, the key's recovery point commit together or not at all.
  *
- * How a command learns the request's claim and actor without a new parameter: the door that made the
- * request's entity manager attached a scope to it (`withUnitOfWorkScope`, done by the request context,
- * src/http/http-request-context.ts, and by the admin CLI). Commands keep their `(em, …)` signatures; an
- * entity manager nobody attached a scope to (tests, start-up work) runs as the system, without a key.
+ * The scope is the command's first argument, given by its door: the request context of either door
+ * (its `scope`, src/http/http-request-context.ts) with the caller and the request's key, the admin CLI
+ * with the operator, a background job or a test with the system (`systemScope`).
  *
  * Recovery points (Stripe's design): with a claim, the unit of work writes, as the last statement of
  * its transaction, a reference to its result onto the idempotency record (one UPDATE, also the fence:
@@ -88,11 +88,11 @@ export interface UnitOfWorkOptions {
  * recorded result instead of running `work`.
  */
 export async function inUnitOfWork<T>(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   work: (tx: EntityManager, unit: UnitOfWork) => Promise<T>,
   options: UnitOfWorkOptions = {},
 ): Promise<T> {
-  const scope = unitOfWorkScopeOf(em);
+  const { em } = scope;
   const claim = scope.idempotency;
   let transaction: EntityManager | undefined;
   if (claim === undefined && options.singleStatement) {
@@ -178,7 +178,7 @@ export async function inUnitOfWork<T>(
 export async function withinTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) return work(em);
   return em.transactional(async (tx) => {
-    traceTransaction(tx, unitOfWorkScopeOf(em).trace);
+    traceTransaction(tx, boundTrace(em));
     const value = await work(tx);
     if (takeOutboxWrite(tx)) noteOutboxWrite(em);
     return value;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Actor } from '../auth/actor';
 import type { AuthContext } from '../auth/auth-context';
 import { preparedStatements, type PreparedStatements } from '../db/prepared-statements';
+import type { UnitOfWorkScope } from '../db/unit-of-work-scope';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../outbox/webhook-runtime';
 import type { ListCursors } from '../crypto/list-cursor';
@@ -14,11 +15,13 @@ export interface RequestContext {
   readonly auth: AuthContext;
   /** Who is calling, as one typed value (src/platform/auth/actor.ts). */
   readonly actor: Actor;
-  /**
-   * A fork of the entity manager for this request only (made when first used), carrying the request's
-   * unit-of-work scope (actor, Idempotency-Key claim: src/platform/db/unit-of-work.ts).
-   */
+  /** A fork of the entity manager for this request only (made when first used). */
   readonly em: EntityManager;
+  /**
+   * What the request's commands run with (their first argument): `em`, the actor, the request's
+   * Idempotency-Key claim (src/platform/db/unit-of-work.ts).
+   */
+  readonly scope: UnitOfWorkScope;
   /**
    * The primary's entity manager, for what must never be read behind a write: the calling key or member
    * itself (authentication's data, D25). `em` itself unless the request reads a replica.

@@ -106,12 +106,7 @@ export function jsonWithHoles(value: object, holes: readonly string[], suffix = 
   return { sql: `format(?::text, ${holes.join(', ')})`, bindings: [parts.join('%s')] };
 }
 
-/** A message body whose `data` has values only the statement knows (see jsonWithHoles). */
-function messageBody(type: string, timestamp: Date, data: object, holes: readonly string[]): SqlPart {
-  return jsonWithHoles({ type, timestamp: timestamp.toISOString(), data }, holes);
-}
-
-/** A value of `data` that the statement fills in (see messageBody). */
+/** A value of `data` that the statement fills in (see jsonWithHoles). */
 export const hole = (): string => HOLE;
 
 /**
@@ -125,7 +120,8 @@ export const hole = (): string => HOLE;
  */
 export function outboxCtes(organizationId: string, type: string, gate: string, data: object, holes: readonly string[] = []): SqlPart {
   const createdAt = new Date();
-  const body = messageBody(type, createdAt, data, holes);
+  // The message body; its `data` has values only the statement knows.
+  const body = jsonWithHoles({ type, timestamp: createdAt.toISOString(), data }, holes);
   return {
     sql: `outbox_wanted as (
        select id, organization_id from webhook_endpoints

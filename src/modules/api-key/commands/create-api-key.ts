@@ -7,6 +7,7 @@ import { newKeyErrors, parseEnvironment } from '../api-key.policy';
 import { addKey } from '../api-key.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit, type AuditSummary } from '../../../platform/audit/audit-log';
 
 export interface CreateApiKeyInput {
@@ -24,13 +25,14 @@ export interface CreateApiKeyInput {
  * new key. The returned `key` is the only time the secret exists outside the caller's hands: only
  * its SHA-256 and a display prefix are stored.
  */
-export async function createApiKey(em: EntityManager, organizationId: string, input: CreateApiKeyInput): Promise<{ entity: ApiKeyEntity; key: string }> {
+export async function createApiKey(scope: UnitOfWorkScope, organizationId: string, input: CreateApiKeyInput): Promise<{ entity: ApiKeyEntity; key: string }> {
+  const { em } = scope;
   const name = input.name.trim();
   assertValidInput(newKeyErrors({ ...input, name }, Date.now()));
   await findOrganization(em, organizationId);
 
   // The key is part of the unit's result: a retry after a crash gets the one that committed.
-  return inUnitOfWork(em, async (tx, unit) => {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const made = newKeyInUnit(tx, organizationId, input);
     await recordAudit(tx, unit, {
       organizationId,

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEntity } from '../api-key.entity';
 import { assertRotatable, graceHoursErrors, ROTATION_GRACE_HOURS, rotationDates } from '../api-key.policy';
 import { lockKey } from '../api-key.repository';
@@ -6,6 +5,7 @@ import { newKeyInUnit } from './create-api-key';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 
 /**
  * `key rotate` and Mutation.rotateApiKey (D9): a replacement with the same name, permissions,
@@ -13,13 +13,13 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * key keeps working for `graceHours`, then expires; a revoked or expired key cannot be rotated.
  */
 export async function rotateApiKey(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   keyId: string,
   graceHours = ROTATION_GRACE_HOURS,
 ): Promise<{ previous: ApiKeyEntity; entity: ApiKeyEntity; key: string }> {
   assertValidInput(graceHoursErrors(graceHours));
-  return inUnitOfWork(em, async (tx, unit) => {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const previous = await lockKey(tx, organizationId, keyId);
     const now = Date.now();
     assertRotatable(previous, now);

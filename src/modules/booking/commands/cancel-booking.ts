@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
 import type { BookingEntity } from '../booking.entity';
@@ -10,6 +9,7 @@ import { hole } from '../../../platform/outbox/outbox';
 import { presentBooking } from '../booking.presenter';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 
 /**
@@ -18,11 +18,11 @@ import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
  * (booking-transitions.repository.ts). The booking is read first, without a lock (what a cancellation
  * changes is guarded again under the locks), for its event, its slot and its webhook.
  */
-export async function cancelBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+export async function cancelBooking(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
 
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const found = await findById(tx, organizationId, id);
       const cancelledAt = new Date();

@@ -1,8 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import type { BookingEntity } from '../booking.entity';
 import { changeCheckIn } from '../check-in.repository';
 import { assertCheckInAllowed, assertCheckInUndoable } from '../check-in.policy';
@@ -13,10 +13,10 @@ import { assertCheckInAllowed, assertCheckInUndoable } from '../check-in.policy'
  * at once: the statement locks the booking's row, so exactly one sets it and the others find it set
  * (409 ALREADY_CHECKED_IN with the winner's time).
  */
-export function checkInBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+export function checkInBooking(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const now = new Date();
       const { changed, booking } = await changeCheckIn(tx, organizationId, id, now);
@@ -34,10 +34,10 @@ export function checkInBooking(em: EntityManager, organizationId: string, id: st
  * wrong gate, say), in one statement with its `booking.check_in_undone` message; 409 NOT_CHECKED_IN
  * when there is nothing to undo.
  */
-export function undoCheckIn(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+export function undoCheckIn(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const { changed, booking } = await changeCheckIn(tx, organizationId, id, null);
       if (!booking) throw AppError.bookingNotFound(id);

@@ -1,8 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { hole } from '../../../platform/outbox/outbox';
 import { BookingStatus, type BookingEntity } from '../booking.entity';
 import { needsConfirming } from '../booking.policy';
@@ -21,11 +21,11 @@ import { effectiveStatus } from '../../event/event-status';
  * whose event no longer takes bookings (unpublished, cancelled, ended) is EVENT_NOT_PUBLISHED, as a
  * booking would be, and stays HELD until it expires.
  */
-export async function confirmBooking(em: EntityManager, organizationId: string, id: string): Promise<BookingEntity> {
+export async function confirmBooking(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<BookingEntity> {
   assertValidInput(idErrors('id', id, 'bk'));
 
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const found = await findById(tx, organizationId, id);
       const confirmedAt = new Date();

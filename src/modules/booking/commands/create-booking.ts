@@ -1,8 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertBookable } from '../../event/event.policy';
-import { BookingEntity, BookingStatus, newBookingId } from '../booking.entity';
+import { BookingEntity, BookingStatus } from '../booking.entity';
+import { newId } from '../../../foundation/ids';
 import { seatsRequestErrors, type CreateBookingInput } from '../booking.inputs';
 import { assertAvailable } from '../booking.policy';
 import { bookSeats, type BookingChange, type NewBooking } from '../booking.repository';
@@ -11,6 +11,7 @@ import { bookSlotted } from '../slotted-booking.repository';
 import { presentBooking } from '../booking.presenter';
 import { hole } from '../../../platform/outbox/outbox';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { SLOT_COUNT } from '../../inventory/inventory.policy';
 import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
 import { holdMinutesErrors } from '../booking.policy';
@@ -42,11 +43,12 @@ function remember(key: string, slotted: boolean): void {
  * the backstop.
  */
 export async function createBooking(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   input: CreateBookingInput,
   settings: { readonly holdMinutes: number } = { holdMinutes: DEFAULT_HOLD_MINUTES },
 ): Promise<BookingEntity> {
+  const { em } = scope;
   assertValidInput(
     seatsRequestErrors(input),
     input,
@@ -55,7 +57,7 @@ export async function createBooking(
 
   // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
-  const id = newBookingId();
+  const id = newId('bk');
   const createdAt = new Date();
   const fields: NewBooking = {
     id,
@@ -80,7 +82,7 @@ export async function createBooking(
   );
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
   return inUnitOfWork(
-    em,
+    scope,
     async (tx, unit) => {
       // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
       // the answer is read after the commit, with the request's own entity manager.

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { hole } from '../../../platform/outbox/outbox';
-import { withUnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
+import { systemScope, type UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import { BookingStatus } from '../booking.entity';
 import { presentBooking } from '../booking.presenter';
@@ -22,9 +22,9 @@ import { offeringFreedSeats, offerWhereDue } from '../../waitlist/commands/offer
 const BATCH = 100;
 
 /** Expires one hold at `at`: one statement; false when it was not (any longer) a due hold. */
-async function expireHold(em: EntityManager, organizationId: string, hold: BookingSeats, at: Date): Promise<boolean> {
+async function expireHold(scope: UnitOfWorkScope, organizationId: string, hold: BookingSeats, at: Date): Promise<boolean> {
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const booking = await findById(tx, organizationId, hold.id);
       const webhookData = presentBooking({ ...booking, status: BookingStatus.EXPIRED }, { id: hold.eventId, slug: hole() });
@@ -44,14 +44,14 @@ async function expireHold(em: EntityManager, organizationId: string, hold: Booki
 export async function expireDueHolds(em: EntityManager, organizationId: string, eventId: string, at: Date, wake?: () => void): Promise<number> {
   let expired = 0;
   for (const hold of await dueHoldsOfEvent(em.fork(), eventId, at, BATCH)) {
-    if (await expireHold(systemEm(em, wake), organizationId, hold, at)) expired += 1;
+    if (await expireHold(systemScopeOf(em, wake), organizationId, hold, at)) expired += 1;
   }
   return expired;
 }
 
 /** An entity manager of its own for one expiry, run by the system (the webhook workers woken after its commit). */
-function systemEm(em: EntityManager, wake?: () => void): EntityManager {
-  return withUnitOfWorkScope(em.fork(), { actor: { kind: 'system', task: 'hold-expiry' }, outboxWritten: wake });
+function systemScopeOf(em: EntityManager, wake?: () => void): UnitOfWorkScope {
+  return systemScope(em.fork(), 'hold-expiry', { outboxWritten: wake });
 }
 
 /**
@@ -68,7 +68,7 @@ export function startHoldExpiry(em: EntityManager, logger: Logger, options: { in
     const due = await dueHolds(em.fork(), at, BATCH);
     for (const hold of due) {
       if (stopped) break;
-      await expireHold(systemEm(em, options.wake), hold.organizationId, hold, at);
+      await expireHold(systemScopeOf(em, options.wake), hold.organizationId, hold, at);
     }
     // The waiting list's safety net (D21): seats free while entries that fit them wait get offered.
     if (!stopped) await offerWhereDue(em, options.wake);

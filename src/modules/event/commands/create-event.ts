@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { newId } from '../../../foundation/ids';
 import { inputErrors } from '../../../foundation/validation/validate-input';
@@ -11,6 +10,7 @@ import { EventStatus } from '../event-status';
 import { guardingSlug, insertEvent, slugTaken, type NewEvent } from '../event.repository';
 import { eventCreatedOutbox } from '../event.webhooks';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 
 /**
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
@@ -18,7 +18,8 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * in the organization, then the event in DRAFT with its ticket types and its event.created message:
  * one statement, whose unique index decides the slug. `status` is not an input field.
  */
-export async function createEvent(em: EntityManager, organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
+export async function createEvent(scope: UnitOfWorkScope, organization: OrganizationSnapshot, input: CreateEventInput): Promise<EventEntity> {
+  const { em } = scope;
   // The slug is looked up here only when the input fails anyway, to report it beside the rest; a
   // valid input's slug is decided by the unique index, in the statement.
   const errors = inputErrors(input);
@@ -31,7 +32,7 @@ export async function createEvent(em: EntityManager, organization: OrganizationS
     // With an Idempotency-Key, a retry whose first attempt committed gets its event back (its recovery
     // point), never "slug taken".
     inUnitOfWork(
-      em,
+      scope,
       (tx) => {
         const event = newEvent(organization, input, new Date());
         const outbox = eventCreatedOutbox(

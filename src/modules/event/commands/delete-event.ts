@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { countConfirmed } from '../../booking/booking.repository';
 import { EventEntity } from '../event.entity';
@@ -8,6 +7,7 @@ import { idBySlugOrNull } from '../event.read-repository';
 import { eventDeletedOutbox } from '../event.webhooks';
 import { withDeleteAudit } from '../event.audit';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { lockEventSlots } from '../../inventory/inventory.repository';
 
 const MAX_ATTEMPTS = 5;
@@ -17,9 +17,9 @@ const MAX_ATTEMPTS = 5;
  * otherwise). One statement deletes it with its event.deleted message; when it deletes
  * nothing, the reason is worked out afterwards (not found, or the policy on its bookings).
  */
-export async function deleteEvent(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
+export async function deleteEvent(scope: UnitOfWorkScope, organizationId: string, slug: string): Promise<{ id: string; slug: string }> {
   return inUnitOfWork(
-    em,
+    scope,
     async (tx, unit) => {
       const outbox = withDeleteAudit(eventDeletedOutbox(organizationId, slug), unit, organizationId, slug);
       for (let attempt = 1; ; attempt += 1) {

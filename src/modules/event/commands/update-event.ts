@@ -20,6 +20,7 @@ import { usesSlots } from '../../inventory/inventory.policy';
 import { changeTypeOf, eventChangedOutbox } from '../event.webhooks';
 import { withUpdateAudit } from '../event.audit';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 
 /** Reads of an event that changed before its update could apply (each one another change that did). */
@@ -37,12 +38,12 @@ const SETTABLE_FIELDS = ['title', 'slug', 'description', 'startDate', 'endDate',
  * (its row lock lasts that statement); when it changed meanwhile, the command reads and decides again.
  * The unique index decides a slug taken since (guardingSlug).
  */
-export async function updateEvent(em: EntityManager, organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
+export async function updateEvent(scope: UnitOfWorkScope, organizationId: string, slug: string, input: UpdateEventInput): Promise<EventEntity> {
   assertValidInput(input);
 
   return guardingSlug(input.slug, () =>
     inUnitOfWork(
-      em,
+      scope,
       async (tx, unit) => {
         const decideAndApply = async (locked: EntityManager): Promise<EventEntity> => {
           for (let attempt = 1; ; attempt += 1) {

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { findOrganization } from '../../organization/organization.repository';
 import type { MemberEntity, MemberRole } from '../member.entity';
@@ -44,9 +45,9 @@ export async function addMemberInUnit(tx: EntityManager, organizationId: string,
  * `member add` and (through invite-member) Mutation.inviteMember (D8): fields checked at once, then,
  * in one unit of work, the organization found, the email free in it and the member added.
  */
-export async function addMember(em: EntityManager, organizationId: string, input: AddMemberInput): Promise<MemberEntity> {
+export async function addMember(scope: UnitOfWorkScope, organizationId: string, input: AddMemberInput): Promise<MemberEntity> {
   const fields = newMemberFields(input);
-  return inUnitOfWork(em, async (tx, unit) => {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const member = await addMemberInUnit(tx, organizationId, fields);
     await recordAudit(tx, unit, { organizationId, action: 'member.added', targetId: member.id, summary: { email: member.email, role: member.role } });
     return member;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { replaceInvitation } from '../credentials.repository';
 import type { MemberEntity } from '../member.entity';
@@ -31,8 +32,8 @@ export async function invitationInUnit(tx: EntityManager, member: MemberEntity, 
  * Mutation.reinviteMember and `member invite` (D19): a one-time link (24 h) where the member sets a
  * password; earlier links stop working. Only the token's SHA-256 is stored. One unit of work.
  */
-export async function issueInvitation(em: EntityManager, organizationId: string, memberId: string, publicUrl: string): Promise<Invitation> {
-  return inUnitOfWork(em, async (tx, unit) => {
+export async function issueInvitation(scope: UnitOfWorkScope, organizationId: string, memberId: string, publicUrl: string): Promise<Invitation> {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const member = await findMember(tx, organizationId, memberId);
     await recordAudit(tx, unit, { organizationId, action: 'member.invited', targetId: member.id, summary: { email: member.email, reissued: true } });
     return invitationInUnit(tx, member, publicUrl);

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { canonicalTimeZone } from '../../event/event.queries';
 import type { OrganizationEntity, OrganizationPlan, RestrictionMode } from '../organization.entity';
 import { normalizeAllowlist } from '../ip-allowlist';
@@ -6,6 +5,7 @@ import { accessSettingsErrors, bookingWindowErrors, parseRestrictionMode, rateLi
 import { lockOrganization } from '../organization.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { auditedSettings, settingsChanges } from '../organization.audit';
 
@@ -30,7 +30,7 @@ export interface UpdateOrganizationInput {
  * STRICT mode), then applied. Running servers drop what they cached within a second (the database
  * trigger on organizations, src/platform/auth/auth-change-listener.ts).
  */
-export async function updateOrganization(em: EntityManager, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
+export async function updateOrganization(scope: UnitOfWorkScope, organizationId: string, input: UpdateOrganizationInput): Promise<OrganizationEntity> {
   const allowlist = input.allowedIps === undefined ? undefined : normalizeAllowlist(input.allowedIps);
   assertValidInput(
     timezoneErrors(input.timezone),
@@ -40,7 +40,7 @@ export async function updateOrganization(em: EntityManager, organizationId: stri
     bookingWindowErrors(input),
   );
 
-  return inUnitOfWork(em, async (tx, unit) => {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const organization = await lockOrganization(tx, organizationId);
     const before = auditedSettings(organization);
     const plan = input.plan ?? organization.plan;

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { slugErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
@@ -8,6 +7,7 @@ import { ticketTypeCountErrors } from '../ticket-type.policy';
 import { lockEventAndAddTicketType } from '../ticket-type.repository';
 import { ticketTypeOutbox } from '../ticket-type.webhooks';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 
 /**
  * Mutation.addTicketType (D6): at most MAX_TICKET_TYPES per event, under the event's lock; the insert's
@@ -16,13 +16,13 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * the lock's own statement would not see the types added by whoever held the lock before).
  */
 export async function addTicketType(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   eventSlug: string,
   input: TicketTypeInput,
 ): Promise<TicketTypeEntity> {
   assertValidInput(slugErrors('eventSlug', eventSlug), input);
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(scope, async (tx) => {
     const { name, price, currency, quantity } = input;
     const added = await lockEventAndAddTicketType(tx, organizationId, eventSlug, { name, price, currency, quantity }, ticketTypeOutbox(organizationId, 'ticket_type.created'));
     if ('eventFound' in added) {

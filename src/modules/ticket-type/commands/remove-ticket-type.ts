@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { idErrors } from '../../../foundation/validation/arguments';
 import type { TicketTypeEntity } from '../ticket-type.entity';
 import { assertRemovable } from '../ticket-type.policy';
@@ -8,6 +7,7 @@ import { lockTicketTypePool } from '../../inventory/inventory.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { ticketTypeOutbox } from '../ticket-type.webhooks';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 
 /** Reads of a ticket type that was sold on the locked row and unsold on the read (each a booking cancelled between). */
 const MAX_ATTEMPTS = 5;
@@ -18,11 +18,11 @@ const MAX_ATTEMPTS = 5;
  * with its ticket_type.deleted message (D19);
  * when it deletes nothing, the reason is worked out from the stored type.
  */
-export async function removeTicketType(em: EntityManager, organizationId: string, id: string): Promise<TicketTypeEntity> {
+export async function removeTicketType(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<TicketTypeEntity> {
   assertValidInput(idErrors('id', id, 'tt'));
   const outbox = ticketTypeOutbox(organizationId, 'ticket_type.deleted');
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       for (let attempt = 1; ; attempt += 1) {
         const removed = await removeUnsoldTicketType(tx, organizationId, id, outbox);

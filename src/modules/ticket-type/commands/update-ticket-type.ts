@@ -8,6 +8,7 @@ import { lockEventOfTicketType, storedTicketType, updateTicketTypeFields } from 
 import { AppError } from '../../../foundation/errors/app-error';
 import { lockTicketTypePool, reshareRoom } from '../../inventory/inventory.repository';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
 import { ticketTypeOutbox } from '../ticket-type.webhooks';
 
@@ -21,7 +22,7 @@ const MAX_ATTEMPTS = 5;
  * field); when it changes nothing, the reason is worked out from the stored type.
  */
 export async function updateTicketType(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   id: string,
   input: TicketTypeUpdateInput,
@@ -33,7 +34,7 @@ export async function updateTicketType(
   const outbox = ticketTypeOutbox(organizationId, 'ticket_type.updated');
   const quantityRule = (sold: number) => (errors.some((error) => error.field === 'quantity') ? [] : quantityErrors(input.quantity, sold));
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const decideAndApply = async (locked: EntityManager): Promise<TicketTypeEntity> => {
         if (errors.length > 0) {

@@ -1,7 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { seatsRequestErrors } from '../../booking/booking.inputs';
 import { assertBookable } from '../../event/event.policy';
 import { effectiveStatus, type EventStatus } from '../../event/event-status';
@@ -21,10 +21,10 @@ import type { JoinWaitlistInput, WaitlistEntry } from '../waitlist.types';
  * frees seats either committed before (the join sees the seats free and refuses) or runs after (and
  * its offer pass sees this entry). Seats of holds past their expiresAt count as free (D20).
  */
-export async function joinWaitlist(em: EntityManager, organizationId: string, input: JoinWaitlistInput): Promise<WaitlistEntry> {
+export async function joinWaitlist(scope: UnitOfWorkScope, organizationId: string, input: JoinWaitlistInput): Promise<WaitlistEntry> {
   assertValidInput(seatsRequestErrors(input), input);
   const id = newWaitlistEntryId();
-  return inUnitOfWork(em, async (tx) => {
+  return inUnitOfWork(scope, async (tx) => {
     const now = new Date();
     const locked = await lockEventForWaitlist(tx, organizationId, { slug: input.eventSlug });
     if (!locked) throw AppError.eventNotFound(input.eventSlug);

@@ -3,6 +3,7 @@ import { AppError } from '../../../foundation/errors/app-error';
 import { idErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { releaseOfferedSeats } from '../../booking/commands/offer-holds';
 import { WaitlistStatus } from '../waitlist-entry.entity';
 import { leaveOf } from '../waitlist.policy';
@@ -21,10 +22,10 @@ const MAX_ATTEMPTS = 4;
  * again: answered unchanged. CONVERTED or EXPIRED: WAITLIST_ENTRY_NOT_WAITING. Another organization's
  * entry: WAITLIST_ENTRY_NOT_FOUND, like a missing one.
  */
-export async function leaveWaitlist(em: EntityManager, organizationId: string, id: string): Promise<WaitlistEntry> {
+export async function leaveWaitlist(scope: UnitOfWorkScope, organizationId: string, id: string): Promise<WaitlistEntry> {
   assertValidInput(idErrors('id', id, 'wl'));
   return inUnitOfWork(
-    em,
+    scope,
     async (tx) => {
       const now = new Date();
       for (let attempt = 1; ; attempt += 1) {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
-import { withUnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
+import { systemScope } from '../../../platform/db/unit-of-work-scope';
 import { holdOfferedSeats } from '../../booking/commands/offer-holds';
 import { EventStatus, effectiveStatus } from '../../event/event-status';
 import { WaitlistStatus } from '../waitlist-entry.entity';
@@ -106,9 +106,8 @@ const EVENTS_PER_SWEEP = 20;
 export async function offerWhereDue(em: EntityManager, wake?: () => void): Promise<number> {
   let offered = 0;
   for (const { eventId, organizationId } of await eventsWithOffersDue(em.fork(), EVENTS_PER_SWEEP)) {
-    const system = withUnitOfWorkScope(em.fork(), { actor: { kind: 'system', task: 'waitlist-offers' }, outboxWritten: wake });
     // A unit of work of its own: the webhook workers are woken after its commit.
-    offered += await inUnitOfWork(system, async (tx) => {
+    offered += await inUnitOfWork(systemScope(em.fork(), 'waitlist-offers', { outboxWritten: wake }), async (tx) => {
       if (!(await lockEventForWaitlist(tx, organizationId, { id: eventId }))) return 0;
       return offerSeats(tx, organizationId, eventId, new Date());
     });

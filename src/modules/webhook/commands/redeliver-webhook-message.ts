@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { findEndpoint, findMessage, requeueMessage } from '../webhook.repository';
 import type { WebhookMessage } from '../webhook.types';
@@ -16,13 +16,13 @@ import type { WebhookMessage } from '../webhook.types';
  * that same PENDING message, and does not requeue it again.
  */
 export async function redeliverWebhookMessage(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   endpointId: string,
   messageId: string,
   runtime: WebhookRuntime,
 ): Promise<WebhookMessage> {
-  const { message, requeued } = await inUnitOfWork(em, async (tx) => {
+  const { message, requeued } = await inUnitOfWork(scope, async (tx) => {
     const endpoint = await findEndpoint(tx, organizationId, endpointId);
     const changed = await requeueMessage(tx, organizationId, endpoint.id, messageId);
     const found = await findMessage(tx, organizationId, endpoint.id, messageId);

@@ -1,10 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
 import { newSigningSecret } from '../../../platform/crypto/secret-box';
 import { rotatedSecrets } from '../webhook.policy';
 import { lockEndpoint } from '../webhook.repository';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit } from '../../../platform/audit/audit-log';
 
 /**
@@ -14,13 +14,13 @@ import { recordAudit } from '../../../platform/audit/audit-log';
  * is shown this once.
  */
 export async function rotateWebhookSecret(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   endpointId: string,
   runtime: WebhookRuntime,
 ): Promise<{ endpoint: WebhookEndpointEntity; secret: string }> {
   // The secret is part of the unit's result: a retry after a crash gets the one that committed.
-  return inUnitOfWork(em, async (tx, unit) => {
+  return inUnitOfWork(scope, async (tx, unit) => {
     const secret = newSigningSecret();
     const endpoint = await lockEndpoint(tx, organizationId, endpointId);
     Object.assign(endpoint, rotatedSecrets(endpoint, runtime.secrets.seal(secret), Date.now()));

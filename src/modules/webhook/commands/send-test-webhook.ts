@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { insertMessage } from '../../../platform/outbox/outbox';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
@@ -6,6 +5,7 @@ import { TEST_MESSAGE_TYPE } from '../webhook-types';
 import { findEndpoint, findMessage } from '../webhook.repository';
 import type { WebhookMessage } from '../webhook.types';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 
 /**
  * Mutation.sendTestWebhook (D18): the endpoint found in the organization (else
@@ -13,10 +13,11 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
  * endpoint only, whatever its type filter (a disabled endpoint keeps it until re-enabled). Answers
  * the message, PENDING.
  */
-export async function sendTestWebhook(em: EntityManager, organizationId: string, endpointId: string, runtime: WebhookRuntime): Promise<WebhookMessage> {
+export async function sendTestWebhook(scope: UnitOfWorkScope, organizationId: string, endpointId: string, runtime: WebhookRuntime): Promise<WebhookMessage> {
+  const { em } = scope;
   const endpoint = await findEndpoint(em, organizationId, endpointId);
   const data = { endpointId: endpoint.id, message: 'This is a test message.' };
-  const messageId = await inUnitOfWork(em, (tx) => insertMessage(tx, organizationId, TEST_MESSAGE_TYPE, data, [endpoint.id]));
+  const messageId = await inUnitOfWork(scope, (tx) => insertMessage(tx, organizationId, TEST_MESSAGE_TYPE, data, [endpoint.id]));
   runtime.wake();
   const message = await findMessage(em, organizationId, endpoint.id, messageId);
   // Only an endpoint deleted in between leaves no message to show.

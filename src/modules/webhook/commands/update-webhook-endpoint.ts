@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { registrationError } from '../../../platform/outbox/webhook-destination';
 import type { WebhookEndpointEntity } from '../webhook-endpoint.entity';
 import type { WebhookRuntime } from '../../../platform/outbox/webhook-runtime';
@@ -6,6 +5,7 @@ import { endpointChanges, endpointInputErrors, type EndpointInput } from '../web
 import { findEndpoint } from '../webhook.repository';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
+import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { recordAudit } from '../../../platform/audit/audit-log';
 import { changedFields, endpointSummary } from '../webhook.audit';
 
@@ -18,17 +18,18 @@ import { changedFields, endpointSummary } from '../webhook.audit';
  * runs before the unit's transaction opens, so the transaction never waits on it.
  */
 export async function updateWebhookEndpoint(
-  em: EntityManager,
+  scope: UnitOfWorkScope,
   organizationId: string,
   endpointId: string,
   input: EndpointInput,
   runtime: WebhookRuntime,
 ): Promise<WebhookEndpointEntity> {
+  const { em } = scope;
   await findEndpoint(em, organizationId, endpointId);
   const destination = input.url == null ? undefined : await registrationError(input.url, runtime.allowPrivateNetworks, runtime.resolve);
   assertValidInput(endpointInputErrors(input, 'update', destination));
 
-  const endpoint = await inUnitOfWork(em, async (tx, unit) => {
+  const endpoint = await inUnitOfWork(scope, async (tx, unit) => {
     const current = await findEndpoint(tx, organizationId, endpointId);
     const before = endpointSummary(current);
     Object.assign(current, endpointChanges(current, input));
