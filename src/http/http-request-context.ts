@@ -61,7 +61,8 @@ export class HttpRequestContext implements RequestContext {
     },
   ) {
     this.trace = locals?.trace?.scope;
-    this.reads = tracedFor(locals?.readSource?.reads ?? shared.reads, this.trace);
+    const reads = locals?.readSource?.reads ?? shared.reads;
+    this.reads = this.trace ? tracedFor(reads, this.trace) : reads;
     this.webhooks = shared.webhooks;
     this.cursors = shared.cursors;
   }
@@ -76,7 +77,7 @@ export class HttpRequestContext implements RequestContext {
     if (this.forked) return this.forked;
     const orm = this.locals?.readSource?.orm ?? this.shared.orm;
     this.forked = orm.em.fork();
-    bindTrace(this.forked, this.trace);
+    if (this.trace) bindTrace(this.forked, this.trace);
     return this.forked;
   }
 
@@ -89,7 +90,7 @@ export class HttpRequestContext implements RequestContext {
     let clientIp: { value: string | undefined } | undefined;
     this.commandScope = {
       em: this.em,
-      actor: this.actor,
+      actor: actorOf(this.auth),
       // For audit entries (D26): the address as the allowlist sees it (IPv4-mapped IPv6 shown as IPv4),
       // parsed only when an audited change reads it (a booking never does).
       get clientIp() {

@@ -1,7 +1,6 @@
-import type { AuthContext, OrganizationSnapshot } from '../platform/auth/auth-context';
+import type { OrganizationSnapshot } from '../platform/auth/auth-context';
 import { AppError } from '../foundation/errors/app-error';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
-import { RestrictionMode } from '../modules/organization/organization.entity';
 
 // Snapshots are cached with their key and replaced when the organization changes, so each list is
 // parsed once per snapshot rather than once per request.
@@ -17,11 +16,11 @@ function allowlistOf(organization: OrganizationSnapshot): IpAllowlist {
 }
 
 /**
- * D11: an organization in STRICT mode with a non-empty list is reachable only from its ranges.
- * `ip` is the socket address, or the X-Forwarded-For client when TRUST_PROXY is set (req.ip).
+ * D11: an organization in STRICT mode with a non-empty list (the pipeline's ip-allowlist step asks
+ * only then) is reachable only from its ranges. `ip` is the socket address, or the X-Forwarded-For
+ * client when TRUST_PROXY is set (req.ip).
  */
-export function assertIpAllowed({ organization }: AuthContext, ip: string | undefined): void {
-  if (organization.restrictionMode !== String(RestrictionMode.STRICT) || organization.allowedIps.length === 0) return;
+export function assertIpAllowed(organization: OrganizationSnapshot, ip: string | undefined): void {
   if (!allowlistOf(organization).allows(ip)) {
     throw AppError.ipNotAllowed(IpAllowlist.clientAddress(ip) ?? ip);
   }

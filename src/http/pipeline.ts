@@ -16,7 +16,7 @@ import type { ContextShared } from './http-request-context';
 import { isForwardedHttps } from './https-only';
 import type { IdempotencyStep } from './idempotent-requests';
 import { assertIpAllowed } from './ip-allowlist';
-import { drawFromBudget } from './rate-limit';
+import { RestrictionMode } from '../modules/organization/organization.entity';
 import { assertHygienic } from './request-hygiene';
 import { startRequestSpan } from './request-tracing';
 import { pathOf, queryOf } from './url';
@@ -185,7 +185,9 @@ export function requestPipeline(deps: PipelineDeps) {
     function ipAllowlist(_req, res, next) {
       const x = at(res, 'ip-allowlist');
       if (!x) return;
-      if (x.auth) assertIpAllowed(x.auth, x.ip);
+      // D11: only an organization in STRICT mode with a non-empty list is restricted.
+      const organization = x.auth?.organization;
+      if (organization?.restrictionMode === String(RestrictionMode.STRICT) && organization.allowedIps.length > 0) assertIpAllowed(organization, x.ip);
       next();
     },
     async function rateBudget(_req, res, next) {
@@ -193,7 +195,19 @@ export function requestPipeline(deps: PipelineDeps) {
       if (!x) return;
       // The organization's budget (D12) is its keys': a dashboard session does not draw from it.
       if (!x.auth || x.auth.session !== undefined) return next();
-      x.rateLimit = await drawFromBudget(rateLimiter, x.auth, res);
+      // D12: one request drawn from the budget. The RateLimit-* headers go on the response (also on
+      // the 429, and on any error after this), then 429 RATE_LIMITED past the budget.
+      const { allowed, ...state } = await rateLimiter.consume(x.auth.organization);
+      res.setHeader('RateLimit-Limit', String(state.limit));
+      res.setHeader('RateLimit-Remaining', String(state.remaining));
+      res.setHeader('RateLimit-Reset', String(state.resetSeconds));
+      if (!allowed) {
+        throw AppError.rateLimited(
+          `Rate limit of ${state.limit} requests a minute exceeded for this organization; retry in ${state.resetSeconds} s`,
+          { retryAfterSeconds: state.resetSeconds, limit: state.limit },
+        );
+      }
+      x.rateLimit = state;
       next();
     },
     async function readBody(_req, res, next) {
@@ -205,7 +219,8 @@ export function requestPipeline(deps: PipelineDeps) {
     async function idempotency(_req, res, next) {
       const x = at(res, 'idempotency');
       if (!x) return;
-      const write = x.auth ? x.endpoint!.idempotency?.(x) : undefined;
+      // Most writes carry no key: they pass without asking the endpoint.
+      const write = x.auth && x.req.headers['idempotency-key'] !== undefined ? x.endpoint!.idempotency?.(x) : undefined;
       if (write && x.auth) {
         // Claimed before the operation runs (D17); a stored answer replayed here ends the list.
         x.idempotency = await deps.idempotency({ organizationId: x.auth.organization.id, key: write.key, parts: write.parts, requestId: x.requestId, trace: x.trace?.scope, dueAt: x.dueAt }, res);

@@ -90,10 +90,6 @@ export function NotNull(): PropertyDecorator {
   };
 }
 
-export function notNullFieldsOf(input: object): string[] {
-  return notNullFieldsOfClass(Object.getPrototypeOf(input) as object);
-}
-
 /** The @NotNull fields of an input class, by its prototype (the OpenAPI document reads them). */
 export function notNullFieldsOfClass(prototype: object): string[] {
   return notNullFields.get(prototype) ?? [];

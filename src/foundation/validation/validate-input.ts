@@ -1,6 +1,6 @@
 import { validateSync, type ValidationError } from 'class-validator';
 import { AppError, type FieldError } from '../errors/app-error';
-import { notNullFieldsOf } from './rules';
+import { notNullFieldsOfClass } from './rules';
 
 function flatten(errors: ValidationError[], parent: string): FieldError[] {
   return errors.flatMap((error) => {
@@ -12,12 +12,6 @@ function flatten(errors: ValidationError[], parent: string): FieldError[] {
 
 /** The options every input is validated with (see validateInput). */
 const OPTIONS = { skipUndefinedProperties: true, skipNullProperties: true, forbidUnknownValues: false } as const;
-
-/** The failures of the rules declared on the input's class (class-validator's), fields named by path. */
-export function classRuleErrors(input: object): FieldError[] {
-  const errors = validateSync(input, OPTIONS);
-  return errors.length === 0 ? [] : flatten(errors, '');
-}
 
 /** An input class may declare the rules that compare its fields, beside the rules of each field. */
 interface WithCrossFieldRules {
@@ -31,10 +25,11 @@ interface WithCrossFieldRules {
  * is the GraphQL type's job); rules that need stored state run in the command, through the policy.
  */
 export function validateInput(input: object): FieldError[] {
-  const nullErrors = notNullFieldsOf(input)
+  const nullErrors = notNullFieldsOfClass(Object.getPrototypeOf(input) as object)
     .filter((field) => (input as Record<string, unknown>)[field] === null)
     .map((field) => ({ field, message: `${field} cannot be null` }));
-  const fieldErrors = classRuleErrors(input);
+  const failures = validateSync(input, OPTIONS);
+  const fieldErrors = failures.length === 0 ? [] : flatten(failures, '');
   const crossField = (input.constructor as WithCrossFieldRules).crossFieldErrors?.(input) ?? [];
   return [...nullErrors, ...fieldErrors, ...crossField];
 }

@@ -186,9 +186,8 @@ interface ArgumentPlan {
  */
 const plans = new WeakMap<OperationDefinitionNode, ArgumentPlan>();
 
+/** The plan of an operation not planned yet (assertValidArguments looks in `plans` first). */
 function argumentPlan(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): ArgumentPlan {
-  const cached = plans.get(operation);
-  if (cached && cached.schema === schema && cached.document === document) return cached;
   const declared = new Map((operation.variableDefinitions ?? []).map((definition) => [definition.variable.name.value, definition]));
   const required: string[] = [];
   for (const [name, definition] of declared) {
@@ -232,7 +231,8 @@ export function assertValidArguments(
 ): void {
   const errors: FieldError[] = [];
   const deferred: Array<() => FieldError[]> = [];
-  const plan = argumentPlan(schema, document, operation);
+  const cached = plans.get(operation);
+  const plan = cached?.schema === schema && cached.document === document ? cached : argumentPlan(schema, document, operation);
   for (const name of plan.required) if (variables[name] === undefined) errors.push({ field: name, message: `${name} is required` });
   for (const site of plan.sites) {
     if (site.value.kind === Kind.VARIABLE && variables[site.value.name.value] === undefined) continue;

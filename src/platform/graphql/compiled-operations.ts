@@ -57,7 +57,7 @@ export class CompiledOperations {
     contextValue: unknown,
     variableValues: Record<string, unknown> | undefined,
   ): Promise<ExecutionResult> {
-    const entry = this.entryOf(document, operationName);
+    const entry = this.entries.get(document)?.get(operationName) ?? this.entryOf(document, operationName);
     if (entry.compiled === undefined && entry.seen >= this.compileAfter) entry.compiled = this.compile(document, operationName);
     entry.seen += 1;
     if (entry.compiled) {

@@ -43,20 +43,16 @@ export class WindowCounter {
     return this.redisLimiter !== undefined;
   }
 
-  consume(key: string): Promise<WindowCount> {
-    return this.run(key, 1);
-  }
-
   /** The current window's count without adding to it (zero when the key has no window open). */
   peek(key: string): Promise<WindowCount> {
-    return this.run(key, 0);
+    return this.consume(key, 0);
   }
 
   /** Every count this process made on its own because Redis did not answer (the metric). */
   fallbacks = 0;
 
-  /** Adds `points` to the key's window (0: reads it without opening one). */
-  private async run(key: string, points: 0 | 1): Promise<WindowCount> {
+  /** Adds `points` to the key's window, one by default (0: reads it without opening one). */
+  async consume(key: string, points: 0 | 1 = 1): Promise<WindowCount> {
     if (this.redisLimiter) {
       try {
         return toCount(await (points === 0 ? this.redisLimiter.get(key) : this.redisLimiter.consume(key, points)));
