@@ -39,6 +39,8 @@ export class HttpRequestContext implements RequestContext {
   readonly cursors: ListCursors | undefined;
   /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */
   readonly trace: TraceScope | undefined;
+  /** See RequestContext.operationAllowed. */
+  operationAllowed = false;
   private forked: EntityManager | undefined;
   private primary: EntityManager | undefined;
   private commandScope: UnitOfWorkScope | undefined;

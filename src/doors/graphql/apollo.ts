@@ -1,7 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { getOperationAST, type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Permission } from '../../platform/auth/permissions';
 import type { ExplorerKind } from '../../foundation/config';
 import { AppError } from '../../foundation/errors/app-error';
@@ -31,7 +30,7 @@ export function checkOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  auth: AuthContext,
+  context: RequestContext,
   variables: Record<string, unknown>,
 ): void {
   let permissions = permissionsByOperation.get(operation);
@@ -39,7 +38,7 @@ export function checkOperation(
     permissions = operationPermissions(schema, document, operation);
     permissionsByOperation.set(operation, permissions);
   }
-  assertOperationAllowed(auth, permissions);
+  assertOperationAllowed(context, permissions);
   assertValidArguments(schema, document, operation, variables);
 }
 
@@ -80,7 +79,7 @@ function operationPlugin(limits: QueryLimits): ApolloServerPlugin<RequestContext
       if (contextValue.operation) contextValue.operation.name = operation?.name?.value ?? 'anonymous';
       if (!operation) return;
       try {
-        checkOperation(schema, document, operation, contextValue.auth, request.variables ?? {});
+        checkOperation(schema, document, operation, contextValue, request.variables ?? {});
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         throw toGraphQLError(error);

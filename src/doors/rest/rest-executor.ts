@@ -143,7 +143,7 @@ export async function runRoute(
   request: RestRequest,
   context: RequestContext,
 ): Promise<unknown> {
-  assertOperationAllowed(context.auth, route.permissions);
+  assertOperationAllowed(context, route.permissions);
   const variableValues = variablesOf(route, request);
   try {
     assertValidArguments(schema, route.document, route.operationNode, variableValues);
@@ -169,6 +169,6 @@ export async function runRoute(
  * by the same function as the operations' (FORBIDDEN before anything is read), then its writer.
  */
 export async function runDownload(download: RestDownload, res: ServerResponse, params: Readonly<Record<string, string>>, context: RequestContext): Promise<void> {
-  assertOperationAllowed(context.auth, [download.permission]);
+  assertOperationAllowed(context, [download.permission]);
   await download.send(res, context, params);
 }

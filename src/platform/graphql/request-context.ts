@@ -38,6 +38,11 @@ export interface RequestContext {
   readonly cursors?: ListCursors;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
+  /**
+   * Set by a door once the operation's root-field permissions passed (assertOperationAllowed, before
+   * the arguments): the root fields' wrappers then leave them alone (each check once a request).
+   */
+  operationAllowed?: boolean;
   /** Where the request is in its trace, when tracing is on (D27): the operation's span goes below it. */
   readonly trace?: TraceScope;
 }

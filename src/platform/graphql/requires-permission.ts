@@ -13,7 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { Directive } from 'type-graphql';
-import { requirePermission, type AuthContext } from '../auth/auth-context';
+import { requirePermission } from '../auth/auth-context';
 import { isPermission, type Permission } from '../auth/permissions';
 import type { RequestContext } from './request-context';
 import { requireSession, sessionRoleOf } from './requires-session';
@@ -78,17 +78,16 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
         if (rootTypes.has(typeName)) throw new Error(`${typeName}.${fieldName} declares no @${DIRECTIVE_NAME} (or @requiresSession, or @${ANY_KEY})`);
         return field;
       }
-      // A root field's permission is the operation's, checked once before its arguments by both doors
-      // (assertOperationAllowed: the REST executor, Apollo's operation check); the wrapper checks
-      // the rest: nested fields' permissions and session roles.
-      const fieldPermission = rootTypes.has(typeName) ? undefined : permission;
-      if (fieldPermission === undefined && sessionRole === undefined) return field;
+      // A root field's permission is its operation's, which both doors check once, before the
+      // arguments (assertOperationAllowed marks the context): the wrapper checks it only for a context
+      // no door checked (the schema executed directly), and always nested fields and session roles.
+      const root = rootTypes.has(typeName);
       const resolve = field.resolve ?? defaultFieldResolver;
       return {
         ...field,
         resolve(source, args, context: RequestContext, info) {
           if (sessionRole !== undefined) requireSession(context.auth, sessionRole);
-          if (fieldPermission !== undefined) requirePermission(context.auth, fieldPermission);
+          if (permission !== undefined && !(root && context.operationAllowed === true)) requirePermission(context.auth, permission);
           return resolve(source, args, context, info);
         },
       };
@@ -129,7 +128,11 @@ export function operationPermissions(schema: GraphQLSchema, document: DocumentNo
   return [...permissions];
 }
 
-/** 403 FORBIDDEN unless the key holds every permission the operation's root fields declare. */
-export function assertOperationAllowed(auth: AuthContext, permissions: readonly Permission[]): void {
-  for (const permission of permissions) requirePermission(auth, permission);
+/**
+ * 403 FORBIDDEN unless the key holds every permission the operation's root fields declare; then the
+ * context is marked, so that the root fields' own wrappers do not check them again.
+ */
+export function assertOperationAllowed(context: RequestContext, permissions: readonly Permission[]): void {
+  for (const permission of permissions) requirePermission(context.auth, permission);
+  context.operationAllowed = true;
 }
