@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundTrace, fillTraceparent, tracing } from '../observability/tracing';
+import type { SqlStatement } from './sql-statement';
 import { labelled, tracedFor } from './traced-statements';
 import { unitOfWorkScopeOf } from './unit-of-work-scope';
 
@@ -127,11 +128,25 @@ export function numberedPlaceholders(sql: string): string {
  * names, where concurrent requests' statements share each write to the socket; else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
+  return executeNumbered<Row>(em, numberedPlaceholders(sql), values);
+}
+
+/** `executePrepared` of a declared statement (sql-statement.ts), its parameters passed by name. */
+export function executeStatement<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return executeNumbered<Row>(em, statement.text, statement.values(params));
+}
+
+/** A declared statement on a runner of prepared statements (a read pool, the ORM's pool). */
+export function queryStatement<Params extends object, Row>(db: PreparedStatements, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return db.query<Row>(statement.text, statement.values(params));
+}
+
+function executeNumbered<Row>(em: EntityManager, text: string, values: readonly unknown[]): Promise<Row[]> {
   const scope = unitOfWorkScopeOf(em);
   const statements = em.isInTransaction() ? undefined : scope.statements;
-  if (!tracing.runtime) return (statements ?? preparedStatements(em)).query<Row>(numberedPlaceholders(sql), values);
+  if (!tracing.runtime) return (statements ?? preparedStatements(em)).query<Row>(text, values);
   // D27: a statement on the ORM's pool (in a request's transaction) is a span of that request, and an
   // outbox message it writes keeps that request's traceparent.
   const trace = scope.trace ?? boundTrace(em);
-  return (statements ?? tracedFor(preparedStatements(em), trace)).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
+  return (statements ?? tracedFor(preparedStatements(em), trace)).query<Row>(text, fillTraceparent(values, trace));
 }
