@@ -141,6 +141,14 @@ export function queryStatement<Params extends object, Row>(db: PreparedStatement
   return db.query<Row>(statement.text, statement.values(params));
 }
 
+/**
+ * A declared statement through MikroORM's `em.execute` (knex's `?` text, one value per occurrence),
+ * where a statement that is not on a hot path runs: the ORM's pool, its query log and its exceptions.
+ */
+export function executeOnOrm<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return em.execute<Row[]>(statement.knexText, statement.knexValues(params));
+}
+
 function executeNumbered<Row>(em: EntityManager, text: string, values: readonly unknown[]): Promise<Row[]> {
   const scope = unitOfWorkScopeOf(em);
   const statements = em.isInTransaction() ? undefined : scope.statements;
