@@ -1,7 +1,8 @@
 import type { ListPosition } from '../../platform/db/list-position';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { executePrepared, type PreparedStatements } from '../../platform/db/prepared-statements';
+import { executeStatement, queryStatement, type PreparedStatements } from '../../platform/db/prepared-statements';
+import { sqlStatements } from '../../platform/db/sql-statement';
 import { EventEntity } from './event.entity';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
@@ -65,6 +66,8 @@ export interface EventListQuery {
   after?: string | null;
 }
 
+const sql = sqlStatements(__filename);
+
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
@@ -94,16 +97,19 @@ const ticketTypesJson = (at: string) => `
     ) order by t.created_at, t.id) from ticket_types t where t.event_id = e.id), '[]'::json)`;
 
 /** One statement: the event with its counts and its ticket types (as JSON), or nothing. */
-const BY_SLUG = `select ${eventColumns('$3::timestamptz')}, ${ticketTypesJson('$3::timestamptz')} as "ticketTypes"
-  from events e where e.organization_id = $1 and e.slug = $2`;
+const BY_SLUG = sql.statement<{ organizationId: string; slug: string; at: Date }, EventView>(
+  'eventBySlug',
+  `select ${eventColumns(':at::timestamptz')}, ${ticketTypesJson(':at::timestamptz')} as "ticketTypes"
+  from events e where e.organization_id = :organizationId and e.slug = :slug`,
+);
 
 export async function findEventBySlug(db: PreparedStatements, organizationId: string, slug: string, at: Date = new Date()): Promise<EventView | null> {
-  const [row] = await db.query<EventView>(BY_SLUG, [organizationId, slug, at]);
+  const [row] = await queryStatement(db, BY_SLUG, { organizationId, slug, at });
   return row ?? null;
 }
 
 /** The stored-row condition for a status as clients see it (COMPLETED is derived from end_date). */
-function statusCondition(status: EventStatus | null | undefined, parameter: () => string): string | undefined {
+function statusCondition(status: EventStatus | null | undefined): string | undefined {
   switch (status) {
     case undefined:
     case null:
@@ -113,7 +119,7 @@ function statusCondition(status: EventStatus | null | undefined, parameter: () =
     case EventStatus.COMPLETED:
       return `(e.status = 'COMPLETED' or (e.status = 'PUBLISHED' and e.end_date <= now()))`;
     default:
-      return `e.status = ${parameter()}`;
+      return `e.status = :status`;
   }
 }
 
@@ -135,17 +141,17 @@ const likePattern = (search: string): string => `%${search.replace(/[\\%_]/g, (c
 export type EventPageStart = { readonly after: ListPosition } | { readonly page: number };
 
 /** Events published and past their end read as COMPLETED (D3): counted through events_published_end_date_index. */
-const ENDED_PUBLISHED = `(select count(*) from events e where e.organization_id = $1 and e.status = 'PUBLISHED' and e.end_date <= now())`;
+const ENDED_PUBLISHED = `(select count(*) from events e where e.organization_id = :organizationId and e.status = 'PUBLISHED' and e.end_date <= now())`;
 // An organization's kept counts are spread over a few rows (the migration's shards): their sum.
-const KEPT = (columns: string) => `coalesce((select sum(${columns}) from event_counts k where k.organization_id = $1), 0)`;
+const KEPT = (columns: string) => `coalesce((select sum(${columns}) from event_counts k where k.organization_id = :organizationId), 0)`;
 
 /**
  * The total of a list in constant time where the kept counts answer it (event_counts, D25): no filter,
  * or a status alone (PUBLISHED and COMPLETED also count the published events past their end, on an
  * index of those only). Other filters (search, start window) count the matching rows.
  */
-function totalSql(query: EventListQuery, where: string): string {
-  const filtered = query.startsAfter != null || query.startsBefore != null || (query.search != null && query.search !== '');
+function totalSql(query: ListShape, where: string): string {
+  const filtered = query.startsAfter || query.startsBefore || query.search;
   if (filtered) return `select count(*)::int as total from events e where ${where}`;
   switch (query.status) {
     case undefined:
@@ -164,6 +170,32 @@ function totalSql(query: EventListQuery, where: string): string {
   }
 }
 
+/** What the text of a page's statement depends on: which filters are present and how the page starts. */
+interface ListShape {
+  readonly status: EventStatus | null;
+  readonly startsAfter: boolean;
+  readonly startsBefore: boolean;
+  readonly search: boolean;
+  readonly orderBy: EventOrder;
+  readonly start: 'first' | 'page' | 'after';
+}
+
+interface ListParams {
+  organizationId: string;
+  status: EventStatus | null;
+  startsAfter: Date | null;
+  startsBefore: Date | null;
+  /** A LIKE pattern (likePattern). */
+  search: string | null;
+  /** One more than the page (whether another follows). */
+  limit: number;
+  offset: number | null;
+  /** A cursor's position: its sort key (microseconds since the epoch) and id. */
+  sortKey: string | null;
+  afterId: string | null;
+  at: Date;
+}
+
 /**
  * One page and the total in a single statement, whatever the page size: the total and the page are
  * joined laterally, so a page past the end still returns one row carrying the total. The page seeks
@@ -171,9 +203,61 @@ function totalSql(query: EventListQuery, where: string): string {
  * to (found on the same index, an index-only scan from the nearer end), so a page costs the same at
  * any depth for cursors and reads only index entries for the rows a page number skips. One row more than the page
  * says whether another page follows (`next`: the position of the page's last row, for its cursor).
- * The SQL text depends only on which filters are present and how the page starts (a few fixed
- * statements), never on their values.
+ * The SQL text depends only on the ListShape (a few fixed statements), never on the values.
  */
+const LIST_PAGE = sql.family<ListShape, ListParams, EventView & { total: number; sortKey: string }>(
+  'listEvents',
+  (shape) => {
+    const conditions = ['e.organization_id = :organizationId'];
+    const status = statusCondition(shape.status);
+    if (status) conditions.push(status);
+    if (shape.startsAfter) conditions.push(`e.start_date > :startsAfter::timestamptz`);
+    if (shape.startsBefore) conditions.push(`e.start_date < :startsBefore::timestamptz`);
+    if (shape.search) conditions.push(`e.title ilike :search`);
+    const where = conditions.join(' and ');
+    const { column, descending } = ORDER[shape.orderBy];
+    const direction = descending ? 'desc' : 'asc';
+    const orderBy = `${column} ${direction}, e.id ${direction}`;
+    let anchor: string | undefined;
+    let seek = '';
+    if (shape.start === 'after') {
+      const at = `'epoch'::timestamptz + :sortKey::bigint * interval '1 microsecond'`;
+      seek = ` and (${column}, e.id) ${descending ? '<' : '>'} (${at}, :afterId::varchar)`;
+    } else if (shape.start === 'page') {
+      // The first row of the page, found on the order's index (index-only) without reading the rows it
+      // skips, from whichever end of the list is nearer: the total is known first, so a page in the
+      // second half skips total − 1 − offset entries from the other end (the last page costs as the first).
+      const reverse = descending ? 'asc' : 'desc';
+      anchor = `(select k, id from (select ${column} as k, e.id from events e where ${where} and :offset <= c.total / 2
+          order by ${orderBy} offset :offset limit 1) near
+        union all
+        select k, id from (select ${column} as k, e.id from events e where ${where} and :offset > c.total / 2 and :offset < c.total
+          order by ${column} ${reverse}, e.id ${reverse} offset greatest(c.total - 1 - :offset, 0) limit 1) far) s`;
+      seek = ` and (${column}, e.id) ${descending ? '<=' : '>='} (s.k, s.id)`;
+    }
+    const page = `select ${eventColumns(':at::timestamptz')}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
+      from events e where ${where}${seek} order by ${orderBy} limit :limit`;
+    // A page number's first row comes first (one row), then the page seeks from it on the index.
+    const pageFrom = anchor ? `select x.* from ${anchor} cross join lateral (${page}) x` : page;
+    return `select c.total, p.* from (${totalSql(shape, where)}) c left join lateral (${pageFrom}) p on true`;
+  },
+  {
+    key: (shape) =>
+      `${shape.status ?? '-'}${shape.startsAfter ? ',startsAfter' : ''}${shape.startsBefore ? ',startsBefore' : ''}${shape.search ? ',search' : ''},${shape.orderBy},${shape.start}`,
+    examples: () => {
+      const plain: ListShape = { status: null, startsAfter: false, startsBefore: false, search: false, orderBy: EventOrder.CREATED_AT_DESC, start: 'first' };
+      return {
+        'first page': plain,
+        'page number, start date ascending': { ...plain, orderBy: EventOrder.START_DATE_ASC, start: 'page' },
+        'cursor, PUBLISHED': { ...plain, status: EventStatus.PUBLISHED, start: 'after' },
+        'COMPLETED, created ascending': { ...plain, status: EventStatus.COMPLETED, orderBy: EventOrder.CREATED_AT_ASC },
+        'DRAFT, every filter, page number': { status: EventStatus.DRAFT, startsAfter: true, startsBefore: true, search: true, orderBy: EventOrder.START_DATE_DESC, start: 'page' },
+        'CANCELLED, search, cursor': { ...plain, status: EventStatus.CANCELLED, search: true, start: 'after' },
+      };
+    },
+  },
+);
+
 export async function listEvents(
   db: PreparedStatements,
   organizationId: string,
@@ -181,47 +265,28 @@ export async function listEvents(
   start: EventPageStart = { page: query.page },
   at: Date = new Date(),
 ): Promise<{ events: EventView[]; total: number; next: ListPosition | null }> {
-  const values: unknown[] = [organizationId];
-  const parameter = (value?: unknown) => () => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const conditions = ['e.organization_id = $1'];
-  const status = statusCondition(query.status, parameter(query.status));
-  if (status) conditions.push(status);
-  if (query.startsAfter != null) conditions.push(`e.start_date > ${parameter(query.startsAfter)()}::timestamptz`);
-  if (query.startsBefore != null) conditions.push(`e.start_date < ${parameter(query.startsBefore)()}::timestamptz`);
-  if (query.search != null && query.search !== '') conditions.push(`e.title ilike ${parameter(likePattern(query.search))()}`);
-  const where = conditions.join(' and ');
-  const { column, descending } = ORDER[query.orderBy ?? EventOrder.CREATED_AT_DESC];
-  const direction = descending ? 'desc' : 'asc';
-  const orderBy = `${column} ${direction}, e.id ${direction}`;
-  const limit = parameter(query.limit + 1)();
-  let anchor: string | undefined;
-  let seek = '';
-  if ('after' in start) {
-    const [sortKey, id] = start.after;
-    const at = `'epoch'::timestamptz + ${parameter(sortKey)()}::bigint * interval '1 microsecond'`;
-    seek = ` and (${column}, e.id) ${descending ? '<' : '>'} (${at}, ${parameter(id)()}::varchar)`;
-  } else if (start.page > 1) {
-    // The first row of the page, found on the order's index (index-only) without reading the rows it
-    // skips, from whichever end of the list is nearer: the total is known first, so a page in the
-    // second half skips total − 1 − offset entries from the other end (the last page costs as the first).
-    const offset = parameter((start.page - 1) * query.limit)();
-    const reverse = descending ? 'asc' : 'desc';
-    anchor = `(select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} <= c.total / 2
-          order by ${orderBy} offset ${offset} limit 1) near
-        union all
-        select k, id from (select ${column} as k, e.id from events e where ${where} and ${offset} > c.total / 2 and ${offset} < c.total
-          order by ${column} ${reverse}, e.id ${reverse} offset greatest(c.total - 1 - ${offset}, 0) limit 1) far) s`;
-    seek = ` and (${column}, e.id) ${descending ? '<=' : '>='} (s.k, s.id)`;
-  }
-  const page = `select ${eventColumns(`${parameter(at)()}::timestamptz`)}, (extract(epoch from ${column}) * 1000000)::bigint::text as "sortKey"
-      from events e where ${where}${seek} order by ${orderBy} limit ${limit}`;
-  // A page number's first row comes first (one row), then the page seeks from it on the index.
-  const pageFrom = anchor ? `select x.* from ${anchor} cross join lateral (${page}) x` : page;
-  const text = `select c.total, p.* from (${totalSql(query, where)}) c left join lateral (${pageFrom}) p on true`;
-  const rows = await db.query<EventView & { total: number; sortKey: string }>(text, values);
+  const search = query.search != null && query.search !== '' ? likePattern(query.search) : null;
+  const after = 'after' in start ? start.after : null;
+  const statement = LIST_PAGE({
+    status: query.status ?? null,
+    startsAfter: query.startsAfter != null,
+    startsBefore: query.startsBefore != null,
+    search: search !== null,
+    orderBy: query.orderBy ?? EventOrder.CREATED_AT_DESC,
+    start: after ? 'after' : 'page' in start && start.page > 1 ? 'page' : 'first',
+  });
+  const rows = await queryStatement(db, statement, {
+    organizationId,
+    status: query.status ?? null,
+    startsAfter: query.startsAfter ?? null,
+    startsBefore: query.startsBefore ?? null,
+    search,
+    limit: query.limit + 1,
+    offset: 'page' in start ? (start.page - 1) * query.limit : null,
+    sortKey: after?.[0] ?? null,
+    afterId: after?.[1] ?? null,
+    at,
+  });
   // Past the last page, the lateral join leaves one row of nulls next to the total.
   const found = rows.length === 1 && rows[0].id === null ? [] : rows;
   const events = found.length > query.limit ? found.slice(0, query.limit) : found;
@@ -230,31 +295,39 @@ export async function listEvents(
   return { events, total: rows[0]?.total ?? 0, next };
 }
 
-const TICKET_TYPES_OF_EVENTS = `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold,
-    ${typeHeldSql('t', '$2::timestamptz')} as held
-  from ticket_types t where t.event_id = any($1::text[]) order by t.created_at, t.id`;
+const TICKET_TYPES_OF_EVENTS = sql.statement<{ eventIds: readonly string[]; at: Date }, TicketTypeView & { eventId: string }>(
+  'ticketTypesOfEvents',
+  `select t.event_id as "eventId", t.id, t.name, t.price::float8 as price, t.currency, t.quantity, ${soldSql('t')} as sold,
+    ${typeHeldSql('t', ':at::timestamptz')} as held
+  from ticket_types t where t.event_id = any(:eventIds::text[]) order by t.created_at, t.id`,
+);
 
 /** The ticket types of several events (of one organization's page), with their counts (holds judged at `at`), in one statement. */
 export async function ticketTypesOfEvents(db: PreparedStatements, eventIds: readonly string[], at: Date = new Date()): Promise<Map<string, TicketTypeView[]>> {
-  const rows = await db.query<TicketTypeView & { eventId: string }>(TICKET_TYPES_OF_EVENTS, [eventIds, at]);
+  const rows = await queryStatement(db, TICKET_TYPES_OF_EVENTS, { eventIds, at });
   const byEvent = new Map<string, TicketTypeView[]>(eventIds.map((id) => [id, []]));
   for (const { eventId, ...ticketType } of rows) byEvent.get(eventId)?.push(ticketType);
   return byEvent;
 }
 
 // The partial index bookings_checked_in_event_index holds exactly the checked-in rows of each event.
-const CHECKED_IN_OF_EVENTS = `select b.event_id as "eventId", count(*)::int as count
-  from bookings b where b.event_id = any($1::text[]) and b.checked_in_at is not null and b.status = 'CONFIRMED' group by b.event_id`;
+const CHECKED_IN_OF_EVENTS = sql.statement<{ eventIds: readonly string[] }, { eventId: string; count: number }>(
+  'checkedInOfEvents',
+  `select b.event_id as "eventId", count(*)::int as count
+  from bookings b where b.event_id = any(:eventIds::text[]) and b.checked_in_at is not null and b.status = 'CONFIRMED' group by b.event_id`,
+);
 
 /** How many CONFIRMED bookings of each event are checked in (D22), for several events in one statement. */
 export async function checkedInCountsOfEvents(db: PreparedStatements, eventIds: readonly string[]): Promise<Map<string, number>> {
-  const rows = await db.query<{ eventId: string; count: number }>(CHECKED_IN_OF_EVENTS, [eventIds]);
+  const rows = await queryStatement(db, CHECKED_IN_OF_EVENTS, { eventIds });
   return new Map(rows.map((row) => [row.eventId, row.count]));
 }
 
+const ID_BY_SLUG = sql.statement<{ organizationId: string; slug: string }, { id: string; slots: number }>('idBySlug', 'select id, slots from events where organization_id = :organizationId and slug = :slug');
+
 /** The id of the organization's event `slug` (one statement), or null. */
 export async function idBySlugOrNull(em: EntityManager, organizationId: string, slug: string): Promise<{ id: string; slots: number } | null> {
-  const [row] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ?', [organizationId, slug]);
+  const [row] = await executeStatement(em, ID_BY_SLUG, { organizationId, slug });
   return row ?? null;
 }
 

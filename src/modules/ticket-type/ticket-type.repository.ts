@@ -1,12 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
-import { executePrepared } from '../../platform/db/prepared-statements';
-import { noteOutboxWrite } from '../../platform/outbox/outbox';
+import { executeStatement } from '../../platform/db/prepared-statements';
+import { fragment, sqlStatements } from '../../platform/db/sql-statement';
+import { hole, noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import type { TicketTypeOutbox } from './ticket-type.webhooks';
 import { newId } from '../../foundation/ids';
 import { MAX_TICKET_TYPES } from './ticket-type.policy';
 import { TicketTypeEntity } from './ticket-type.entity';
 import { slotNewTicketType, soldSql, storedTypeHeldSql, typeHeldSql } from '../inventory/inventory.repository';
+
+const sql = sqlStatements(__filename);
 
 /*
  * The only place that reaches the ticket_types table. Changes lock the event row first, then the
@@ -58,25 +61,62 @@ function managed(em: EntityManager, { held, ...row }: TicketTypeRow): TicketType
  * slotted ticket type's change that needs its slots locked next: in a transaction. False when not found.
  */
 export async function lockEventOfTicketType(em: EntityManager, organizationId: string, id: string): Promise<boolean> {
-  const rows = await executePrepared<{ id: string }>(em, `with ${LOCK_EVENT_OF_TICKET_TYPE} select id from locked`, [id, organizationId]);
+  const rows = await executeStatement(em, LOCK_EVENT, { id, organizationId });
   return rows.length > 0;
 }
 
-/** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `?`). */
+/** The event's locking read, as the first CTE of a statement (`locked`: the organization's event of the ticket type `:id`). */
 const LOCK_EVENT_OF_TICKET_TYPE = `locked as (
        select e.id, e.slug from events e
-        where e.id = (select t.event_id from ticket_types t where t.id = ?) and e.organization_id = ?
+        where e.id = (select t.event_id from ticket_types t where t.id = :id) and e.organization_id = :organizationId
           for no key update)`;
+
+const LOCK_EVENT = sql.statement<{ id: string; organizationId: string }, { id: string }>('lockEventOfTicketType', `with ${LOCK_EVENT_OF_TICKET_TYPE} select id from locked`);
+
+/** A statement with the outbox CTEs of a change: one variant per text of those CTEs (their bindings: the parameter `messages`). */
+interface WithMessages {
+  readonly messages: string;
+}
+
+/** What the snapshots show for the outbox CTEs (ticket-type.webhooks.ts: every value of the message read from the gate). */
+const exampleOutbox = (type: string, gate: string): string => {
+  const fields = ['id', 'name', 'price::float8', 'currency', 'quantity', 'sold', 'held', 'event', 'event_slug'];
+  return outboxCtes('org_example', type, gate, Object.fromEntries(fields.map((field) => [field, hole()])), fields.map((field) => `to_json(g.${field})::text`)).sql;
+};
+
+const STORED = sql.statement<{ id: string; organizationId: string }, { id: string; sold: number; slots: number }>(
+  'storedTicketType',
+  `select t.id, ${soldSql('t')} + ${storedTypeHeldSql('t')} as sold, t.slots from ticket_types t join events e on e.id = t.event_id where t.id = :id and e.organization_id = :organizationId`,
+);
 
 /** The organization's ticket type `id` as stored (no lock), or TICKET_TYPE_NOT_FOUND: what a refused change reports. */
 export async function storedTicketType(em: EntityManager, organizationId: string, id: string): Promise<{ id: string; sold: number; slots: number }> {
-  const [row] = await executePrepared<{ id: string; sold: number; slots: number }>(em, 
-    `select t.id, ${soldSql('t')} + ${storedTypeHeldSql('t')} as sold, t.slots from ticket_types t join events e on e.id = t.event_id where t.id = ? and e.organization_id = ?`,
-    [id, organizationId],
-  );
+  const [row] = await executeStatement(em, STORED, { id, organizationId });
   if (!row) throw AppError.ticketTypeNotFound(id);
   return row;
 }
+
+const LOCK_EVENT_BY_SLUG = sql.statement<{ organizationId: string; slug: string }, { id: string; slots: number }>(
+  'lockEventBySlug',
+  'select id, slots from events where organization_id = :organizationId and slug = :slug for no key update',
+);
+
+const ADD = sql.family<
+  WithMessages,
+  { eventId: string; id: string; organizationId: string; name: string; price: number; currency: string; quantity: number; createdAt: Date; max: number; eventSlug: string; messages: readonly unknown[] },
+  TicketTypeRow & { count: number; outbox_written: boolean }
+>(
+  'addTicketType',
+  ({ messages }) => `with counted as (select count(*)::int as count from ticket_types where event_id = :eventId),
+     added as (
+       insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)
+       select :id, :organizationId, :eventId, :name, :price, :currency, :quantity, 0, :createdAt from counted where count < :max
+       returning *),
+     gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, 0 as held, :eventSlug::text as event_slug from added t),
+     ${fragment('messages', messages)}
+     select c.count, ${returning('0')}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
+  { key: (variant) => variant.messages, examples: () => ({ 'ticket_type.created': { messages: exampleOutbox('ticket_type.created', 'gate') } }) },
+);
 
 /**
  * Adds a ticket type to the organization's event `eventSlug` while it has fewer than MAX_TICKET_TYPES
@@ -92,23 +132,19 @@ export async function lockEventAndAddTicketType(
   /** ticket_type.created, written by the insert's statement. */
   outbox: TicketTypeOutbox,
 ): Promise<TicketTypeEntity | { eventFound: boolean; count: number }> {
-  const [event] = await executePrepared<{ id: string; slots: number }>(em, 'select id, slots from events where organization_id = ? and slug = ? for no key update', [
-    organizationId,
-    eventSlug,
-  ]);
+  const [event] = await executeStatement(em, LOCK_EVENT_BY_SLUG, { organizationId, slug: eventSlug });
   if (!event) return { eventFound: false, count: 0 };
   const messages = outbox('gate');
-  const [row] = await executePrepared<TicketTypeRow & { count: number; outbox_written: boolean }>(em, 
-    `with counted as (select count(*)::int as count from ticket_types where event_id = ?),
-     added as (
-       insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)
-       select ?, ?, ?, ?, ?, ?, ?, 0, ? from counted where count < ?
-       returning *),
-     gate as (select t.id, t.event_id as event, t.name, t.price, t.currency, t.quantity, 0 as sold, 0 as held, ?::text as event_slug from added t),
-     ${messages.sql}
-     select c.count, ${returning('0')}, ${OUTBOX_WRITTEN} from counted c left join added t on true`,
-    [event.id, newId('tt'), organizationId, event.id, fields.name, fields.price, fields.currency, fields.quantity, new Date(), MAX_TICKET_TYPES, eventSlug, ...messages.bindings],
-  );
+  const [row] = await executeStatement(em, ADD({ messages: messages.sql }), {
+    eventId: event.id,
+    id: newId('tt'),
+    organizationId,
+    ...fields,
+    createdAt: new Date(),
+    max: MAX_TICKET_TYPES,
+    eventSlug,
+    messages: messages.bindings,
+  });
   noteOutbox(em, row);
   if (!row.id) return { eventFound: true, count: row.count };
   const { count: _count, outbox_written: _written, ...added } = row;
@@ -116,6 +152,30 @@ export async function lockEventAndAddTicketType(
   if (event.slots > 0) await slotNewTicketType(em, event.id, added.id);
   return managed(em, added);
 }
+
+const UPDATE = sql.family<
+  WithMessages & { slotted: boolean },
+  { id: string; organizationId: string; name: string | null; price: number | null; currency: string | null; quantity: number | null; at: Date; messages: readonly unknown[] },
+  TicketTypeRow & { outbox_written: boolean }
+>(
+  'updateTicketTypeFields',
+  ({ messages, slotted }) => `with ${LOCK_EVENT_OF_TICKET_TYPE},
+     changed as (
+       update ticket_types t set name = coalesce(:name, t.name), price = coalesce(:price::numeric, t.price), currency = coalesce(:currency, t.currency),
+                                 quantity = coalesce(:quantity::int, t.quantity)
+         from locked l
+        where t.id = :id and t.event_id = l.id and t.sold + t.held <= coalesce(:quantity::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+       returning ${returning(typeHeldSql('t', ':at::timestamptz'))}, l.slug as event_slug),
+     ${fragment('messages', messages)}
+     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join changed on true`,
+  {
+    key: ({ messages, slotted }) => `${slotted ? 'slotted' : 'row'}:${messages}`,
+    examples: () => ({
+      'ticket_type.updated': { messages: exampleOutbox('ticket_type.updated', 'changed'), slotted: false },
+      'no field given, slotted': { messages: exampleOutbox('ticket_type.updated', '(select * from changed where false)'), slotted: true },
+    }),
+  },
+);
 
 /**
  * Changes the given fields of the organization's ticket type `id`, as one statement that locks its
@@ -137,23 +197,36 @@ export async function updateTicketTypeFields(
   // An input without a field changes nothing: it answers the ticket type and sends no message.
   const changesAField = [fields.name, fields.price, fields.currency, fields.quantity].some((value) => value != null);
   const messages = outbox(changesAField ? 'changed' : '(select * from changed where false)');
-  const [row] = await executePrepared<TicketTypeRow & { outbox_written: boolean }>(em, 
-    `with ${LOCK_EVENT_OF_TICKET_TYPE},
-     changed as (
-       update ticket_types t set name = coalesce(?, t.name), price = coalesce(?::numeric, t.price), currency = coalesce(?, t.currency),
-                                 quantity = coalesce(?::int, t.quantity)
-         from locked l
-        where t.id = ? and t.event_id = l.id and t.sold + t.held <= coalesce(?::int, t.quantity) and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-       returning ${returning(typeHeldSql('t', '?::timestamptz'))}, l.slug as event_slug),
-     ${messages.sql}
-     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join changed on true`,
-    [id, organizationId, fields.name ?? null, fields.price ?? null, fields.currency ?? null, fields.quantity ?? null, id, fields.quantity ?? null, at, ...messages.bindings],
-  );
+  const [row] = await executeStatement(em, UPDATE({ messages: messages.sql, slotted }), {
+    id,
+    organizationId,
+    name: fields.name ?? null,
+    price: fields.price ?? null,
+    currency: fields.currency ?? null,
+    quantity: fields.quantity ?? null,
+    at,
+    messages: messages.bindings,
+  });
   noteOutbox(em, row);
   if (!row?.id) return null;
   const { outbox_written: _written, ...changed } = row;
   return managed(em, changed);
 }
+
+const REMOVE = sql.family<WithMessages & { slotted: boolean }, { id: string; organizationId: string; messages: readonly unknown[] }, TicketTypeRow & { outbox_written: boolean }>(
+  'removeUnsoldTicketType',
+  ({ messages, slotted }) => `with ${LOCK_EVENT_OF_TICKET_TYPE},
+     removed as (
+       delete from ticket_types t using locked l
+        where t.id = :id and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
+       returning ${returning('0')}, l.slug as event_slug),
+     ${fragment('messages', messages)}
+     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join removed on true`,
+  {
+    key: ({ messages, slotted }) => `${slotted ? 'slotted' : 'row'}:${messages}`,
+    examples: () => ({ 'ticket_type.deleted': { messages: exampleOutbox('ticket_type.deleted', 'removed'), slotted: false } }),
+  },
+);
 
 /**
  * Removes the organization's ticket type `id` as one statement that locks its event, then the ticket
@@ -170,16 +243,7 @@ export async function removeUnsoldTicketType(
   slotted = false,
 ): Promise<TicketTypeEntity | null> {
   const messages = outbox('removed');
-  const [row] = await executePrepared<TicketTypeRow & { outbox_written: boolean }>(em, 
-    `with ${LOCK_EVENT_OF_TICKET_TYPE},
-     removed as (
-       delete from ticket_types t using locked l
-        where t.id = ? and t.event_id = l.id and t.sold = 0 and t.held = 0 and ${slotted ? 't.slots > 0' : 't.slots = 0'}
-       returning ${returning('0')}, l.slug as event_slug),
-     ${messages.sql}
-     select ${CHANGED_COLUMNS}, ${OUTBOX_WRITTEN} from (select 1) one left join removed on true`,
-    [id, organizationId, id, ...messages.bindings],
-  );
+  const [row] = await executeStatement(em, REMOVE({ messages: messages.sql, slotted }), { id, organizationId, messages: messages.bindings });
   noteOutbox(em, row);
   if (!row?.id) return null;
   const { outbox_written: _written, held, ...removed } = row;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundTrace, fillTraceparent, tracing } from '../observability/tracing';
+import type { SqlStatement } from './sql-statement';
 import { labelled, tracedFor } from './traced-statements';
 
 /** A pg client as knex's pool hands it out: only what a prepared read needs. */
@@ -139,10 +140,32 @@ export function useStatementPool(em: EntityManager, pool: PreparedStatements | u
  * else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
+  return executeNumbered<Row>(em, numberedPlaceholders(sql), values);
+}
+
+/** `executePrepared` of a declared statement (sql-statement.ts), its parameters passed by name. */
+export function executeStatement<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return executeNumbered<Row>(em, statement.text, statement.values(params));
+}
+
+/** A declared statement on a runner of prepared statements (a read pool, the ORM's pool). */
+export function queryStatement<Params extends object, Row>(db: PreparedStatements, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return db.query<Row>(statement.text, statement.values(params));
+}
+
+/**
+ * A declared statement through MikroORM's `em.execute` (knex's `?` text, one value per occurrence),
+ * where a statement that is not on a hot path runs: the ORM's pool, its query log and its exceptions.
+ */
+export function executeOnOrm<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
+  return em.execute<Row[]>(statement.knexText, statement.knexValues(params));
+}
+
+function executeNumbered<Row>(em: EntityManager, text: string, values: readonly unknown[]): Promise<Row[]> {
   const statements = em.isInTransaction() ? preparedStatements(em) : (statementPools.get(em.getConnection()) ?? preparedStatements(em));
-  if (!tracing.runtime) return statements.query<Row>(numberedPlaceholders(sql), values);
+  if (!tracing.runtime) return statements.query<Row>(text, values);
   // D27: a statement is a span of the request it runs for, and an outbox message it writes keeps that
   // request's traceparent.
   const trace = boundTrace(em);
-  return tracedFor(statements, trace).query<Row>(numberedPlaceholders(sql), fillTraceparent(values, trace));
+  return tracedFor(statements, trace).query<Row>(text, fillTraceparent(values, trace));
 }
