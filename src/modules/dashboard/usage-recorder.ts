@@ -16,6 +16,8 @@ interface Tally {
  * instances sum into the same rows. Counts of a crashed process's last interval are lost (usage is a
  * statistic, not billing).
  */
+const DAY_MS = 24 * 3600 * 1000;
+
 export class UsageRecorder {
   private tallies = new Map<string, Tally>();
   private readonly timer: NodeJS.Timeout;
@@ -33,19 +35,17 @@ export class UsageRecorder {
   /** Today (UTC, YYYY-MM-DD) and when it ends, so that a request does not format a date. */
   private today = { day: '', endsAt: 0 };
 
-  private dayOf(now: number): string {
-    if (now >= this.today.endsAt || now < this.today.endsAt - 24 * 3600 * 1000) {
-      const day = new Date(now).toISOString().slice(0, 10);
-      this.today = { day, endsAt: Date.parse(`${day}T00:00:00.000Z`) + 24 * 3600 * 1000 };
-    }
-    return this.today.day;
-  }
-
   /** Counts a finished request made with a key (dashboard sessions are not key usage). */
   recordResponse(auth: AuthContext | undefined, statusCode: number): void {
     if (auth === undefined || auth.apiKeyId === '') return;
     const { apiKeyId } = auth;
-    const day = this.dayOf(Date.now());
+    // The UTC day, made again only when it ends (a request's day, without a Date per request).
+    const now = Date.now();
+    if (now >= this.today.endsAt || now < this.today.endsAt - DAY_MS) {
+      const today = new Date(now).toISOString().slice(0, 10);
+      this.today = { day: today, endsAt: Date.parse(`${today}T00:00:00.000Z`) + DAY_MS };
+    }
+    const { day } = this.today;
     const id = `${apiKeyId}|${day}`;
     let tally = this.tallies.get(id);
     if (tally === undefined) {

@@ -140,12 +140,19 @@ export function useStatementPool(em: EntityManager, pool: PreparedStatements | u
  * else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  return executeNumbered<Row>(em, numberedPlaceholders(sql), values);
+  const text = numberedPlaceholders(sql);
+  const statements = em.isInTransaction() ? preparedStatements(em) : (statementPools.get(em.getConnection()) ?? preparedStatements(em));
+  if (!tracing.runtime) return statements.query<Row>(text, values);
+  // D27: a statement is a span of the request it runs for, and an outbox message it writes keeps that
+  // request's traceparent.
+  const trace = boundTrace(em);
+  return tracedFor(statements, trace).query<Row>(text, fillTraceparent(values, trace));
 }
 
 /** `executePrepared` of a declared statement (sql-statement.ts), its parameters passed by name. */
 export function executeStatement<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
-  return executeNumbered<Row>(em, statement.text, statement.values(params));
+  // Its text is numbered already (no `?`: sql-statement.ts refuses one): numberedPlaceholders keeps it.
+  return executePrepared<Row>(em, statement.text, statement.values(params));
 }
 
 /** A declared statement on a runner of prepared statements (a read pool, the ORM's pool). */
@@ -159,13 +166,4 @@ export function queryStatement<Params extends object, Row>(db: PreparedStatement
  */
 export function executeOnOrm<Params extends object, Row>(em: EntityManager, statement: SqlStatement<Params, Row>, params: Params): Promise<Row[]> {
   return em.execute<Row[]>(statement.knexText, statement.knexValues(params));
-}
-
-function executeNumbered<Row>(em: EntityManager, text: string, values: readonly unknown[]): Promise<Row[]> {
-  const statements = em.isInTransaction() ? preparedStatements(em) : (statementPools.get(em.getConnection()) ?? preparedStatements(em));
-  if (!tracing.runtime) return statements.query<Row>(text, values);
-  // D27: a statement is a span of the request it runs for, and an outbox message it writes keeps that
-  // request's traceparent.
-  const trace = boundTrace(em);
-  return tracedFor(statements, trace).query<Row>(text, fillTraceparent(values, trace));
 }

@@ -173,7 +173,13 @@ export function compileStatement<Params extends object, Row = Record<string, unk
     for (const parameter of names) {
       if (!(parameter in record)) throw new Error(`${source}: statement ${name} needs the parameter ${parameter}`);
     }
-    return bindings.map(({ name: parameter, index }) => (index === undefined ? record[parameter] : (record[parameter] as readonly unknown[])[index]));
+    // A loop, not map: it runs for every statement of every request.
+    const values = new Array<unknown>(bindings.length);
+    for (let at = 0; at < bindings.length; at += 1) {
+      const { name: parameter, index } = bindings[at];
+      values[at] = index === undefined ? record[parameter] : (record[parameter] as readonly unknown[])[index];
+    }
+    return values;
   };
   return { source, name, text, order, values: valuesOf(order), knexText: pieces.join('?'), knexValues: valuesOf(occurrences) };
 }
