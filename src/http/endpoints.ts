@@ -80,7 +80,8 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
           x.res.end();
           return;
         }
-        if (route.location) x.res.setHeader('Location', route.location(result as Record<string, unknown>));
+        const { location } = route;
+        if (location) x.res.setHeader('Location', location.path + encodeURIComponent(String((result as Record<string, unknown>)[location.field])));
         sendJson(x.res, route.status, result);
       },
     };

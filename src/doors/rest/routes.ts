@@ -34,8 +34,8 @@ export interface RestRoute {
   readonly status: 200 | 201 | 204;
   /** The root field of the result sent back (none for 204). */
   readonly result?: string;
-  /** The Location header of a 201, from the returned object. */
-  readonly location?: (result: Readonly<Record<string, unknown>>) => string;
+  /** The Location header of a 201: `path` followed by the returned object's `field`, URL-encoded. */
+  readonly location?: { readonly path: string; readonly field: string };
   /**
    * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
    * validation, limits and server errors are added to every route from what the route declares).
@@ -76,7 +76,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     body: 'input',
     status: 201,
     result: 'createEvent',
-    location: (event) => `/v1/events/${encodeURIComponent(String(event.slug))}`,
+    location: { path: '/v1/events/', field: 'slug' },
   },
   { method: 'GET', path: '/v1/events/:slug', operation: 'GetEvent', status: 200, result: 'event', errors: ['EVENT_NOT_FOUND'] },
   {
@@ -110,7 +110,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     bodyFromPath: { eventSlug: 'slug' },
     status: 201,
     result: 'createBooking',
-    location: (booking) => `/v1/bookings/${encodeURIComponent(String(booking.id))}`,
+    location: { path: '/v1/bookings/', field: 'id' },
     errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
     parameterBounds: eventSlug,
     tag: 'Bookings',
