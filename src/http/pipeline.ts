@@ -44,6 +44,26 @@ export interface PipelineDeps {
 }
 
 /**
+ * `res.locals` of every request, one class: the logger is a getter on its prototype. A getter written
+ * in an object literal gave each request's literal a hidden class of its own, made in the old
+ * generation and holding the request's objects, so every young collection kept them (and promoted
+ * them) until the next full one: the heap grew to its limit about once a second under load.
+ */
+class ExchangeLocals {
+  readonly requestId: string;
+  route: string | undefined = undefined;
+  door: 'rest' | 'graphql' | undefined = undefined;
+
+  constructor(readonly exchange: Exchange) {
+    this.requestId = exchange.requestId;
+  }
+
+  get logger(): Logger {
+    return this.exchange.logger;
+  }
+}
+
+/**
  * The request pipeline as Express middleware: PIPELINE_STEPS, each written once, here. src/app.ts
  * mounts them in order: `begin`, the steps before routing, then, for each endpoint Express routes
  * (a REST table entry, /graphql, or the public pages), `route(endpoint)` and the steps after it;
@@ -121,7 +141,7 @@ export function requestPipeline(deps: PipelineDeps) {
     const ip = deps.trustProxy ? proxyaddr(req, trustOneHop) : req.socket.remoteAddress;
     const x = new Exchange(req, res, ip, shared);
     // What the public pages (an Express application) read of the request, and the steps of its exchange.
-    res.locals = { exchange: x, requestId: x.requestId, get logger() { return x.logger; } };
+    res.locals = new ExchangeLocals(x);
     const runtime = tracing.runtime;
     if (runtime) startRequestSpan(runtime, x);
     if (deadlineMs > 0) {

@@ -1,5 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import postgres from 'postgres';
 import { Counter, Gauge, type Metric } from 'prom-client';
@@ -208,7 +207,9 @@ export function openReadReplica(options: ReadReplicaOptions): { readReplica: Rea
   const replicaProbe = probe(settings.url, 'replica probe');
   const pool: StatementPool = openStatementPool(options.replica, { max: Math.max(1, options.readPoolMax), timeouts, name: 'replica reads' });
   const redis = options.redisUrl
-    ? new Redis(options.redisUrl, {
+    ? // Loaded only with REDIS_URL (see createLimits).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      new (require('ioredis') as typeof import('ioredis')).Redis(options.redisUrl, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,
         connectTimeout: 2_000,
