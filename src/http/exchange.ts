@@ -82,6 +82,10 @@ export class Exchange {
   body: unknown = undefined;
   /** The request's Idempotency-Key, claimed at the idempotency step (its units of work record their recovery points on it). */
   idempotency: RequestKey | undefined = undefined;
+  /** The route label a public page stamped when it ran (`res.locals.route`: the exchange is res.locals). */
+  route: string | undefined = undefined;
+  /** The door whose shape a public page's errors take (`res.locals.door`). */
+  door: Door | undefined = undefined;
   /** What ran, for the access log (the REST route's operation, or the GraphQL operation's name). */
   readonly operation: { name?: string } = {};
   /** The index in PIPELINE_STEPS of the last step the request entered, and whether it failed there. */

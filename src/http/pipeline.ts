@@ -44,26 +44,6 @@ export interface PipelineDeps {
 }
 
 /**
- * `res.locals` of every request, one class: the logger is a getter on its prototype. A getter written
- * in an object literal gave each request's literal a hidden class of its own, made in the old
- * generation and holding the request's objects, so every young collection kept them (and promoted
- * them) until the next full one: the heap grew to its limit about once a second under load.
- */
-class ExchangeLocals {
-  readonly requestId: string;
-  route: string | undefined = undefined;
-  door: 'rest' | 'graphql' | undefined = undefined;
-
-  constructor(readonly exchange: Exchange) {
-    this.requestId = exchange.requestId;
-  }
-
-  get logger(): Logger {
-    return this.exchange.logger;
-  }
-}
-
-/**
  * The request pipeline as Express middleware: PIPELINE_STEPS, each written once, here. src/app.ts
  * mounts them in order: `begin`, the steps before routing, then, for each endpoint Express routes
  * (a REST table entry, /graphql, or the public pages), `route(endpoint)` and the steps after it;
@@ -80,7 +60,7 @@ export function requestPipeline(deps: PipelineDeps) {
    * the request was answered 503 by its deadline (the steps it has not begun are not taken).
    */
   function at(res: ServerResponse, name: (typeof PIPELINE_STEPS)[number]): Exchange | undefined {
-    const x = (res as ServerResponse & { locals: { exchange: Exchange } }).locals.exchange;
+    const x = (res as ServerResponse & { locals: Exchange }).locals;
     if (x.overdue) return undefined;
     x.reached = PIPELINE_STEPS.indexOf(name);
     return x;
@@ -90,16 +70,15 @@ export function requestPipeline(deps: PipelineDeps) {
    * The response's 'close' listener (Node emits it once the answer is written, or the connection
    * went first): the deadline stops, and an answered request is recorded, once.
    */
-  function finish(this: ServerResponse & { locals: { exchange: Exchange; route?: unknown } }): void {
-    const x = this.locals.exchange;
+  function finish(this: ServerResponse & { locals: Exchange }): void {
+    const x = this.locals;
     clearTimeout(x.deadline);
     if (x.recorded || !this.writableFinished) return;
     x.recorded = true;
     const status = x.res.statusCode;
     usage.recordResponse(x.auth, status);
     // The route label: the endpoint's pattern, or what a public endpoint stamped when it ran.
-    const stamped = this.locals.route;
-    const route = typeof stamped === 'string' ? stamped : (x.endpoint?.route ?? 'unmatched');
+    const route = x.route ?? x.endpoint?.route ?? 'unmatched';
     metrics.observe(x.req.method as string, route, status, x.started);
     x.trace?.end(status, route);
     if (accessLineEnabled) {
@@ -141,7 +120,11 @@ export function requestPipeline(deps: PipelineDeps) {
     const ip = deps.trustProxy ? proxyaddr(req, trustOneHop) : req.socket.remoteAddress;
     const x = new Exchange(req, res, ip, shared);
     // What the public pages (an Express application) read of the request, and the steps of its exchange.
-    res.locals = new ExchangeLocals(x);
+    // The exchange is the request's res.locals: what the public pages (an Express application) read of
+    // it (requestId, logger) and stamp on it (route, door). One object of one class: a getter written in
+    // a per-request object literal gave each request a hidden class of its own, made in the old
+    // generation and holding the request's objects through young collections (docs/performance.md).
+    res.locals = x;
     const runtime = tracing.runtime;
     if (runtime) startRequestSpan(runtime, x);
     if (deadlineMs > 0) {
@@ -289,9 +272,9 @@ export function requestPipeline(deps: PipelineDeps) {
 
   /** The error envelope of any step's failure, in the door's shape (the finishing step map-errors). */
   const mapErrors: ErrorRequestHandler = (error, _req, res, _next) => {
-    const x = res.locals.exchange as Exchange;
+    const x = res.locals as unknown as Exchange;
     x.failed = true;
-    answerError(logger, res, x.endpoint?.door ?? res.locals.door, x.requestId, error);
+    answerError(logger, res, x.endpoint?.door ?? x.door, x.requestId, error);
   };
 
   /**
