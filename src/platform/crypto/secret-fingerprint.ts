@@ -5,7 +5,7 @@ import { KEY_FILE, shortFingerprint as short, type ServerSecrets } from './serve
 
 const sql = sqlStatements(__filename);
 
-// Run on the ORM's connection (knex's text), outside any transaction of the entity manager, as before.
+// Run on the ORM's connection with knex's text (`knexText`), not through the entity manager: never in a transaction it has.
 const RECORDED = sql.statement<Record<string, never>, { fingerprint: string; key_file: string | null }>(
   'recordedSecret',
   'select fingerprint, key_file from server_secret where id = 1',
