@@ -22,7 +22,7 @@ import { openReplicaDatabase } from './schema/database';
 import { IdempotencyKeyStore } from './platform/idempotency/idempotency-key.store';
 import { idempotentRequests } from './http/idempotent-requests';
 import { createLimits } from './platform/limits/limits';
-import { LIVE_INSTANCES_SQL } from './platform/limits/live-instances';
+import { LIVE_INSTANCES } from './platform/limits/live-instances';
 import { LISTENER_APPLICATION_NAME } from './platform/auth/auth-change-listener';
 import { compileRoutes } from './doors/rest/rest-executor';
 import { loadServerSecrets, type ServerSecrets } from './platform/crypto/server-secrets';
@@ -90,7 +90,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     orm.em
       .fork()
       .getConnection()
-      .execute<Array<{ instances: number }>>(LIVE_INSTANCES_SQL, [LISTENER_APPLICATION_NAME])
+      .execute<Array<{ instances: number }>>(LIVE_INSTANCES.knexText, LIVE_INSTANCES.knexValues({ applicationName: LISTENER_APPLICATION_NAME }))
       .then((rows) => rows[0]?.instances ?? 1),
   );
   const dashboard = config.dashboard;

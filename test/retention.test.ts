@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { ConfigError, DEFAULT_RETENTION, loadConfig } from '../src/foundation/config';
 import { openDatabase } from '../src/schema/database';
 import { replaceInvitation } from '../src/modules/member/credentials.repository';
-import { RETENTION_LOCK_SQL } from '../src/platform/retention/retention-job';
+import { RETENTION_LOCK } from '../src/platform/retention/retention-job';
 import { createTestDatabase, describeOnPostgres, type TestDatabase } from './helpers/database';
 import { createMemberWithPassword, sessionGraphql, signIn } from './helpers/dashboard';
 import { createTenant, eventInput } from './helpers/factories';
@@ -274,7 +274,7 @@ describeOnPostgres('two server processes on one database')('retention across ins
     let second: { client: HttpsClient };
     try {
       await holder.query('begin');
-      expect((await holder.query<{ locked: boolean }>(RETENTION_LOCK_SQL)).rows[0].locked).toBe(true);
+      expect((await holder.query<{ locked: boolean }>(RETENTION_LOCK.text)).rows[0].locked).toBe(true);
       [first, second] = [await start(), await start()];
       await until(async () => (await runsMetric(first.client, 'skipped')) >= 2 && (await runsMetric(second.client, 'skipped')) >= 2, 'both skipped runs');
       expect(await count(orm, 'idempotency_keys', `organization_id = ?`, [organization.id])).toBe(1000);

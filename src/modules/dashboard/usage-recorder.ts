@@ -1,6 +1,21 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AuthContext } from '../../platform/auth/auth-context';
+import { executeOnOrm } from '../../platform/db/prepared-statements';
+import { sqlStatements } from '../../platform/db/sql-statement';
+
+const sql = sqlStatements(__filename);
+
+/** Adds the counts of an interval (`tallies`: JSON of their rows) to the day's rows of their keys. */
+const ADD_COUNTS = sql.statement<{ tallies: string }>(
+  'addCounts',
+  `insert into api_key_usage_daily (api_key_id, organization_id, day, requests, rate_limited)
+         select t.api_key_id, t.organization_id, t.day::date, t.requests, t.rate_limited
+           from json_to_recordset(:tallies::json) as t(api_key_id text, organization_id text, day text, requests bigint, rate_limited bigint)
+           join api_keys k on k.id = t.api_key_id
+         on conflict (organization_id, api_key_id, day) do update set requests = api_key_usage_daily.requests + excluded.requests,
+                                                 rate_limited = api_key_usage_daily.rate_limited + excluded.rate_limited`,
+);
 
 interface Tally {
   organizationId: string;
@@ -72,25 +87,17 @@ export class UsageRecorder {
     const tallies = [...this.tallies.values()];
     this.tallies = new Map();
     try {
-      await this.orm.em.fork().execute(
-        `insert into api_key_usage_daily (api_key_id, organization_id, day, requests, rate_limited)
-         select t.api_key_id, t.organization_id, t.day::date, t.requests, t.rate_limited
-           from json_to_recordset(?::json) as t(api_key_id text, organization_id text, day text, requests bigint, rate_limited bigint)
-           join api_keys k on k.id = t.api_key_id
-         on conflict (organization_id, api_key_id, day) do update set requests = api_key_usage_daily.requests + excluded.requests,
-                                                 rate_limited = api_key_usage_daily.rate_limited + excluded.rate_limited`,
-        [
-          JSON.stringify(
-            tallies.map((tally) => ({
-              api_key_id: tally.apiKeyId,
-              organization_id: tally.organizationId,
-              day: tally.day,
-              requests: tally.requests,
-              rate_limited: tally.rateLimited,
-            })),
-          ),
-        ],
-      );
+      await executeOnOrm(this.orm.em.fork(), ADD_COUNTS, {
+        tallies: JSON.stringify(
+          tallies.map((tally) => ({
+            api_key_id: tally.apiKeyId,
+            organization_id: tally.organizationId,
+            day: tally.day,
+            requests: tally.requests,
+            rate_limited: tally.rateLimited,
+          })),
+        ),
+      });
     } catch (error) {
       this.logger.warn({ err: error instanceof Error ? error.message : String(error), keys: tallies.length }, 'could not write usage counters');
     }

@@ -181,7 +181,7 @@ const DELETE_ENDED_SESSIONS = sql.statement<{ idleTimeoutMs: number; limit: numb
 
 /** Sessions that have ended (past their absolute lifetime, or idle longer than `idleTimeoutMs`): at most `limit`. */
 export function deleteEndedSessions(em: EntityManager, idleTimeoutMs: number, limit: number): Promise<number> {
-  return countDeleted(em, DELETE_ENDED_SESSIONS.knexText, DELETE_ENDED_SESSIONS.knexValues({ idleTimeoutMs, limit }));
+  return countDeleted(em, DELETE_ENDED_SESSIONS, { idleTimeoutMs, limit });
 }
 
 const DELETE_EXPIRED_INVITATIONS = sql.statement<{ limit: number }>(
@@ -195,7 +195,7 @@ const DELETE_EXPIRED_INVITATIONS = sql.statement<{ limit: number }>(
 
 /** Invitation links past their 24 hours (takeInvitation already refuses them): at most `limit`. */
 export function deleteExpiredInvitations(em: EntityManager, limit: number): Promise<number> {
-  return countDeleted(em, DELETE_EXPIRED_INVITATIONS.knexText, DELETE_EXPIRED_INVITATIONS.knexValues({ limit }));
+  return countDeleted(em, DELETE_EXPIRED_INVITATIONS, { limit });
 }
 
 const DELETE_OLD_SIGN_IN_FAILURES = sql.statement<{ windowMs: number; limit: number }>(
@@ -210,5 +210,5 @@ const DELETE_OLD_SIGN_IN_FAILURES = sql.statement<{ windowMs: number; limit: num
 
 /** Failed sign-ins older than the window they count in (recentFailures ignores them): at most `limit`. */
 export function deleteOldSignInFailures(em: EntityManager, windowMs: number, limit: number): Promise<number> {
-  return countDeleted(em, DELETE_OLD_SIGN_IN_FAILURES.knexText, DELETE_OLD_SIGN_IN_FAILURES.knexValues({ windowMs, limit }));
+  return countDeleted(em, DELETE_OLD_SIGN_IN_FAILURES, { windowMs, limit });
 }

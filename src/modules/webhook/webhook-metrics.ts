@@ -1,5 +1,16 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Counter, Gauge, Histogram, type Metric } from 'prom-client';
+import { executeOnOrm } from '../../platform/db/prepared-statements';
+import { sqlStatements } from '../../platform/db/sql-statement';
+
+const sql = sqlStatements(__filename);
+
+const OLDEST_PENDING = sql.statement<Record<string, never>, { age: number | string | null }>(
+  'oldestPendingAge',
+  `select extract(epoch from now() - min(m.created_at)) as age from webhook_deliveries d
+             join webhook_messages m on m.id = d.message_id join webhook_endpoints e on e.id = d.endpoint_id
+             where d.status = 'PENDING' and e.enabled`,
+);
 
 export type AttemptResult = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
 
@@ -31,14 +42,7 @@ export class WebhookMetrics {
       help: 'Age of the oldest message still waiting for delivery to an enabled endpoint (0 when none)',
       registers: [],
       async collect() {
-        const rows = await orm.em
-          .fork()
-          .execute<Array<{ age: number | string | null }>>(
-            `select extract(epoch from now() - min(m.created_at)) as age from webhook_deliveries d
-             join webhook_messages m on m.id = d.message_id join webhook_endpoints e on e.id = d.endpoint_id
-             where d.status = 'PENDING' and e.enabled`,
-          )
-          .catch(() => [{ age: null }]);
+        const rows = await executeOnOrm(orm.em.fork(), OLDEST_PENDING, {}).catch(() => [{ age: null }]);
         this.set(Math.max(0, Number(rows[0]?.age ?? 0)));
       },
     });

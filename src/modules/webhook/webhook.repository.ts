@@ -3,10 +3,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import { idErrors } from '../../foundation/validation/arguments';
 import type { ListPosition } from '../../platform/db/list-position';
+import { executeOnOrm } from '../../platform/db/prepared-statements';
+import { sqlStatements } from '../../platform/db/sql-statement';
 import type { BatchResult } from '../../platform/retention/retention-job';
 import { OrganizationEntity } from '../organization/organization.entity';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
 import { WebhookMessageStatus, type WebhookAttempt, type WebhookMessage } from './webhook.types';
+
+const sql = sqlStatements(__filename);
 
 /*
  * The only place of the webhook module that reaches webhook_endpoints through the ORM and reads the
@@ -77,17 +81,16 @@ export async function pageOfMessages(
   query: { page: number; limit: number; status: WebhookMessageStatus | null; after: ListPosition | null },
 ): Promise<{ messages: WebhookMessage[]; total: number; next: ListPosition | null }> {
   const { status, after } = query;
-  const rows = await em.execute<Array<DeliveryRow & { sort_key: string }>>(
-    `${DELIVERY_SELECT_KEYED} where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)
-       and (?::bigint is null or (d.created_at, d.id) < ('epoch'::timestamptz + ?::bigint * interval '1 microsecond', ?::bigint))
-     order by d.created_at desc, d.id desc limit ? offset ?`,
-    [endpointId, organizationId, status, status, after?.[0] ?? null, after?.[0] ?? null, after?.[1] ?? null, query.limit + 1, after ? 0 : (query.page - 1) * query.limit],
-  );
-  const [{ count }] = await em.execute<Array<{ count: string }>>(
-    `select count(*) from webhook_deliveries d join webhook_messages m on m.id = d.message_id
-     where d.endpoint_id = ? and m.organization_id = ? and (?::text is null or d.status = ?)`,
-    [endpointId, organizationId, status, status],
-  );
+  const rows = await executeOnOrm(em, MESSAGE_PAGE, {
+    endpointId,
+    organizationId,
+    status,
+    sortKey: after?.[0] ?? null,
+    afterId: after?.[1] ?? null,
+    limit: query.limit + 1,
+    offset: after ? 0 : (query.page - 1) * query.limit,
+  });
+  const [{ count }] = await executeOnOrm(em, MESSAGE_COUNT, { endpointId, organizationId, status });
   const onPage = rows.slice(0, query.limit);
   const last = onPage[onPage.length - 1];
   const next: ListPosition | null = rows.length > query.limit ? [last.sort_key, String(last.delivery_id)] : null;
@@ -96,11 +99,7 @@ export async function pageOfMessages(
 
 /** One message to the endpoint with every attempt, or undefined. */
 export async function findMessage(em: EntityManager, organizationId: string, endpointId: string, messageId: string): Promise<WebhookMessage | undefined> {
-  const rows = await em.execute<DeliveryRow[]>(`${DELIVERY_SELECT} where d.endpoint_id = ? and d.message_id = ? and m.organization_id = ?`, [
-    endpointId,
-    messageId,
-    organizationId,
-  ]);
+  const rows = await executeOnOrm(em, FIND_MESSAGE, { endpointId, messageId, organizationId });
   return (await withAttempts(em, rows))[0];
 }
 
@@ -110,14 +109,7 @@ export async function findMessage(em: EntityManager, organizationId: string, end
  * lease) is left to that attempt. Returns whether the message was put back (false also when there is none).
  */
 export async function requeueMessage(em: EntityManager, organizationId: string, endpointId: string, messageId: string): Promise<boolean> {
-  const updated = await em.execute<Array<{ id: string }>>(
-    `update webhook_deliveries d set status = 'PENDING', retry_index = 0, next_attempt_at = now()
-     from webhook_messages m
-     where m.id = d.message_id and m.organization_id = ? and d.endpoint_id = ? and d.message_id = ?
-       and (d.status <> 'PENDING' or d.locked_until is null)
-     returning d.id`,
-    [organizationId, endpointId, messageId],
-  );
+  const updated = await executeOnOrm(em, REQUEUE_MESSAGE, { organizationId, endpointId, messageId });
   return updated.length > 0;
 }
 
@@ -139,6 +131,35 @@ interface DeliveryRow {
   next_attempt_at: Date | string;
 }
 
+type MessageFilter = { endpointId: string; organizationId: string; status: WebhookMessageStatus | null };
+
+const MESSAGE_PAGE = sql.statement<
+  MessageFilter & { sortKey: string | null; afterId: string | null; limit: number; offset: number },
+  DeliveryRow & { sort_key: string }
+>(
+  'messagePage',
+  `${DELIVERY_SELECT_KEYED} where d.endpoint_id = :endpointId and m.organization_id = :organizationId and (:status::text is null or d.status = :status)
+       and (:sortKey::bigint is null or (d.created_at, d.id) < ('epoch'::timestamptz + :sortKey::bigint * interval '1 microsecond', :afterId::bigint))
+     order by d.created_at desc, d.id desc limit :limit offset :offset`,
+);
+const MESSAGE_COUNT = sql.statement<MessageFilter, { count: string }>(
+  'messageCount',
+  `select count(*) from webhook_deliveries d join webhook_messages m on m.id = d.message_id
+     where d.endpoint_id = :endpointId and m.organization_id = :organizationId and (:status::text is null or d.status = :status)`,
+);
+const FIND_MESSAGE = sql.statement<{ endpointId: string; messageId: string; organizationId: string }, DeliveryRow>(
+  'findMessage',
+  `${DELIVERY_SELECT} where d.endpoint_id = :endpointId and d.message_id = :messageId and m.organization_id = :organizationId`,
+);
+const REQUEUE_MESSAGE = sql.statement<{ organizationId: string; endpointId: string; messageId: string }, { id: string }>(
+  'requeueMessage',
+  `update webhook_deliveries d set status = 'PENDING', retry_index = 0, next_attempt_at = now()
+     from webhook_messages m
+     where m.id = d.message_id and m.organization_id = :organizationId and d.endpoint_id = :endpointId and d.message_id = :messageId
+       and (d.status <> 'PENDING' or d.locked_until is null)
+     returning d.id`,
+);
+
 interface AttemptRow {
   delivery_id: string;
   attempt_number: number;
@@ -150,13 +171,16 @@ interface AttemptRow {
   trace_id: string | null;
 }
 
+/** The attempts of the deliveries `deliveryIds` (a PostgreSQL array literal of their ids). */
+const ATTEMPTS_OF = sql.statement<{ deliveryIds: string }, AttemptRow>(
+  'attemptsOf',
+  `select delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id
+     from webhook_attempts where delivery_id = any(:deliveryIds::bigint[]) order by attempt_number`,
+);
+
 async function withAttempts(em: EntityManager, rows: DeliveryRow[]): Promise<WebhookMessage[]> {
   if (rows.length === 0) return [];
-  const attempts = await em.execute<AttemptRow[]>(
-    `select delivery_id, attempt_number, attempted_at, status_code, duration_ms, error, response_body, trace_id
-     from webhook_attempts where delivery_id = any(?::bigint[]) order by attempt_number`,
-    [`{${rows.map((row) => row.delivery_id).join(',')}}`],
-  );
+  const attempts = await executeOnOrm(em, ATTEMPTS_OF, { deliveryIds: `{${rows.map((row) => row.delivery_id).join(',')}}` });
   return rows.map((row) => ({
     id: row.id,
     type: row.type,
@@ -180,6 +204,31 @@ function attemptView(row: AttemptRow): WebhookAttempt {
   };
 }
 
+const LOCK_MESSAGES_PAST_RETENTION = sql.statement<{ retentionMs: number; limit: number }, { id: string }>(
+  'lockMessagesPastRetention',
+  `select m.id from webhook_messages m
+          where m.created_at < now() - :retentionMs * interval '1 millisecond'
+            and not exists (select 1 from webhook_deliveries d where d.message_id = m.id
+                             and (d.status = 'PENDING' or d.last_attempt_at >= now() - :retentionMs * interval '1 millisecond'))
+          order by m.created_at limit :limit for update of m skip locked`,
+);
+/** `ids`: a PostgreSQL array literal of the batch's message ids (one binding, however many). */
+const DELETE_FINISHED_DELIVERIES = sql.statement<{ ids: string }, { deliveries: number; attempts: number }>(
+  'deleteFinishedDeliveries',
+  `with gone as (delete from webhook_deliveries where message_id = any(:ids::text[]) and status <> 'PENDING' returning id)
+         select count(*)::int as deliveries,
+                (select count(*)::int from webhook_attempts a where a.delivery_id in (select id from gone)) as attempts
+           from gone`,
+);
+const DELETE_MESSAGES_WITHOUT_DELIVERIES = sql.statement<{ ids: string }, { deleted: number }>(
+  'deleteMessagesWithoutDeliveries',
+  `with gone as (
+           delete from webhook_messages m where m.id = any(:ids::text[])
+              and not exists (select 1 from webhook_deliveries d where d.message_id = m.id)
+           returning 1)
+         select count(*)::int as deleted from gone`,
+);
+
 /**
  * One batch of the retention of webhook messages (webhook.retention.ts): at most `limit` messages, in
  * three statements in the job's transaction. The batch's messages are locked first (SKIP LOCKED);
@@ -188,31 +237,11 @@ function attemptView(row: AttemptRow): WebhookAttempt {
  * are deleted. A redelivery that comes after its delivery was deleted finds nothing to requeue.
  */
 export async function deleteMessagesPastRetention(em: EntityManager, retentionMs: number, limit: number): Promise<BatchResult> {
-  const batch = await em.execute<Array<{ id: string }>>(
-    `select m.id from webhook_messages m
-          where m.created_at < now() - ? * interval '1 millisecond'
-            and not exists (select 1 from webhook_deliveries d where d.message_id = m.id
-                             and (d.status = 'PENDING' or d.last_attempt_at >= now() - ? * interval '1 millisecond'))
-          order by m.created_at limit ? for update of m skip locked`,
-    [retentionMs, retentionMs, limit],
-  );
+  const batch = await executeOnOrm(em, LOCK_MESSAGES_PAST_RETENTION, { retentionMs, limit });
   if (batch.length === 0) return { deleted: {}, more: false };
   const ids = `{${batch.map((row) => row.id).join(',')}}`;
-  const [deliveries] = await em.execute<Array<{ deliveries: number; attempts: number }>>(
-    `with gone as (delete from webhook_deliveries where message_id = any(?::text[]) and status <> 'PENDING' returning id)
-         select count(*)::int as deliveries,
-                (select count(*)::int from webhook_attempts a where a.delivery_id in (select id from gone)) as attempts
-           from gone`,
-    [ids],
-  );
-  const [messages] = await em.execute<Array<{ deleted: number }>>(
-    `with gone as (
-           delete from webhook_messages m where m.id = any(?::text[])
-              and not exists (select 1 from webhook_deliveries d where d.message_id = m.id)
-           returning 1)
-         select count(*)::int as deleted from gone`,
-    [ids],
-  );
+  const [deliveries] = await executeOnOrm(em, DELETE_FINISHED_DELIVERIES, { ids });
+  const [messages] = await executeOnOrm(em, DELETE_MESSAGES_WITHOUT_DELIVERIES, { ids });
   return {
     deleted: { webhook_messages: messages.deleted, webhook_deliveries: deliveries.deliveries, webhook_attempts: deliveries.attempts },
     more: batch.length >= limit,

@@ -2,7 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { newId } from '../../foundation/ids';
 import type { SqlPart } from '../../foundation/sql-part';
 import type { Actor } from '../auth/actor';
+import { executeOnOrm } from '../db/prepared-statements';
+import { fragment, sqlStatements } from '../db/sql-statement';
 import type { UnitOfWork } from '../db/unit-of-work-scope';
+
+const sql = sqlStatements(__filename);
 
 /*
  * The audit log (D26): who changed what, written by the command inside its unit of work, so the entry
@@ -111,10 +115,30 @@ function actorColumns(actor: Actor): [AuditActorKind, string | null, SqlPart] {
 
 const COLUMNS = 'id, organization_id, action, actor_kind, actor_id, actor_label, target_id, summary, client_ip, request_id, created_at';
 
+/**
+ * One entry, its values a positional part (entryValues): one variant per text of that part, which
+ * differs only by how the actor's label is read (bound, a member's email, a key's prefix).
+ */
+const RECORD_AUDIT = sql.family<{ values: string }, { values: readonly unknown[] }>(
+  'recordAudit',
+  ({ values }) => `insert into audit_log (${COLUMNS}) select ${fragment('values', values)}`,
+  {
+    key: ({ values }) => values,
+    examples: () => {
+      const example = (actor: Actor) => ({ values: entryValues({ actor }, { action: 'member.added' }, bound('org_example'), bound('target_example')).sql });
+      return {
+        'label bound (a key with its prefix, the CLI, the system)': example({ kind: 'operator' }),
+        "a member's email": example({ kind: 'member', memberId: 'mem_example' }),
+        "a key's prefix": example({ kind: 'api-key', apiKeyId: 'key_example' }),
+      };
+    },
+  },
+);
+
 /** Writes one entry in the unit's transaction (`tx`): one statement, committed or rolled back with the change. */
 export async function recordAudit(tx: EntityManager, unit: UnitOfWork, change: AuditChange): Promise<void> {
   const values = entryValues(unit, change, bound(change.organizationId), bound(change.targetId));
-  await tx.execute(`insert into audit_log (${COLUMNS}) select ${values.sql}`, values.bindings);
+  await executeOnOrm(tx, RECORD_AUDIT({ values: values.sql }), { values: values.bindings });
 }
 
 /**

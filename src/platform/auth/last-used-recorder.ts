@@ -1,8 +1,18 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { executeOnOrm } from '../db/prepared-statements';
+import { sqlStatements } from '../db/sql-statement';
+
+const sql = sqlStatements(__filename);
 
 export const LAST_USED_INTERVAL_MS = 60_000;
 const MAX_TRACKED_KEYS = 10_000;
+
+/** The guarded write: nothing when another instance wrote the key in the last minute. */
+const TOUCH_LAST_USED = sql.statement<{ apiKeyId: string }>(
+  'touchLastUsed',
+  `update api_keys set last_used_at = now() where id = :apiKeyId and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+);
 
 /**
  * Writes api_keys.last_used_at at most once a minute per key: an in-process throttle skips the write
@@ -37,12 +47,7 @@ export class LastUsedRecorder {
   private async write(apiKeyId: string): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      await this.orm.em
-        .fork()
-        .execute(
-          `update api_keys set last_used_at = now() where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-          [apiKeyId],
-        );
+      await executeOnOrm(this.orm.em.fork(), TOUCH_LAST_USED, { apiKeyId });
     } catch (error) {
       this.writtenAt.delete(apiKeyId);
       this.logger.warn({ err: error instanceof Error ? error.message : String(error), apiKeyId }, 'could not record lastUsedAt');

@@ -1,17 +1,35 @@
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sqlStatements } from '../db/sql-statement';
 import { KEY_FILE, shortFingerprint as short, type ServerSecrets } from './server-secrets';
+
+const sql = sqlStatements(__filename);
+
+// Run on the ORM's connection with knex's text (`knexText`), not through the entity manager: never in a transaction it has.
+const RECORDED = sql.statement<Record<string, never>, { fingerprint: string; key_file: string | null }>(
+  'recordedSecret',
+  'select fingerprint, key_file from server_secret where id = 1',
+);
+/** The first start records the fingerprint; a key file's place is added to a record that has none. */
+const RECORD_FINGERPRINT = sql.statement<{ fingerprint: string; keyFile: string | null }>(
+  'recordFingerprint',
+  `insert into server_secret (id, fingerprint, key_file) values (1, :fingerprint, :keyFile)
+     on conflict (id) do update set key_file = coalesce(server_secret.key_file, excluded.key_file)
+       where server_secret.fingerprint = excluded.fingerprint and server_secret.key_file is null and excluded.key_file is not null`,
+);
+const MOVE_FINGERPRINT = sql.statement<{ fingerprint: string }, { replaced: string | null }>(
+  'moveFingerprint',
+  `insert into server_secret (id, fingerprint) values (1, :fingerprint)
+     on conflict (id) do update set fingerprint = excluded.fingerprint, rotated_at = now()
+       where server_secret.fingerprint <> excluded.fingerprint
+     returning (select fingerprint from server_secret where id = 1) as replaced`,
+);
 
 /**
  * A process started with another server secret than the database's (D24): it refuses to start, with
  * this one line, instead of answering 500 at the first retry it cannot open.
  */
 export class SecretMismatchError extends Error {}
-
-interface RecordedRow {
-  fingerprint: string;
-  key_file: string | null;
-}
 
 /** The fingerprint the database records, if a server has started on it. */
 export async function recordedSecretFingerprint(em: EntityManager): Promise<string | undefined> {
@@ -20,7 +38,7 @@ export async function recordedSecretFingerprint(em: EntityManager): Promise<stri
 
 /** The fingerprint the database records and, when the first server's secret came from a key file, that file. */
 export async function recordedSecret(em: EntityManager): Promise<{ fingerprint: string; keyFile: string | undefined } | undefined> {
-  const [row] = await em.getConnection().execute<RecordedRow[]>('select fingerprint, key_file from server_secret where id = 1');
+  const [row] = await em.getConnection().execute<Array<{ fingerprint: string; key_file: string | null }>>(RECORDED.knexText, RECORDED.knexValues({}));
   return row === undefined ? undefined : { fingerprint: row.fingerprint.trim(), keyFile: row.key_file ?? undefined };
 }
 
@@ -59,12 +77,7 @@ function mismatch(secrets: ServerSecrets, fingerprint: string, refusal: string):
 export async function recordOrCheckSecretFingerprint(em: EntityManager, secrets: ServerSecrets): Promise<void> {
   // A key file's place is kept beside the fingerprint (see keyFileSecrets).
   const keyFile = secrets.source.kind === 'file' ? path.resolve(secrets.source.path) : null;
-  await em.getConnection().execute(
-    `insert into server_secret (id, fingerprint, key_file) values (1, ?, ?)
-     on conflict (id) do update set key_file = coalesce(server_secret.key_file, excluded.key_file)
-       where server_secret.fingerprint = excluded.fingerprint and server_secret.key_file is null and excluded.key_file is not null`,
-    [secrets.current.fingerprint, keyFile],
-  );
+  await em.getConnection().execute(RECORD_FINGERPRINT.knexText, RECORD_FINGERPRINT.knexValues({ fingerprint: secrets.current.fingerprint, keyFile }));
   const fingerprint = await recorded(em);
   if (fingerprint !== undefined && !secrets.accepts(fingerprint)) throw mismatch(secrets, fingerprint, 'refusing to start');
 }
@@ -89,13 +102,9 @@ export function checkCliSecret(recordedFingerprint: string | undefined, secrets:
 
 /** `admin secret rotate`: the database's secret becomes the current one. Returns the fingerprint it replaced, if another. */
 export async function moveSecretFingerprint(em: EntityManager, secrets: ServerSecrets): Promise<string | undefined> {
-  const [row] = await em.getConnection().execute<Array<{ replaced: string | null }>>(
-    `insert into server_secret (id, fingerprint) values (1, ?)
-     on conflict (id) do update set fingerprint = excluded.fingerprint, rotated_at = now()
-       where server_secret.fingerprint <> excluded.fingerprint
-     returning (select fingerprint from server_secret where id = 1) as replaced`,
-    [secrets.current.fingerprint],
-  );
+  const [row] = await em
+    .getConnection()
+    .execute<Array<{ replaced: string | null }>>(MOVE_FINGERPRINT.knexText, MOVE_FINGERPRINT.knexValues({ fingerprint: secrets.current.fingerprint }));
   const replaced = row?.replaced?.trim();
   return replaced === undefined || replaced === secrets.current.fingerprint ? undefined : replaced;
 }

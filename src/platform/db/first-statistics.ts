@@ -1,5 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { executeOnOrm } from './prepared-statements';
+import { sqlStatements } from './sql-statement';
+
+const sql = sqlStatements(__filename);
 
 /*
  * A table's first statistics, taken as soon as it holds rows (D25: reads that stay fast as data grows).
@@ -26,14 +30,20 @@ import type { Logger } from 'pino';
  * idle until the job's query, ended a faults-database run with an unhandled connection error).
  */
 
-const NEVER_ANALYZED = `select s.relname as "table" from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= ?
-  order by s.relname`;
+const NEVER_ANALYZED = sql.statement<{ minRows: number }, { table: string }>(
+  'neverAnalyzed',
+  `select s.relname as "table" from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+  where s.schemaname = current_schema() and c.reltuples < 0 and s.n_live_tup >= :minRows
+  order by s.relname`,
+);
 
-/** Of the given tables, those that have statistics now (whoever took them). */
-const ANALYZED = `select c.relname as "table" from pg_class c
-  where c.relnamespace = current_schema()::regnamespace and c.relname = any(?::text[]) and c.reltuples >= 0
-  order by c.relname`;
+/** Of the given tables (`tables`: a PostgreSQL array literal of their names), those that have statistics now (whoever took them). */
+const ANALYZED = sql.statement<{ tables: string }, { table: string }>(
+  'analyzed',
+  `select c.relname as "table" from pg_class c
+  where c.relnamespace = current_schema()::regnamespace and c.relname = any(:tables::text[]) and c.reltuples >= 0
+  order by c.relname`,
+);
 
 /** The lock the instances take (transaction-scoped, without waiting) to analyze one at a time. */
 export const FIRST_STATISTICS_LOCK = `hashtext('event_service_first_statistics')`;
@@ -51,7 +61,10 @@ export const DEFAULT_FIRST_STATISTICS: FirstStatisticsSettings = { intervalMs: 1
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-/** One statement analyzing the tables while this instance holds the lock; nothing when another holds it. */
+/**
+ * One statement analyzing the tables while this instance holds the lock; nothing when another holds it.
+ * Not a declared statement: a DO block cannot be prepared, and its text names the tables.
+ */
 const analyzeStatement = (tables: readonly string[]) =>
   `do $$ begin if pg_try_advisory_xact_lock(${FIRST_STATISTICS_LOCK}) then ${tables.map((table) => `analyze ${quoted(table)};`).join(' ')} end if; end $$`;
 
@@ -120,12 +133,12 @@ export class FirstStatistics {
   }
 
   private async analyzeNew(): Promise<string[]> {
-    const found = await this.em.fork().execute<Array<{ table: string }>>(NEVER_ANALYZED, [this.settings.minRows]);
+    const found = await executeOnOrm(this.em.fork(), NEVER_ANALYZED, { minRows: this.settings.minRows });
     if (found.length === 0 || this.stopped) return [];
     const tables = found.map((row) => row.table);
     await this.em.fork().execute(analyzeStatement(tables));
     // Analyzed by this instance, or by another that held the lock: either way they have statistics now.
-    const analyzed = (await this.em.fork().execute<Array<{ table: string }>>(ANALYZED, [`{${tables.join(',')}}`])).map((row) => row.table);
+    const analyzed = (await executeOnOrm(this.em.fork(), ANALYZED, { tables: `{${tables.join(',')}}` })).map((row) => row.table);
     if (analyzed.length > 0) this.logger.info({ tables: analyzed }, 'first statistics: analyzed tables that had none');
     return analyzed;
   }

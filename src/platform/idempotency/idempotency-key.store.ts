@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { numberedPlaceholders, type PreparedStatements } from '../db/prepared-statements';
+import { queryStatement, type PreparedStatements } from '../db/prepared-statements';
+import type { SqlStatement } from '../db/sql-statement';
 import { tracedFor } from '../db/traced-statements';
 import type { TraceScope } from '../observability/tracing';
-import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, type ResponseSealer } from './idempotency-statements';
+import { CLAIM_MANY, CLAIM_ONE, COMPLETE_MANY, COMPLETE_ONE, END_LEASE, FORGET_CLAIM, openStored, READ_KEY, type ResponseSealer } from './idempotency-statements';
 import { holdKey, type HeldKey } from './held-key';
 import { LEASE_SECONDS, retryInBackground } from './idempotency-lease';
 
@@ -24,14 +25,6 @@ export type ClaimResult =
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'in-use' }
   | { readonly kind: 'reused' };
-
-interface Row {
-  fingerprint: string;
-  state: 'RUNNING' | 'DONE';
-  response_status: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
-}
 
 interface ClaimedRow {
   recovery_points: Record<string, string> | null;
@@ -95,10 +88,10 @@ export class IdempotencyKeyStore {
    * 409, as while the first request runs), and then the retry runs again, or, where the change had
    * committed, answers it from its recovery point (D17). Not a duplicate, not a lost change.
    */
-  private execute<T>(sql: string, params: unknown[], trace?: TraceScope): Promise<T[]> {
+  private execute<Params extends object, T>(statement: SqlStatement<Params, T>, params: Params, trace?: TraceScope): Promise<T[]> {
     // A batch's statement is a span of the first request in it (D27).
-    if (this.statements) return tracedFor(this.statements, trace).query<T>(numberedPlaceholders(sql), params);
-    return this.orm.em.fork().getConnection().execute<T[]>(sql, params);
+    if (this.statements) return queryStatement(tracedFor(this.statements, trace), statement, params);
+    return this.orm.em.fork().getConnection().execute<T[]>(statement.knexText, statement.knexValues(params));
   }
 
   /**
@@ -118,15 +111,10 @@ export class IdempotencyKeyStore {
         claimToken,
         attempt === 0 && this.claims
           ? this.claims.load({ organizationId, key, fingerprint, claimToken, trace })
-          : this.execute<ClaimedRow>(CLAIM_ONE, [organizationId, key, fingerprint, LEASE_SECONDS, this.ttlHours, claimToken], trace).then((rows) => rows[0]),
+          : this.execute(CLAIM_ONE, { organizationId, key, fingerprint, leaseSeconds: LEASE_SECONDS, ttlHours: this.ttlHours, claimToken }, trace).then((rows) => rows[0]),
       );
       if (claimed) return { kind: 'claimed', claim: this.hold(organizationId, key, fingerprint, claimToken, claimed.recovery_points ?? {}, trace) };
-      const [row] = await this.execute<Row>(
-        `select fingerprint, state, response_status, response_headers, response_body
-         from idempotency_keys where organization_id = ? and key = ? and expires_at > now()`,
-        [organizationId, key],
-        trace,
-      );
+      const [row] = await this.execute(READ_KEY, { organizationId, key }, trace);
       if (!row) continue; // released or expired in between: try to take it again
       if (row.fingerprint !== fingerprint) return { kind: 'reused' };
       if (row.state === 'RUNNING') return { kind: 'in-use' };
@@ -149,28 +137,36 @@ export class IdempotencyKeyStore {
       if (!first.has(name)) first.set(name, claim);
     }
     const unique = [...first.values()];
-    const rows = await this.execute<ClaimedRow & { claim_token: string }>(CLAIM_MANY, [
-      LEASE_SECONDS,
-      this.ttlHours,
-      unique.map((claim) => claim.organizationId),
-      unique.map((claim) => claim.key),
-      unique.map((claim) => claim.fingerprint),
-      unique.map((claim) => claim.claimToken),
-    ], unique[0]?.trace);
+    const rows = await this.execute(
+      CLAIM_MANY,
+      {
+        leaseSeconds: LEASE_SECONDS,
+        ttlHours: this.ttlHours,
+        organizationIds: unique.map((claim) => claim.organizationId),
+        keys: unique.map((claim) => claim.key),
+        fingerprints: unique.map((claim) => claim.fingerprint),
+        claimTokens: unique.map((claim) => claim.claimToken),
+      },
+      unique[0]?.trace,
+    );
     const byToken = new Map(rows.map((row) => [row.claim_token, row]));
     return claims.map((claim) => byToken.get(claim.claimToken));
   }
 
   /** Answers stored in one turn of the event loop, as one statement (keys' pool only). */
   private async completeBatch(answers: readonly PendingAnswer[]): Promise<void[]> {
-    await this.execute(COMPLETE_MANY, [
-      answers.map(({ held }) => held.organizationId),
-      answers.map(({ held }) => held.key),
-      answers.map(({ held }) => held.claimToken),
-      answers.map(({ response }) => response.status),
-      answers.map(({ response }) => JSON.stringify(response.headers)),
-      answers.map(({ response }) => this.sealer.seal(response.body)),
-    ], answers[0]?.held.trace);
+    await this.execute(
+      COMPLETE_MANY,
+      {
+        organizationIds: answers.map(({ held }) => held.organizationId),
+        keys: answers.map(({ held }) => held.key),
+        claimTokens: answers.map(({ held }) => held.claimToken),
+        statuses: answers.map(({ response }) => response.status),
+        headers: answers.map(({ response }) => JSON.stringify(response.headers)),
+        bodies: answers.map(({ response }) => this.sealer.seal(response.body)),
+      },
+      answers[0]?.held.trace,
+    );
     return answers.map(() => undefined);
   }
 
@@ -186,10 +182,7 @@ export class IdempotencyKeyStore {
       return await claiming;
     } catch (error) {
       retryInBackground(async () => {
-        const deleted = await this.execute<{ key: string }>(
-          FORGET_CLAIM,
-          [organizationId, key, claimToken],
-        );
+        const deleted = await this.execute(FORGET_CLAIM, { organizationId, key, claimToken });
         return deleted.length > 0;
       }, undefined, this.stopped.signal);
       throw error;
@@ -206,7 +199,14 @@ export class IdempotencyKeyStore {
     if (this.answers) return this.answers.load({ held, response });
     await this.execute(
       COMPLETE_ONE,
-      [response.status, JSON.stringify(response.headers), this.sealer.seal(response.body), held.organizationId, held.key, held.claimToken],
+      {
+        status: response.status,
+        headers: JSON.stringify(response.headers),
+        body: this.sealer.seal(response.body),
+        organizationId: held.organizationId,
+        key: held.key,
+        claimToken: held.claimToken,
+      },
       held.trace,
     );
   }
@@ -217,11 +217,8 @@ export class IdempotencyKeyStore {
    * takes it over and returns what committed instead of doing it again.
    */
   async release(held: HeldKey): Promise<void> {
-    const params = [held.organizationId, held.key, held.claimToken];
-    const deleted = await this.execute<{ key: string }>(
-      FORGET_CLAIM,
-      params,
-    );
+    const params = { organizationId: held.organizationId, key: held.key, claimToken: held.claimToken };
+    const deleted = await this.execute(FORGET_CLAIM, params);
     if (deleted.length === 0) {
       await this.execute(END_LEASE, params);
     }

@@ -1,6 +1,9 @@
 import { AppError } from '../../foundation/errors/app-error';
 import { statementText } from '../db/prepared-statements';
+import { sqlStatements } from '../db/sql-statement';
 import type { RecordedResult } from '../db/unit-of-work-scope';
+
+const sql = sqlStatements(__filename);
 
 /*
  * What the Idempotency-Key store (idempotency-key.store.ts) writes: its statements, and how a
@@ -51,37 +54,93 @@ const TAKE_OVER = `do update
               or (idempotency_keys.state = 'RUNNING' and idempotency_keys.locked_until <= now()
                   and (idempotency_keys.recovery_points is null or idempotency_keys.fingerprint = excluded.fingerprint))`;
 
-export const CLAIM_ONE = `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
-         values (?, ?, ?, 'RUNNING', now() + make_interval(secs => ?), now(), now() + make_interval(hours => ?), ?)
-         on conflict (organization_id, key) ${TAKE_OVER}
-         returning recovery_points`;
+/** A key's record, as the request that claims it and a retry find it. */
+type KeyOf = { organizationId: string; key: string };
+/** The record as this request claimed it (its claim token). */
+type ClaimOf = KeyOf & { claimToken: string };
 
-/** CLAIM_ONE for many keys (distinct: ON CONFLICT cannot change one row twice in a statement). */
-export const CLAIM_MANY = `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
-         select c.organization_id, c.key, c.fingerprint, 'RUNNING', now() + make_interval(secs => ?::int), now(), now() + make_interval(hours => ?::int), c.claim_token
-           from unnest(?::text[], ?::text[], ?::text[], ?::uuid[]) as c(organization_id, key, fingerprint, claim_token)
+export const CLAIM_ONE = sql.statement<
+  ClaimOf & { fingerprint: string; leaseSeconds: number; ttlHours: number },
+  { recovery_points: Record<string, string> | null }
+>(
+  'claimOne',
+  `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
+         values (:organizationId, :key, :fingerprint, 'RUNNING', now() + make_interval(secs => :leaseSeconds), now(), now() + make_interval(hours => :ttlHours), :claimToken)
          on conflict (organization_id, key) ${TAKE_OVER}
-         returning claim_token::text, recovery_points`;
+         returning recovery_points`,
+);
 
-export const COMPLETE_MANY = `update idempotency_keys k
+/** CLAIM_ONE for many keys (distinct: ON CONFLICT cannot change one row twice in a statement), by position in the arrays. */
+export const CLAIM_MANY = sql.statement<
+  { leaseSeconds: number; ttlHours: number; organizationIds: string[]; keys: string[]; fingerprints: string[]; claimTokens: string[] },
+  { claim_token: string; recovery_points: Record<string, string> | null }
+>(
+  'claimMany',
+  `insert into idempotency_keys (organization_id, key, fingerprint, state, locked_until, created_at, expires_at, claim_token)
+         select c.organization_id, c.key, c.fingerprint, 'RUNNING', now() + make_interval(secs => :leaseSeconds::int), now(), now() + make_interval(hours => :ttlHours::int), c.claim_token
+           from unnest(:organizationIds::text[], :keys::text[], :fingerprints::text[], :claimTokens::uuid[]) as c(organization_id, key, fingerprint, claim_token)
+         on conflict (organization_id, key) ${TAKE_OVER}
+         returning claim_token::text, recovery_points`,
+);
+
+/** A record as a request that could not claim it reads it (while it lives). */
+export const READ_KEY = sql.statement<
+  KeyOf,
+  { fingerprint: string; state: 'RUNNING' | 'DONE'; response_status: number | null; response_headers: Record<string, string> | null; response_body: string | null }
+>(
+  'readKey',
+  `select fingerprint, state, response_status, response_headers, response_body
+         from idempotency_keys where organization_id = :organizationId and key = :key and expires_at > now()`,
+);
+
+/** Answers of many claims, by position in the arrays. */
+export const COMPLETE_MANY = sql.statement<{
+  organizationIds: string[];
+  keys: string[];
+  claimTokens: string[];
+  statuses: number[];
+  headers: string[];
+  bodies: string[];
+}>(
+  'completeMany',
+  `update idempotency_keys k
             set state = 'DONE', locked_until = null, response_status = a.status, response_headers = a.headers::jsonb, response_body = a.body
-           from unnest(?::text[], ?::text[], ?::uuid[], ?::int[], ?::text[], ?::text[]) as a(organization_id, key, claim_token, status, headers, body)
-          where k.organization_id = a.organization_id and k.key = a.key and k.claim_token = a.claim_token and k.state = 'RUNNING'`;
+           from unnest(:organizationIds::text[], :keys::text[], :claimTokens::uuid[], :statuses::int[], :headers::text[], :bodies::text[]) as a(organization_id, key, claim_token, status, headers, body)
+          where k.organization_id = a.organization_id and k.key = a.key and k.claim_token = a.claim_token and k.state = 'RUNNING'`,
+);
 
-export const COMPLETE_ONE = `update idempotency_keys set state = 'DONE', locked_until = null, response_status = ?::int, response_headers = ?::text::jsonb, response_body = ?::text
-       where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
+export const COMPLETE_ONE = sql.statement<ClaimOf & { status: number; headers: string; body: string }>(
+  'completeOne',
+  `update idempotency_keys set state = 'DONE', locked_until = null, response_status = :status::int, response_headers = :headers::text::jsonb, response_body = :body::text
+       where organization_id = :organizationId and key = :key and claim_token = :claimToken and state = 'RUNNING'`,
+);
 
 /** Frees a key this request claimed, unless a change already committed under it (its recovery points keep it). */
-export const FORGET_CLAIM = `delete from idempotency_keys where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING' and recovery_points is null returning key`;
+export const FORGET_CLAIM = sql.statement<ClaimOf, { key: string }>(
+  'forgetClaim',
+  `delete from idempotency_keys where organization_id = :organizationId and key = :key and claim_token = :claimToken and state = 'RUNNING' and recovery_points is null returning key`,
+);
 
 /** Ends the lease of a key that holds recovery points: the retry takes it over at once. */
-export const END_LEASE = `update idempotency_keys set locked_until = now() where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'`;
+export const END_LEASE = sql.statement<ClaimOf>(
+  'endLease',
+  `update idempotency_keys set locked_until = now() where organization_id = :organizationId and key = :key and claim_token = :claimToken and state = 'RUNNING'`,
+);
 
-/** A unit of work's recovery point, inside its transaction: written only while the request still holds the key (the fence). */
-export const RECORD_POINT = `update idempotency_keys
-           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(?::text, ?::text), actor = ?::text::jsonb
-           where organization_id = ? and key = ? and claim_token = ? and state = 'RUNNING'
-           returning key`;
+const RECORD_POINT_STATEMENT = sql.statement<ClaimOf & { step: string; point: string; actor: string }, { key: string }>(
+  'recordPoint',
+  `update idempotency_keys
+           set recovery_points = coalesce(recovery_points, '{}'::jsonb) || jsonb_build_object(:step::text, :point::text), actor = :actor::text::jsonb
+           where organization_id = :organizationId and key = :key and claim_token = :claimToken and state = 'RUNNING'
+           returning key`,
+);
+
+/**
+ * A unit of work's recovery point, inside its transaction: written only while the request still holds
+ * the key (the fence). Positional (knex's `?`, each name used once, in the order step, point, actor,
+ * organizationId, key, claimToken): held-key.ts passes its values by position.
+ */
+export const RECORD_POINT = RECORD_POINT_STATEMENT.knexText;
 
 /**
  * Inside a change's own statement: the recovery point, written when `gate` has a row, from the values

@@ -1,3 +1,7 @@
+import { sqlStatements } from '../db/sql-statement';
+
+const sql = sqlStatements(__filename);
+
 /**
  * How many instances of the service are running now, as PostgreSQL sees them (D12): the
  * connections of their credential-change listeners (one per live instance, held open and probed four
@@ -47,5 +51,7 @@ export class LiveInstances {
 }
 
 /** The statement that counts them: `applicationName` is the listeners' (LISTENER_APPLICATION_NAME). */
-export const LIVE_INSTANCES_SQL =
-  'select count(*)::int as instances from pg_stat_activity where datname = current_database() and application_name = ?';
+export const LIVE_INSTANCES = sql.statement<{ applicationName: string }, { instances: number }>(
+  'liveInstances',
+  'select count(*)::int as instances from pg_stat_activity where datname = current_database() and application_name = :applicationName',
+);

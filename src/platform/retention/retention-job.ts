@@ -2,6 +2,10 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { Counter, type Metric } from 'prom-client';
 import type { RetentionSettings } from '../../foundation/config';
+import { executeOnOrm } from '../db/prepared-statements';
+import { sqlStatements, type SqlStatement } from '../db/sql-statement';
+
+const sql = sqlStatements(__filename);
 
 /**
  * One kind of row that only grows unless deleted: how to delete one batch of what is past its time.
@@ -39,7 +43,10 @@ export function singleTableRule(table: string, deleteBatch: (em: EntityManager, 
  * transaction-level advisory lock without waiting. An instance that does not get it ends its run
  * (another is deleting), so no two instances ever scan or delete the same rows at once.
  */
-export const RETENTION_LOCK_SQL = `select pg_try_advisory_xact_lock(hashtext('event_service_retention')) as locked`;
+export const RETENTION_LOCK = sql.statement<Record<string, never>, { locked: boolean }>(
+  'retentionLock',
+  `select pg_try_advisory_xact_lock(hashtext('event_service_retention')) as locked`,
+);
 
 const JITTER = 0.2;
 
@@ -136,15 +143,18 @@ export class RetentionJob {
   /** One batch in its own transaction, under the retention lock; undefined when another instance holds it. */
   private batch(rule: RetentionRule): Promise<BatchResult | undefined> {
     return this.orm.em.fork().transactional(async (em) => {
-      const [{ locked }] = await em.execute<Array<{ locked: boolean }>>(RETENTION_LOCK_SQL);
+      const [{ locked }] = await executeOnOrm(em, RETENTION_LOCK, {});
       if (!locked) return undefined;
       return rule.deleteBatch(em, this.settings.batchSize);
     });
   }
 }
 
-/** The number a `with gone as (delete … returning 1) select count(*)::int as deleted from gone` statement gives. */
-export async function countDeleted(em: EntityManager, sql: string, bindings: readonly unknown[]): Promise<number> {
-  const [row] = await em.execute<Array<{ deleted: number | string }>>(sql, [...bindings]);
+/**
+ * The number a declared `with gone as (delete … returning 1) select count(*)::int as deleted from gone`
+ * statement gives, run through the ORM (the job's transaction).
+ */
+export async function countDeleted<Params extends object>(em: EntityManager, statement: SqlStatement<Params, unknown>, params: Params): Promise<number> {
+  const [row] = (await executeOnOrm(em, statement, params)) as Array<{ deleted: number | string } | undefined>;
   return Number(row?.deleted ?? 0);
 }
