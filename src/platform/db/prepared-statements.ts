@@ -140,7 +140,8 @@ export function useStatementPool(em: EntityManager, pool: PreparedStatements | u
  * else on the ORM's pool.
  */
 export function executePrepared<Row>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<Row[]> {
-  const text = numberedPlaceholders(sql);
+  // Numbered once per text: the cache is read here, numberedPlaceholders numbers a new one.
+  const text = numbered.get(sql) ?? numberedPlaceholders(sql);
   const statements = em.isInTransaction() ? preparedStatements(em) : (statementPools.get(em.getConnection()) ?? preparedStatements(em));
   if (!tracing.runtime) return statements.query<Row>(text, values);
   // D27: a statement is a span of the request it runs for, and an outbox message it writes keeps that
