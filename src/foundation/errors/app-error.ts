@@ -31,11 +31,14 @@ export class AppError extends Error {
     // formatting it when GraphQL copies it onto its error, was a visible share of a refusal's CPU
     // (a ticket drop's SOLD_OUT answers, docs/performance.md). Server failures keep theirs.
     const bounded = boundText(message);
+    const serverFailure = isServerFailure(code);
     const stackTraceLimit = Error.stackTraceLimit;
-    if (!isServerFailure(code)) Error.stackTraceLimit = 0;
+    if (!serverFailure) Error.stackTraceLimit = 0;
     super(bounded);
     Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
+    // Its text set now: reading an uncaptured stack still formats one (GraphQL's errors copy it).
+    if (!serverFailure) this.stack = `AppError: ${bounded}`;
     this.code = code;
     if (details !== undefined) this.details = boundDetails(details);
   }

@@ -118,17 +118,26 @@ export class CompiledOperations {
  * no source nodes): rebuilt as graphql-js builds them, so formatting and logging see the same errors.
  */
 function asGraphQLJsResult(result: ExecutionResult): ExecutionResult {
-  return {
-    ...result,
-    errors: (result.errors ?? []).map((error) => {
-      const rebuilt = new GraphQLError(error.message, {
-        path: error.path,
-        // graphql-js raises its own execution failures (a null in a non-null field…) as plain Errors.
-        originalError: error.originalError ?? new Error(error.message),
-        extensions: error.extensions,
-      });
-      (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
-      return rebuilt;
-    }),
-  };
+  // A rebuilt error takes the stack of its cause (GraphQLError copies it over its own): capturing its
+  // own first, which V8 then formats when it is replaced, was the largest cost of a refusal (SOLD_OUT
+  // in a ticket drop, docs/performance.md). No frames are captured while the errors are rebuilt.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return {
+      ...result,
+      errors: (result.errors ?? []).map((error) => {
+        const rebuilt = new GraphQLError(error.message, {
+          path: error.path,
+          // graphql-js raises its own execution failures (a null in a non-null field…) as plain Errors.
+          originalError: error.originalError ?? new Error(error.message),
+          extensions: error.extensions,
+        });
+        (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
+        return rebuilt;
+      }),
+    };
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
 }
