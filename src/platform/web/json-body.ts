@@ -17,7 +17,7 @@ const PLAIN_JSON = /^application\/json(?:;\s*charset=utf-8)?$/i;
  * The common case (`application/json` in UTF-8, a Content-Length within the bound, no Content-Encoding
  * or Transfer-Encoding) is read here, as body-parser would read it (BOM dropped, empty means {}, any
  * JSON value); anything else goes through body-parser, whose own errors reject as they are for the
- * error writer to map. body-parser on every body cost a booking a sixth of its CPU
+ * error writer to map. body-parser on every body cost a booking a tenth to a sixth of its CPU
  * (docs/performance.md: the figure, and when this can go).
  */
 export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
