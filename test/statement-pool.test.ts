@@ -4,7 +4,8 @@ import { preparedStatements, type PreparedStatements } from '../src/platform/db/
 import { openStatementPool, type StatementPool } from '../src/platform/db/statement-pool';
 import { EventOrder } from '../src/modules/event/event-order';
 import { EventStatus } from '../src/modules/event/event-status';
-import { findEventBySlug, listEvents, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';
+import { findEventBySlug, ticketTypesOfEvents, type EventListQuery } from '../src/modules/event/event.read-repository';
+import { listEvents } from '../src/modules/event/event-list.read-repository';
 import { openCommandDatabase, type CommandDatabase } from './helpers/command-database';
 import { createTestDatabase, describeOnPostgres, withAdminClient } from './helpers/database';
 import { openDatabase } from '../src/schema/database';

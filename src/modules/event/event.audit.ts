@@ -1,7 +1,7 @@
 import { auditCtes, type AuditSummary } from '../../platform/audit/audit-log';
 import type { UnitOfWork } from '../../platform/db/unit-of-work-scope';
 import type { WebhookEventType } from '../webhook/webhook-types';
-import type { OutboxOf } from './event.repository';
+import type { OutboxOf } from './event-change-statements';
 
 /*
  * The audit entries of event changes (D26: published, cancelled, deleted), written by the change's own

@@ -5,13 +5,12 @@ import { paginationErrors } from '../../foundation/validation/arguments';
 import {
   checkedInCountsOfEvents,
   findEventBySlug,
-  listEvents,
   ticketTypesOfEvents,
   type EventListQuery,
-  type EventPageStart,
   type EventView,
   type TicketTypeView,
 } from './event.read-repository';
+import { listEvents, type EventPageStart } from './event-list.read-repository';
 import { EventOrder } from './event-order';
 import { cursorErrors, cursorsOf, openCursor } from '../../platform/graphql/list-cursors';
 import { assertValidInput } from '../../foundation/validation/validate-input';

@@ -2,7 +2,7 @@ import { hole, outboxCtes } from '../../platform/outbox/outbox';
 import type { WebhookEventType } from '../webhook/webhook-types';
 import { EventStatus } from './event-status';
 import { presentEvent, type EventFields, type TicketTypeFields } from './event.presenter';
-import type { OutboxOf } from './event.repository';
+import type { OutboxOf } from './event-change-statements';
 import { CHECKED_IN_COUNT_JSON, HELD_COUNT_JSON, REGISTRATION_COUNT_JSON, TICKET_TYPES_JSON } from './event-rows';
 
 /*

@@ -6,14 +6,8 @@ import type { EventEntity } from '../event.entity';
 import type { UpdateEventInput } from '../event.inputs';
 import { assertMutableFields, capacityErrors, duplicateSlugError, scheduleErrors, statusChangeErrors } from '../event.policy';
 import { EventStatus, effectiveStatus } from '../event-status';
-import {
-  guardingSlug,
-  readForChange,
-  slugTaken,
-  updateEventIfUnchanged,
-  type EventChange,
-  type StoredEvent,
-} from '../event.repository';
+import { guardingSlug, slugTaken } from '../event.repository';
+import { readForChange, updateEventIfUnchanged, type EventChange, type StoredEvent } from '../event-update.repository';
 import { managedEvent, type EventRow } from '../event-rows';
 import { closeForBookings, lockEventPool, openForBookings, reshareRoom } from '../../inventory/inventory.repository';
 import { usesSlots } from '../../inventory/inventory.policy';
