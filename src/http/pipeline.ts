@@ -62,7 +62,7 @@ export function requestPipeline(deps: PipelineDeps) {
   function at(res: ServerResponse, name: (typeof PIPELINE_STEPS)[number]): Exchange | undefined {
     const x = (res as ServerResponse & { locals: Exchange }).locals;
     if (x.overdue) return undefined;
-    x.reached = PIPELINE_STEPS.indexOf(name);
+    x.reached = STEP_INDEX[name];
     return x;
   }
 
@@ -293,6 +293,9 @@ export function requestPipeline(deps: PipelineDeps) {
 
   return { begin, beforeRouting, route, afterRouting, mapErrors };
 }
+
+/** Each step's place in PIPELINE_STEPS, found once (every step of every request records it). */
+const STEP_INDEX = Object.fromEntries(PIPELINE_STEPS.map((name, index) => [name, index])) as Record<(typeof PIPELINE_STEPS)[number], number>;
 
 /** TRUST_PROXY trusts one hop: the address the proxy saw. */
 function trustOneHop(_address: string, hop: number): boolean {

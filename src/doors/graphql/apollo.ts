@@ -26,7 +26,7 @@ const permissionsByOperation = new WeakMap<OperationDefinitionNode, readonly Per
  * Throws the AppError. A repeated document's permissions are found once (Apollo hands back the same
  * parsed document for every repeat of a query).
  */
-export function checkOperation(
+function checkOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,

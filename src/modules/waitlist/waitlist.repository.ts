@@ -206,7 +206,8 @@ export async function markOffered(
   return row.changed;
 }
 
-const INSERT_ENTRY = sql.statement<{
+/** A new entry's columns. */
+interface NewEntry {
   id: string;
   organizationId: string;
   eventId: string;
@@ -215,26 +216,16 @@ const INSERT_ENTRY = sql.statement<{
   attendeeEmail: string;
   attendeeName: string;
   createdAt: Date;
-}>(
+}
+
+const INSERT_ENTRY = sql.statement<NewEntry>(
   'insertEntry',
   `insert into waitlist_entries (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, updated_at)
      values (:id, :organizationId, :eventId, :ticketTypeId, :quantity, :attendeeEmail, :attendeeName, 'WAITING', :createdAt, :createdAt)`,
 );
 
 /** A new WAITING entry of the event (locked by the caller). */
-export async function insertEntry(
-  em: EntityManager,
-  entry: {
-    id: string;
-    organizationId: string;
-    eventId: string;
-    ticketTypeId: string | null;
-    quantity: number;
-    attendeeEmail: string;
-    attendeeName: string;
-    createdAt: Date;
-  },
-): Promise<void> {
+export async function insertEntry(em: EntityManager, entry: NewEntry): Promise<void> {
   await executeOnOrm(em, INSERT_ENTRY, entry);
 }
 
