@@ -5,7 +5,7 @@ import { effectiveStatus, type EventStatus } from '../../event/event-status';
 import type { BookingEntity } from '../booking.entity';
 import { assertAvailable } from '../booking.policy';
 import type { BookingRequest } from '../booking-statement';
-import { bookSlotted } from '../slotted-booking.repository';
+import { bookEvent } from '../booking.repository';
 import { withinTransaction } from '../../../platform/db/unit-of-work';
 import { roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
@@ -66,7 +66,7 @@ export async function bookSlottedSlowly(em: EntityManager, request: BookingReque
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
-    const change = await bookSlotted(tx, request, target);
+    const change = await bookEvent(tx, request, target);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };
