@@ -1,6 +1,6 @@
 /*
  * Inventory slots (D7): the rules of a hot event's split inventory, as pure functions. The SQL
- * that keeps them is in inventory.repository.ts (and, for bookings, booking.repository.ts).
+ * that keeps them is in inventory.repository.ts (and, for the seats of bookings, inventory-modes.repository.ts).
  *
  * A single row holding an event's count can take one booking per commit flush, whatever the machine:
  * every buyer of a ticket drop waits for the one ahead. A slotted event splits what is left of its
