@@ -11,6 +11,7 @@ caseFile('bookings-outbox', () => require('./bookings-outbox.cases'));
 caseFile('bookings-permissions', () => require('./bookings-permissions.cases'));
 caseFile('bookings-rest', () => require('./bookings-rest.cases'));
 caseFile('bookings-slots', () => require('./bookings-slots.cases'));
+caseFile('inventory-modes', () => require('./inventory-modes.cases'));
 caseFile('bookings-validation', () => require('./bookings-validation.cases'));
 caseFile('idempotency-edge', () => require('./idempotency-edge.cases'));
 caseFile('waitlist-rest', () => require('./waitlist-rest.cases'));

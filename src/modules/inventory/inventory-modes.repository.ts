@@ -28,6 +28,9 @@
  *   computes from its snapshot's version when this statement locked a newer one (booking.repository.ts).
  * - `release` and `confirm` change the counts of the rows `lockBooked` locked, when the CTE `when` has
  *   a row; their seats are SQL over it.
+ * - Two uses in one statement must not change the same row (PostgreSQL applies one of two updates of
+ *   a row in one statement): seats moved within one event take two statements. Two events' locks are
+ *   taken in an order the composing statement fixes (e.g. by event id), or two such moves could deadlock.
  */
 
 /** Seats to take at an event (`reserve`), as SQL. */
