@@ -21,9 +21,9 @@ import { BookingEntity, type BookingStatus } from './booking.entity';
  * change, or what it found, from which the command works out the refusal (only on that path).
  */
 
-/** What a refusal is worked out from. */
+/** The event's columns a refusal is worked out from. */
 export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'held_count', 'slots'] as const;
-export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold', 'held'] as const;
+/** A booking's columns, as an answer carries them. */
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
   'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at',
