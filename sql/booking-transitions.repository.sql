@@ -35,12 +35,12 @@ with e as (select * from events where id = $1 and organization_id = $2 for no ke
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;
 
 -- name: changeBooking (expire, counted on its event's row)
 -- params: $1 eventId, $2 organizationId, $3 id, $4 at, $5 messages[0], $6 messages[1], $7 messages[2], $8 messages[3], $9 messages[4], $10 messages[5], $11 messages[6], $12 messages[7]
@@ -77,15 +77,15 @@ with e as (select * from events where id = $1 and organization_id = $2 for no ke
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;
 
 -- name: changeBooking (confirm, counted on its event's row)
--- params: $1 eventId, $2 organizationId, $3 id, $4 at, $5 messages[0], $6 messages[1], $7 messages[2], $8 messages[3], $9 messages[4], $10 messages[5], $11 messages[6], $12 messages[7]
+-- params: $1 eventId, $2 organizationId, $3 id, $4 at, $5 ticketCodeHash, $6 ticketCodeSealed, $7 messages[0], $8 messages[1], $9 messages[2], $10 messages[3], $11 messages[4], $12 messages[5], $13 messages[6], $14 messages[7]
 with e as (select * from events where id = $1 and organization_id = $2 for no key update),
      e_slot0 as (select s.* from event_slots s join e on s.event_id = e.id where s.slot = 0 for update of s),
      b as (select k.* from bookings k join e on k.event_id = e.id where k.id = $3 and k.slot is null for update of k),
@@ -99,26 +99,26 @@ with e as (select * from events where id = $1 and organization_id = $2 for no ke
          from ok join e on true where x.id = e.id),
      ut as (update ticket_types y set sold = t.sold + ok.held, held = t.held - ok.held from ok join t on true where y.id = t.id),
      ub as (
-       update bookings k set status = 'CONFIRMED', confirmed_at = $4::timestamptz
+       update bookings k set status = 'CONFIRMED', confirmed_at = $4::timestamptz, ticket_code_hash = $5::text, ticket_code_sealed = $6::text
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
      uw as (update waitlist_entries w set status = 'CONVERTED', updated_at = $4::timestamptz from ok where w.offered_booking_id = ok.id and w.status = 'OFFERED'),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $5::text and enabled and (cardinality(event_types) = 0 or $6::text = any(event_types))),
+        where organization_id = $7::text and enabled and (cardinality(event_types) = 0 or $8::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $7::text, $8::text, $9::text, format($10::text, to_json(g.event_slug)::text), $11::timestamptz, nullif($12::text, '{traceparent}') from ub g
+       select $9::text, $10::text, $11::text, format($12::text, to_json(g.event_slug)::text), $13::timestamptz, nullif($14::text, '{traceparent}') from ub g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;
 
 -- name: changeBooking (cancel, in a slot)
 -- params: $1 eventId, $2 slot, $3 id, $4 organizationId, $5 at, $6 messages[0], $7 messages[1], $8 messages[2], $9 messages[3], $10 messages[4], $11 messages[5], $12 messages[6], $13 messages[7]
@@ -151,12 +151,12 @@ with es as (select s.* from event_slots s where s.event_id = $1 and s.slot = $2:
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;
 
 -- name: changeBooking (expire, in a slot)
 -- params: $1 eventId, $2 slot, $3 id, $4 organizationId, $5 at, $6 messages[0], $7 messages[1], $8 messages[2], $9 messages[3], $10 messages[4], $11 messages[5], $12 messages[6], $13 messages[7]
@@ -189,15 +189,15 @@ with es as (select s.* from event_slots s where s.event_id = $1 and s.slot = $2:
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;
 
 -- name: changeBooking (confirm, in a slot)
--- params: $1 eventId, $2 slot, $3 id, $4 organizationId, $5 at, $6 messages[0], $7 messages[1], $8 messages[2], $9 messages[3], $10 messages[4], $11 messages[5], $12 messages[6], $13 messages[7]
+-- params: $1 eventId, $2 slot, $3 id, $4 organizationId, $5 at, $6 ticketCodeHash, $7 ticketCodeSealed, $8 messages[0], $9 messages[1], $10 messages[2], $11 messages[3], $12 messages[4], $13 messages[5], $14 messages[6], $15 messages[7]
 with es as (select s.* from event_slots s where s.event_id = $1 and s.slot = $2::smallint for update),
      b as (
        select k.* from bookings k join es on k.event_id = es.event_id and k.slot = es.slot
@@ -213,23 +213,23 @@ with es as (select s.* from event_slots s where s.event_id = $1 and s.slot = $2:
        update ticket_type_slots y set held = ts.held - ok.held
          from ok join ts on true where y.ticket_type_id = ts.ticket_type_id and y.slot = ts.slot),
      ub as (
-       update bookings k set status = 'CONFIRMED', confirmed_at = $5::timestamptz
+       update bookings k set status = 'CONFIRMED', confirmed_at = $5::timestamptz, ticket_code_hash = $6::text, ticket_code_sealed = $7::text
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
      uw as (update waitlist_entries w set status = 'CONVERTED', updated_at = $5::timestamptz from ok where w.offered_booking_id = ok.id and w.status = 'OFFERED'),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $6::text and enabled and (cardinality(event_types) = 0 or $7::text = any(event_types))),
+        where organization_id = $8::text and enabled and (cardinality(event_types) = 0 or $9::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $8::text, $9::text, $10::text, format($11::text, to_json(g.event_slug)::text), $12::timestamptz, nullif($13::text, '{traceparent}') from ub g
+       select $10::text, $11::text, $12::text, format($13::text, to_json(g.event_slug)::text), $14::timestamptz, nullif($15::text, '{traceparent}') from ub g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
        insert into webhook_deliveries (organization_id, message_id, endpoint_id, next_attempt_at, created_at)
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w)
-   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
+   select coalesce_b.id as "b.id", coalesce_b.organization_id as "b.organization_id", coalesce_b.event_id as "b.event_id", coalesce_b.ticket_type_id as "b.ticket_type_id", coalesce_b.quantity as "b.quantity", coalesce_b.attendee_email as "b.attendee_email", coalesce_b.attendee_name as "b.attendee_name", coalesce_b.status as "b.status", coalesce_b.created_at as "b.created_at", coalesce_b.cancelled_at as "b.cancelled_at", coalesce_b.slot as "b.slot", coalesce_b.expires_at as "b.expires_at", coalesce_b.confirmed_at as "b.confirmed_at", coalesce_b.checked_in_at as "b.checked_in_at", coalesce_b.ticket_code_sealed as "b.ticket_code_sealed", ub.id is not null as changed, exists (select 1 from outbox_message) as outbox_written
      from (select 1) one left join b on true left join ub on true
           left join lateral (
-            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at where ub.id is not null
+            select ub.id, ub.organization_id, ub.event_id, ub.ticket_type_id, ub.quantity, ub.attendee_email, ub.attendee_name, ub.status, ub.created_at, ub.cancelled_at, ub.slot, ub.expires_at, ub.confirmed_at, ub.checked_in_at, ub.ticket_code_sealed where ub.id is not null
             union all
-            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at where ub.id is null) coalesce_b on true;
+            select b.id, b.organization_id, b.event_id, b.ticket_type_id, b.quantity, b.attendee_email, b.attendee_name, b.status, b.created_at, b.cancelled_at, b.slot, b.expires_at, b.confirmed_at, b.checked_in_at, b.ticket_code_sealed where ub.id is null) coalesce_b on true;

@@ -5,6 +5,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
+import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
 /*
@@ -26,7 +27,7 @@ export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'r
 /** A booking's columns, as an answer carries them. */
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
-  'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at',
+  'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at', 'ticket_code_sealed',
 ] as const;
 
 /** The booking as a cancellation left it (`ub`) or, when it refused, as found (`b`): the row `coalesce_b`. */
@@ -104,6 +105,7 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
       expiresAt: date(row.expires_at),
       confirmedAt: date(row.confirmed_at),
       checkedInAt: date(row.checked_in_at),
+      ticketCodeSealed: row.ticket_code_sealed as string | null,
     },
     { refresh: true },
   );
@@ -133,6 +135,7 @@ function madeBooking(em: EntityManager, row: Record<string, unknown>, eventSlug:
     expiresAt: row.expires_at == null ? null : new Date(row.expires_at as string),
     confirmedAt: row.confirmed_at == null ? null : new Date(row.confirmed_at as string),
     checkedInAt: row.checked_in_at == null ? null : new Date(row.checked_in_at as string),
+    ticketCodeSealed: row.ticket_code_sealed as string | null,
     eventSlug,
   });
 }
@@ -180,6 +183,8 @@ export interface NewBooking {
   readonly createdAt: Date;
   /** A hold's end (D20): the booking is HELD until then; null for a booking CONFIRMED when made. */
   readonly expiresAt: Date | null;
+  /** Its ticket code (D29), issued before the statement: a booking CONFIRMED when made has one; a hold gets one when confirmed. */
+  readonly ticket?: IssuedTicketCode | null;
 }
 
 /** A booking to make: whose, what, its message's data and where its answer and its key go. */
@@ -200,12 +205,14 @@ export const BOOKING_HOLES = ['to_json(g.event_id)::text'];
 /**
  * The booking's row, from the CTE `ok` (event_id, slot: where its seats were taken): the one insert of
  * a booking, its values the named parameters of `bookingParts(…).insert`. HELD with an expiry (D20),
- * else CONFIRMED.
+ * else CONFIRMED; a CONFIRMED one carries its ticket code's keyed hash and sealed form (D29).
  */
 export const INSERT_BOOKING = `b as (
-       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot)
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot,
+                             ticket_code_hash, ticket_code_sealed)
        select :id, :organizationId, ok.event_id, :ticketTypeId::text, :quantity::int, :attendeeEmail, :attendeeName,
-              case when :expiresAt::timestamptz is null then 'CONFIRMED' else 'HELD' end, :createdAt::timestamptz, :expiresAt::timestamptz, ok.slot
+              case when :expiresAt::timestamptz is null then 'CONFIRMED' else 'HELD' end, :createdAt::timestamptz, :expiresAt::timestamptz, ok.slot,
+              :ticketCodeHash::text, :ticketCodeSealed::text
          from ok
        returning *)`;
 
@@ -219,6 +226,8 @@ export interface BookingInsert {
   readonly attendeeName: string;
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
+  readonly ticketCodeHash: string | null;
+  readonly ticketCodeSealed: string | null;
 }
 
 /** The texts a booking statement is made of besides its own (one statement per set: see bookEvent). */
@@ -240,6 +249,8 @@ export interface BookingTexts {
 export function bookingParts(request: BookingRequest) {
   const { organizationId, fields, idempotency } = request;
   const hold = fields.expiresAt !== null;
+  const ticket = fields.ticket ?? null;
+  if (hold === (ticket !== null)) throw new Error(`booking ${fields.id}: a booking CONFIRMED when made needs a ticket code, a hold none (D29)`);
   const outbox = outboxCtes(organizationId, hold ? 'booking.held' : 'booking.created', 'b', request.webhookData, BOOKING_HOLES);
   const key = idempotency?.parts('b');
   const insert: BookingInsert = {
@@ -251,6 +262,8 @@ export function bookingParts(request: BookingRequest) {
     attendeeName: fields.attendeeName,
     createdAt: fields.createdAt,
     expiresAt: fields.expiresAt,
+    ticketCodeHash: ticket?.lookupHash ?? null,
+    ticketCodeSealed: ticket?.sealed ?? null,
   };
   const texts: BookingTexts = {
     keyed: key !== undefined,

@@ -4,6 +4,7 @@ import { executeStatement } from '../../platform/db/prepared-statements';
 import { fragment, sqlStatements } from '../../platform/db/sql-statement';
 import { exampleOutbox } from '../event/event-change-statements';
 import { ROW_SEATS, SLOT_SEATS, type InventoryMode } from '../inventory/inventory-modes.repository';
+import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingStatus } from './booking.entity';
 import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, type BookingChange } from './booking-statement';
 
@@ -17,8 +18,8 @@ const sql = sqlStatements(__filename);
  *
  *   cancel   CONFIRMED, or HELD before its expiresAt → CANCELLED; its seats go back
  *   expire   HELD from its expiresAt on              → EXPIRED;   its seats go back
- *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed
- *            still PUBLISHED and not ended
+ *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed,
+ *            still PUBLISHED and not ended                  and it gets its ticket code (D29)
  *
  * A booking that is a waiting-list offer (D21) takes its entry along in the same statement: CONVERTED
  * when confirmed, EXPIRED when cancelled or expired.
@@ -43,6 +44,8 @@ interface TransitionRule {
   readonly webhook: 'booking.cancelled' | 'booking.expired' | 'booking.confirmed';
   /** What the waiting-list entry whose offer this booking is becomes (D21), in the same statement. */
   readonly entry: 'EXPIRED' | 'CONVERTED';
+  /** Whether the booking gets its ticket code (D29): a hold confirmed. */
+  readonly issuesCode: boolean;
 }
 
 const RULES: Record<Transition, TransitionRule> = {
@@ -54,6 +57,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.cancelled',
     bookable: false,
     entry: 'EXPIRED',
+    issuesCode: false,
   },
   expire: {
     gate: `b.status = 'HELD' and b.expires_at <= :at::timestamptz`,
@@ -63,6 +67,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.expired',
     bookable: false,
     entry: 'EXPIRED',
+    issuesCode: false,
   },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > :at::timestamptz`,
@@ -72,6 +77,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.confirmed',
     bookable: true,
     entry: 'CONVERTED',
+    issuesCode: true,
   },
 };
 
@@ -106,7 +112,7 @@ const entryOf = (rule: TransitionRule) =>
  * between (InventoryMode.lockBooked), changes the booking where the rule's gate holds on the locked
  * row, gives its seats back or moves them to confirmed, and writes its message.
  */
-const CHANGE = sql.family<ChangeVariant, { eventId: string; slot: number | null; id: string; organizationId: string; at: Date; messages: readonly unknown[] }>(
+const CHANGE = sql.family<ChangeVariant, { eventId: string; slot: number | null; id: string; organizationId: string; at: Date; ticketCodeHash: string | null; ticketCodeSealed: string | null; messages: readonly unknown[] }>(
   'changeBooking',
   ({ mode, transition, messages }) => {
     const seats = MODES[mode];
@@ -118,7 +124,7 @@ const CHANGE = sql.family<ChangeVariant, { eventId: string; slot: number | null;
          from b where ${rule.gate}${rule.bookable ? ` and ${seats.takesBookings('', ':at::timestamptz')}` : ''}),
      ${rule.frees ? seats.release('', 'ok', change) : seats.confirm('', 'ok', change)},
      ub as (
-       update bookings k set status = '${rule.to}'${rule.stamp ? `, ${rule.stamp} = :at::timestamptz` : ''}
+       update bookings k set status = '${rule.to}'${rule.stamp ? `, ${rule.stamp} = :at::timestamptz` : ''}${rule.issuesCode ? ', ticket_code_hash = :ticketCodeHash::text, ticket_code_sealed = :ticketCodeSealed::text' : ''}
          from ok where k.id = ok.id returning k.*, (select slug from events where id = k.event_id) as event_slug),
      ${entryOf(rule)},
      ${fragment('messages', messages)}
@@ -143,7 +149,8 @@ const CHANGE = sql.family<ChangeVariant, { eventId: string; slot: number | null;
 /**
  * Applies `transition` to the organization's booking at time `at`, with its webhook message
  * (`webhookData`, with hole() for the event's slug, read with the change). Returns the booking as
- * changed, or as found when the transition does not apply to it (`changed` false). Its mode is the
+ * changed, or as found when the transition does not apply to it (`changed` false). A confirmation
+ * stores the booking's ticket code (`ticket`, D29). Its mode is the
  * booking's own: its slot, set when it was made and never changed.
  */
 export async function changeBooking(
@@ -153,7 +160,10 @@ export async function changeBooking(
   transition: Transition,
   at: Date,
   webhookData: object,
+  ticket?: IssuedTicketCode,
 ): Promise<BookingChange> {
+  const rule = RULES[transition];
+  if (rule.issuesCode !== (ticket !== undefined)) throw new Error(`a ${transition} of booking ${booking.id} ${rule.issuesCode ? 'needs' : 'takes no'} ticket code (D29)`);
   const messages = outboxCtes(organizationId, RULES[transition].webhook, 'ub', webhookData, MESSAGE_HOLES);
   const statement = CHANGE({ mode: booking.slot === null ? 'row' : 'slot', transition, messages: messages.sql });
   const [answer] = await executeStatement(em, statement, {
@@ -162,6 +172,8 @@ export async function changeBooking(
     id: booking.id,
     organizationId,
     at,
+    ticketCodeHash: ticket?.lookupHash ?? null,
+    ticketCodeSealed: ticket?.sealed ?? null,
     messages: messages.bindings,
   });
   return changeOf(em, answer, answer.changed === true);

@@ -27,7 +27,7 @@ import {
   replayedHeader,
   STATUS_TEXT,
 } from './openapi-responses';
-import { ref, SchemaConverter, withPatterns, type JsonSchema } from './json-schema';
+import { ref, SchemaConverter, withDescription, withPatterns, type JsonSchema } from './json-schema';
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +57,6 @@ function bounded(schema: JsonSchema, bounds: ParameterBounds | undefined): JsonS
   const { pattern, ...rest } = bounds;
   return withPatterns({ ...schema, ...rest }, pattern === undefined ? [] : [pattern]);
 }
-
 
 function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
   const { node, field } = rootFieldOf(schema, route);
@@ -124,6 +123,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body ? { requestBody: requestBodyOf(route, converter, replaced) } : {}),
+    ...(route.bodyFields ? { requestBody: fieldsBodyOf(schema, route, converter) } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
   };
 }
@@ -165,6 +165,26 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replace
       givenByPath,
     content: { 'application/json': { schema } },
   };
+}
+
+/**
+ * The body of a route whose operation takes scalar arguments (bodyFields): an object with one field per
+ * variable, of the variable's type and bounds (a component of its own: CheckInByCodeBody).
+ */
+function fieldsBodyOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+  const { node, field } = rootFieldOf(schema, route);
+  const properties: Record<string, JsonSchema> = {};
+  for (const name of route.bodyFields ?? []) {
+    const type = route.variableTypes.get(name);
+    if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
+    const value = bounded(converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type)), route.parameterBounds?.[name]);
+    properties[name] = withDescription(value, argumentFor(node, field, name)?.description);
+  }
+  const required = (route.bodyFields ?? []).filter((name) => isNonNullType(route.variableTypes.get(name)));
+  const name = `${route.operation}Body`;
+  converter.components[name] = { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true };
+  const description = 'JSON object. Fields the operation does not accept are ignored (D4); a failing field answers 400 VALIDATION_ERROR naming it.';
+  return { required: true, description, content: { 'application/json': { schema: ref(name) } } };
 }
 
 /** A download route (not a GraphQL operation) as the document shows it: from its declaration. */

@@ -16,6 +16,7 @@ import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
 import { holdMinutesErrors } from '../booking.policy';
 import { expireDueHolds } from './expire-holds';
 import { bookSlottedSlowly } from './book-slotted-slowly';
+import { noTicketCodes } from '../../../platform/crypto/ticket-codes';
 
 /**
  * Mutation.createBooking (D7). One statement books (booking.repository.ts bookEvent), in the inventory
@@ -45,6 +46,8 @@ export async function createBooking(
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
   const id = newId('bk');
   const createdAt = new Date();
+  // D29: a booking CONFIRMED when made carries its ticket code from its statement on (a hold gets one when confirmed).
+  const ticket = input.hold === true ? null : (scope.ticketCodes ?? noTicketCodes()).issue();
   const fields: NewBooking = {
     id,
     eventSlug: input.eventSlug,
@@ -55,6 +58,7 @@ export async function createBooking(
     createdAt,
     // A hold (D20) takes its seats until then; the organization's holdMinutes unless the input says.
     expiresAt: input.hold === true ? new Date(createdAt.getTime() + (input.holdMinutes ?? settings.holdMinutes) * 60_000) : null,
+    ticket,
   };
   // booking.created (booking.held for a hold) carries the booking as the API shows it; the event's id comes from the statement.
   const webhookData = presentBooking(
@@ -66,7 +70,7 @@ export async function createBooking(
     },
     { id: hole(), slug: input.eventSlug },
   );
-  return inUnitOfWork(
+  const booking = await inUnitOfWork(
     scope,
     async (tx, unit) => {
       // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
@@ -90,6 +94,9 @@ export async function createBooking(
     },
     { returns: { entity: BookingEntity.name, id }, singleStatement: true, recoveryPointInStatement: true },
   );
+  // Its code in clear for the answer when this request stored it (a recovered retry's booking opens its own).
+  if (ticket !== null && booking.ticketCodeSealed === ticket.sealed) booking.ticketCode = ticket.code;
+  return booking;
 }
 
 /**

@@ -16,6 +16,8 @@ function timeZones(): string[] {
 
 /** The longest hold or offer an organization may set (a day), as the server checks it (D20, D21). */
 const MAX_MINUTES = 1440;
+/** transferLockMinutes' upper bound (D29: a week). */
+const MAX_TRANSFER_LOCK_MINUTES = 10_080;
 const MINUTES_INPUT = { type: 'number', min: 1, max: MAX_MINUTES, step: 1, required: true, inputmode: 'numeric' } as const;
 
 function minutes(value: number): string {
@@ -74,6 +76,9 @@ export const settingsPage: Page = {
       h('label', { for: 'settings-offer' }, 'Waiting-list offer length in minutes'),
       h('input', { ...MINUTES_INPUT, id: 'settings-offer', name: 'waitlistOfferMinutes', value: organization.waitlistOfferMinutes, 'aria-describedby': 'settings-offer-hint' }),
       h('p', { id: 'settings-offer-hint', class: 'hint' }, `How long seats offered to the waiting list are held for the person offered them (1 to ${MAX_MINUTES}).`),
+      h('label', { for: 'settings-transfer-lock' }, 'Transfer lock in minutes before the start'),
+      h('input', { ...MINUTES_INPUT, min: 0, max: MAX_TRANSFER_LOCK_MINUTES, id: 'settings-transfer-lock', name: 'transferLockMinutes', value: organization.transferLockMinutes, 'aria-describedby': 'settings-transfer-lock-hint' }),
+      h('p', { id: 'settings-transfer-lock-hint', class: 'hint' }, `Transfers and exchanges are refused from this many minutes before an event starts (D29; 0 to ${MAX_TRANSFER_LOCK_MINUTES}).`),
       enterprise
         ? h(
             'div',
@@ -107,6 +112,7 @@ export const settingsPage: Page = {
           // A value the server refuses (out of range) comes back as a VALIDATION_ERROR naming the field.
           holdMinutes: Number(field(data, 'holdMinutes')),
           waitlistOfferMinutes: Number(field(data, 'waitlistOfferMinutes')),
+          transferLockMinutes: Number(field(data, 'transferLockMinutes')),
         },
       };
       request<UpdateOrganizationSettingsMutation, UpdateOrganizationSettingsMutationVariables>(UpdateOrganizationSettingsDocument, variables).then(
