@@ -112,31 +112,31 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
 }
 
 /**
- * A booking just made, from its row, for the answer only: the entity's class with its fields set
+ * A booking just made, from the statement's answer row (its `b.` columns, no copy of them), for the answer only: the entity's class with its fields set
  * directly (the ORM's hydration and identity map are costly on the hot path: docs/performance.md), its
  * organization, event and ticket type references not registered in the identity map. Nothing later in
  * the request changes it; a retry after a crash loads it again by id. Its event's slug, as the
  * statement read it, spares the answer a read of the event.
  */
-function madeBooking(em: EntityManager, row: Record<string, unknown>, eventSlug: string): BookingEntity {
-  const ticketTypeId = row.ticket_type_id as string | null;
+function madeBooking(em: EntityManager, answer: Record<string, unknown>): BookingEntity {
+  const ticketTypeId = answer['b.ticket_type_id'] as string | null;
   return Object.assign(Object.create(BookingEntity.prototype) as BookingEntity, {
-    id: row.id as string,
-    organization: em.getReference(OrganizationEntity, row.organization_id as string, { wrapped: true }),
-    event: em.getReference(EventEntity, row.event_id as string, { wrapped: true }),
+    id: answer['b.id'] as string,
+    organization: em.getReference(OrganizationEntity, answer['b.organization_id'] as string, { wrapped: true }),
+    event: em.getReference(EventEntity, answer['b.event_id'] as string, { wrapped: true }),
     ticketType: ticketTypeId === null ? null : em.getReference(TicketTypeEntity, ticketTypeId, { wrapped: true }),
-    quantity: row.quantity as number,
-    attendeeEmail: row.attendee_email as string,
-    attendeeName: row.attendee_name as string,
-    status: row.status as BookingStatus,
-    createdAt: new Date(row.created_at as string),
-    cancelledAt: row.cancelled_at == null ? null : new Date(row.cancelled_at as string),
-    slot: row.slot as number | null,
-    expiresAt: row.expires_at == null ? null : new Date(row.expires_at as string),
-    confirmedAt: row.confirmed_at == null ? null : new Date(row.confirmed_at as string),
-    checkedInAt: row.checked_in_at == null ? null : new Date(row.checked_in_at as string),
-    ticketCodeSealed: row.ticket_code_sealed as string | null,
-    eventSlug,
+    quantity: answer['b.quantity'] as number,
+    attendeeEmail: answer['b.attendee_email'] as string,
+    attendeeName: answer['b.attendee_name'] as string,
+    status: answer['b.status'] as BookingStatus,
+    createdAt: new Date(answer['b.created_at'] as string),
+    cancelledAt: answer['b.cancelled_at'] == null ? null : new Date(answer['b.cancelled_at'] as string),
+    slot: answer['b.slot'] as number | null,
+    expiresAt: answer['b.expires_at'] == null ? null : new Date(answer['b.expires_at'] as string),
+    confirmedAt: answer['b.confirmed_at'] == null ? null : new Date(answer['b.confirmed_at'] as string),
+    checkedInAt: answer['b.checked_in_at'] == null ? null : new Date(answer['b.checked_in_at'] as string),
+    ticketCodeSealed: answer['b.ticket_code_sealed'] as string | null,
+    eventSlug: answer['e.slug'] as string,
   });
 }
 
@@ -145,13 +145,13 @@ function madeBooking(em: EntityManager, row: Record<string, unknown>, eventSlug:
  * with: the request's own, not a transaction's (the answer is read after the commit).
  */
 export function changeOf(em: EntityManager, answer: Record<string, unknown>, changed: boolean, answers?: EntityManager): BookingChange {
-  const booking = rowOf(answer, 'b', BOOKING_COLUMNS);
+  const made = answer['b.id'] != null;
   if (answer.outbox_written === true) noteOutboxWrite(em);
   const found = !changed && answer['e.id'] != null;
   return {
     changed,
     slots: !changed && answer['ev.id'] != null ? Number(answer['ev.slots']) : null,
-    booking: booking ? (answers ? madeBooking(answers, booking, answer['e.slug'] as string) : managedBooking(em, booking)) : null,
+    booking: !made ? null : answers ? madeBooking(answers, answer) : managedBooking(em, rowOf(answer, 'b', BOOKING_COLUMNS)!),
     event: found
       ? {
           id: answer['e.id'] as string,
@@ -230,7 +230,10 @@ export interface BookingInsert {
   readonly ticketCodeSealed: string | null;
 }
 
-/** The texts a booking statement is made of besides its own (one statement per set: see bookEvent). */
+/**
+ * The texts a booking statement is made of besides its own: the same for every booking, so its two
+ * statements (with and without an Idempotency-Key) are declared once (bookEvent).
+ */
 export interface BookingTexts {
   /** With an Idempotency-Key (D17): the key's record locked first, the change gated on it, the point written after the booking row. */
   readonly keyed: boolean;
@@ -243,8 +246,8 @@ export interface BookingTexts {
 }
 
 /**
- * What a booking statement adds around its own CTEs, for one request: its texts (BookingTexts) and
- * their values, with the booking's insert (INSERT_BOOKING), by name.
+ * The values of a booking statement for one request: the booking's insert (INSERT_BOOKING) and what
+ * its texts around its own CTEs are bound to (BookingTexts), by name; `keyed` picks its statement.
  */
 export function bookingParts(request: BookingRequest) {
   const { organizationId, fields, idempotency } = request;
@@ -265,16 +268,9 @@ export function bookingParts(request: BookingRequest) {
     ticketCodeHash: ticket?.lookupHash ?? null,
     ticketCodeSealed: ticket?.sealed ?? null,
   };
-  const texts: BookingTexts = {
-    keyed: key !== undefined,
-    claim: key?.claim.sql ?? '',
-    gate: key?.gate ?? '',
-    point: key?.point.sql ?? '',
-    held: key?.held ?? 'true',
-    messages: outbox.sql,
-  };
   return {
-    texts,
+    /** With an Idempotency-Key (D17): its claim and recovery point are in the statement. */
+    keyed: key !== undefined,
     /** The seats of the booking that are held (D20): all of them for a hold. */
     held: hold ? fields.quantity : 0,
     insert,

@@ -97,9 +97,7 @@ const ROOM = `case when b.id is null and ev.slots > 0 then ${slotRoomOfEvent('ev
  * counts, insert the booking (with its slot) and its `booking.created` message; with an
  * Idempotency-Key, the key's record is locked first and the recovery point written with the booking.
  */
-const BOOK = sql.family<BookingTexts, BookParams, Record<string, unknown>>(
-  'bookEvent',
-  (texts) => `with ${texts.keyed ? `${fragment('claim', texts.claim)},\n     ` : ''}ev as (select ${EVENT_COLUMNS.join(', ')} from events where organization_id = :organizationId and slug = :eventSlug),
+const bookText = (texts: BookingTexts): string => `with ${texts.keyed ? `${fragment('claim', texts.claim)},\n     ` : ''}ev as (select ${EVENT_COLUMNS.join(', ')} from events where organization_id = :organizationId and slug = :eventSlug),
      ${ROW_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
      ${SLOT_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
      ok as (select event_id, slot from row_ok union all select event_id, slot from slot_ok),
@@ -111,15 +109,16 @@ const BOOK = sql.family<BookingTexts, BookParams, Record<string, unknown>>(
           ev.id as "ev.id", ev.slots as "ev.slots", exists (select 1 from outbox_message) as outbox_written, ${texts.held} as claim_held,
           ${ROOM}
      from (select 1) one left join ev on true left join e on true left join t on true left join tt on true left join b on true
-          ${FOUND_EVENT}`,
-  {
-    key: (texts) => (texts.keyed ? 'keyed' : 'plain'),
-    examples: () => {
-      const messages = exampleOutbox('booking.created', 'b', BOOKING_HOLES);
-      return { plain: { keyed: false, claim: '', gate: '', point: '', held: 'true', messages }, 'with an Idempotency-Key': { keyed: true, ...recoveryPointTexts('b'), messages } };
-    },
-  },
-);
+          ${FOUND_EVENT}`;
+
+/*
+ * Two declared statements, without and with an Idempotency-Key: the texts around a booking's own CTEs
+ * are the same for every booking (its message's CTEs, outboxCtes with the event id as its one hole;
+ * the key's claim and recovery point), only their values differ.
+ */
+const MESSAGES = exampleOutbox('booking.created', 'b', BOOKING_HOLES);
+const BOOK = sql.statement<BookParams>('bookEvent', bookText({ keyed: false, claim: '', gate: '', point: '', held: 'true', messages: MESSAGES }));
+const BOOK_WITH_KEY = sql.statement<BookParams>('bookEventWithKey', bookText({ keyed: true, ...recoveryPointTexts('b'), messages: MESSAGES }));
 
 /**
  * Books (BOOK) the request's seats: the booking made, or what the statement found (the command works
@@ -129,7 +128,7 @@ const BOOK = sql.family<BookingTexts, BookParams, Record<string, unknown>>(
 export async function bookEvent(em: EntityManager, request: BookingRequest, start = Math.floor(Math.random() * SLOT_COUNT)): Promise<BookingChange> {
   const { fields, answers, idempotency } = request;
   const parts = bookingParts(request);
-  const [answer] = await executeStatement(em, BOOK(parts.texts), {
+  const [answer] = await executeStatement(em, parts.keyed ? BOOK_WITH_KEY : BOOK, {
     ...parts.insert,
     eventSlug: fields.eventSlug,
     held: parts.held,

@@ -55,14 +55,6 @@ interface PurposeKey {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-function gcmSeal(key: Buffer, plain: string): string {
-  // A random 96-bit IV per value (never reused: pooled bytes are handed out once).
-  const iv = pooledRandomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
-}
-
 function gcmOpen(key: Buffer, data: string): string {
   const raw = Buffer.from(data, 'base64');
   const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
@@ -93,9 +85,14 @@ export class SecretBox {
     }));
   }
 
+  /** AES-256-GCM under the current secret's key: `v2:<key id>:<base64 of iv, tag, ciphertext>`. */
   seal(plain: string): string {
     const [current] = this.keys;
-    return `v2:${current.keyId}:${gcmSeal(current.key, plain)}`;
+    // A random 96-bit IV per value (never reused: pooled bytes are handed out once).
+    const iv = pooledRandomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', current.key, iv);
+    const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return `v2:${current.keyId}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
   }
 
   open(sealed: string): string {
