@@ -5,6 +5,8 @@ import { caseFile } from './helpers/case-group';
 caseFile('bookings-batching', () => require('./bookings-batching.cases'));
 caseFile('bookings-check-in', () => require('./bookings-check-in.cases'));
 caseFile('bookings-check-in-by-code', () => require('./bookings-check-in-by-code.cases'));
+caseFile('bookings-exchange', () => require('./bookings-exchange.cases'));
+caseFile('bookings-exchange-seats', () => require('./bookings-exchange-seats.cases'));
 caseFile('bookings-concurrency', () => require('./bookings-concurrency.cases'));
 caseFile('bookings-holds', () => require('./bookings-holds.cases'));
 caseFile('bookings-lifecycle', () => require('./bookings-lifecycle.cases'));

@@ -149,7 +149,9 @@ test('every error response carries the envelope of its codes with their details'
     expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
     const withTicketType = ['CreateBooking', 'JoinWaitlist'].includes(route.operation);
     if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND']);
-    if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : ['BOOKING_NOT_FOUND']);
+    // An exchange (D29) also names the event it moves to, and that event's ticket type.
+    const byId = route.operation === 'ExchangeBooking' ? ['BOOKING_NOT_FOUND', 'EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['BOOKING_NOT_FOUND'];
+    if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : byId);
     if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
     if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
   }

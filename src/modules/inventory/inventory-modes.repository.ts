@@ -4,7 +4,7 @@
  * expiry) or move them from held to confirmed. The booking statements compose them
  * (booking.repository.ts, booking-transitions.repository.ts); a statement that moves a booking's
  * seats to another event composes the same: `lockBooked` and `release` where they are, `reserve`
- * where they go, each in its event's mode.
+ * where they go, each in its event's mode (an exchange, D29: exchange.repository.ts).
  *
  *   ROW_SEATS   events.slots = 0, bookings.slot null: the counts are on the event's row
  *               (registration_count, held_count) and its ticket type's row (sold, held)

@@ -82,3 +82,9 @@ export function reshare(slots: readonly SlotState[], room: number | null): SlotS
   const split = shares(room, slots.length);
   return slots.map((slot, index) => ({ ...slot, seats: slot.taken + split[index] }));
 }
+
+/** The slot of a pool with the most room (an unlimited one first): where a booking too large for any one slot gathers its room. */
+export function roomiestSlot(slots: readonly SlotState[]): number {
+  const room = (slot: SlotState) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
+  return slots.reduce((best, slot) => (room(slot) > room(best) ? slot : best), slots[0]).slot;
+}
