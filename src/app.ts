@@ -19,6 +19,7 @@ import { keyAuthentication } from './http/authenticate';
 import { apiEndpoints, isProbe } from './http/endpoints';
 import type { ContextShared } from './http/http-request-context';
 import type { ListCursors } from './platform/crypto/list-cursor';
+import type { TicketCodes } from './platform/crypto/ticket-codes';
 import { corsFor } from './http/cors';
 import { notFound } from './http/error-handler';
 import type { IdempotencyStep } from './http/idempotent-requests';
@@ -49,6 +50,8 @@ export interface AppDeps {
   webhooks: Webhooks;
   /** List cursors (D25), keyed by the server secret. */
   cursors?: ListCursors;
+  /** Ticket codes (D29), keyed by the server secret. */
+  ticketCodes?: TicketCodes;
   /** Called with each request's exchange once it is finished: the steps it took (tests only). */
   onFinished?: (exchange: Exchange) => void;
   /** The hot reads outside transactions: the read pool (src/platform/db/statement-pool.ts), or the ORM's pool. */
@@ -77,6 +80,7 @@ export function createRequestListener(deps: AppDeps): RequestListener {
     reads: deps.reads,
     webhooks: webhooks.runtime,
     cursors: deps.cursors,
+    ticketCodes: deps.ticketCodes,
     logger,
     replica: deps.readReplica,
     written: deps.written,

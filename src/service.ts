@@ -27,6 +27,8 @@ import { LISTENER_APPLICATION_NAME } from './platform/auth/auth-change-listener'
 import { compileRoutes } from './doors/rest/rest-executor';
 import { loadServerSecrets, type ServerSecrets } from './platform/crypto/server-secrets';
 import { ListCursors } from './platform/crypto/list-cursor';
+import { TicketCodes } from './platform/crypto/ticket-codes';
+import { anyCodelessBooking, issueMissingTicketCodes } from './modules/booking/commands/ticket-code-upkeep';
 import { recordOrCheckSecretFingerprint } from './platform/crypto/secret-fingerprint';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { startHoldExpiry } from './modules/booking/commands/expire-holds';
@@ -78,6 +80,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   // rather than answer 500 at the first retry or webhook whose sealed value this instance cannot open.
   const secrets = loadServerSecrets(config.secret, config.dataDir);
   await recordOrCheckSecretFingerprint(orm.em.fork(), secrets);
+  const ticketCodes = TicketCodes.of(secrets);
+  // D29: bookings confirmed before ticket codes existed get theirs once the service serves (the migration has no secret).
+  const codeless = await anyCodelessBooking(orm.em.fork());
   const schema = buildAppSchema();
   const routes = compileRoutes(schema);
   const graphqlLimits = { maxDepth: config.graphqlMaxDepth, maxCost: config.graphqlMaxCost };
@@ -135,6 +140,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const firstStatistics = new FirstStatistics(orm.em, logger);
   const listener = createRequestListener({
     cursors: ListCursors.of(secrets),
+    ticketCodes,
     config,
     orm,
     schema,
@@ -176,11 +182,16 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const port = (server.address() as AddressInfo).port;
   retention.start();
   firstStatistics.start();
+  const ticketCodeUpkeep = codeless
+    ? issueMissingTicketCodes(orm.em.fork(), ticketCodes)
+        .then((given) => logger.info({ given }, 'ticket codes issued to bookings confirmed before D29'))
+        .catch((error: unknown) => logger.error({ err: error }, 'issuing ticket codes to earlier bookings failed; the next start tries again'))
+    : undefined;
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {
     closing ??= (async () => {
-      await Promise.all([retention.stop(), firstStatistics.stop(), drain(graceMs)]);
+      await Promise.all([retention.stop(), firstStatistics.stop(), drain(graceMs), ticketCodeUpkeep]);
       await stopHoldExpiry();
       idempotencyKeys.close();
       await readPool?.close();

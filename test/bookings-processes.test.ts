@@ -13,7 +13,7 @@ import { spawnServer, type ServerProcess } from './helpers/spawned-server';
 // D7 across processes: two real server processes (the compiled server, each its own pools and hints) sell out
 // one event at once, a slotted one and one that keeps its count on its row, with bookings of mixed
 // sizes and cancellations: exactly the capacity is sold, every other answer is SOLD_OUT, every count
-// exact; and both scan one booking at once for its check-in (D22). (This test found a booking
+// exact; and both scan one booking at once for its check-in (D22), by id and by ticket code (D29). (This test found a booking
 // statement that computed the new count from the row's own column instead of the value its CTE had
 // locked: a concurrent cancellation let it past the capacity.)
 jest.setTimeout(180_000);
@@ -119,6 +119,30 @@ describeOnPostgres('two server processes need a PostgreSQL server')('bookings fr
     }
     const counted = await two.graphql(key, 'query($slug: String!) { event(slug: $slug) { checkedInCount } }', { slug: created.body.slug });
     expect(counted.body.data.event.checkedInCount).toBe(3);
+  });
+
+  // D29: gates on both processes scan one ticket code at once (REST and GraphQL); exactly one checks it in.
+  test('20 scans of one ticket code from both processes: exactly one check-in, 19 ALREADY_CHECKED_IN with its time', async () => {
+    const [one, two] = servers.map((server) => server.client);
+    const created = await one.rest('POST', '/v1/events', key, eventInput({ capacity: 10 }));
+    await two.rest('PUT', `/v1/events/${created.body.slug}`, key, { status: 'PUBLISHED' });
+    for (let round = 0; round < 3; round += 1) {
+      const made = await two.rest('POST', `/v1/events/${created.body.slug}/bookings`, key, { quantity: 1, attendeeEmail: 'gate@example.com', attendeeName: 'Gate' });
+      const { id, ticketCode } = made.body as { id: string; ticketCode: string };
+      const scanOn = (client: HttpsClient, index: number) =>
+        index % 4 < 2
+          ? client.rest('POST', '/v1/check-ins', key, { code: ticketCode, eventSlug: created.body.slug }).then((answer) => ({ status: answer.status, error: answer.body.error }))
+          : client
+              .graphql(key, 'mutation($code: String!, $slug: String!) { checkInByCode(code: $code, eventSlug: $slug) { id checkedInAt } }', { code: ticketCode, slug: created.body.slug })
+              .then((answer) => (answer.body.errors ? { status: 409, error: answer.body.errors[0].extensions } : { status: 200, checkedInAt: answer.body.data.checkInByCode.checkedInAt as string }));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => scanOn([one, two][index % 2], index)));
+      const won = answers.filter((answer) => answer.status === 200);
+      expect(won).toHaveLength(1);
+      const [row] = await orm.em.fork().getConnection().execute('select checked_in_at from bookings where id = ?', [id]);
+      const checkedInAt = new Date(row.checked_in_at).toISOString();
+      const refused = answers.filter((answer) => answer.status !== 200).map((answer) => [answer.status, answer.error.code, answer.error.details]);
+      expect(refused).toEqual(Array(19).fill([409, 'ALREADY_CHECKED_IN', { checkedInAt }]));
+    }
   });
 
   // D20: holds, confirmations, cancellations and expiries (both processes sweep) racing on one event.

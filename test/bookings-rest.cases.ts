@@ -18,7 +18,7 @@ jest.setTimeout(60_000);
 
 const ctx = useTestApp({}, { tenant: true });
 
-/** The REST booking: the webhook payload's fields, in its order (booking.presenter.ts). */
+/** The REST booking: the webhook payload's fields, in its order (booking.presenter.ts), then its ticketCode for a key holding bookings:read (D29). */
 const BOOKING_FIELDS = [
   'id',
   'eventId',
@@ -33,6 +33,7 @@ const BOOKING_FIELDS = [
   'expiresAt',
   'confirmedAt',
   'checkedInAt',
+  'ticketCode',
 ];
 const CSV_HEADER = 'id,attendeeName,attendeeEmail,ticketType,quantity,status,createdAt,checkedInAt';
 
@@ -84,6 +85,7 @@ describe('routes and transitions', () => {
       checkedInAt: null,
     });
     expect(booking.id).toMatch(/^bk_/);
+    expect(booking.ticketCode).toMatch(/^tk_[A-Za-z0-9]{24}$/);
     const read = await rest('GET', response.headers.location as string);
     expect(read.status).toBe(200);
     expect(read.text).toBe(response.text);

@@ -5,6 +5,7 @@ import { createLogger } from '../src/foundation/logger';
 import { fingerprintOf, idempotentRequests } from '../src/http/idempotent-requests';
 import { createBooking } from '../src/modules/booking/commands/create-booking';
 import { systemScope } from '../src/platform/db/unit-of-work-scope';
+import { TicketCodes } from '../src/platform/crypto/ticket-codes';
 import { IdempotencyKeyStore } from '../src/platform/idempotency/idempotency-key.store';
 import { createPublishedEvent, type CreatedEvent } from './helpers/bookings';
 import { errorCodeOf, type IdempotencyDoor } from './helpers/idempotency';
@@ -120,7 +121,7 @@ test('what a door sends is what is stored: a change under a held key, then the d
   const server = http.createServer((req, res) => {
     step({ organizationId: ctx.organizationId, key: idempotencyKey, parts: { test: 'door answer' }, requestId: randomUUID() }, res)
       .then((held) => {
-        return createBooking(systemScope(ctx.app.orm.em.fork(), 'test', { idempotency: held!.claim }), ctx.organizationId, { eventSlug: event.slug, ...attendee });
+        return createBooking(systemScope(ctx.app.orm.em.fork(), 'test', { idempotency: held!.claim, ticketCodes: TicketCodes.of(ctx.app.service.secrets) }), ctx.organizationId, { eventSlug: event.slug, ...attendee });
       })
       .then(
         () => {

@@ -353,7 +353,7 @@ describeOnPostgres('several server processes on one database')('admin secret rot
     const rotated = await runCli(['secret', 'rotate'], { DATABASE_URL: database.url, SECRET_KEY: nextSecret });
     expect(rotated.code).toBe(0);
     const result = JSON.parse(rotated.stdout);
-    expect(result.unreadable).toEqual({ webhookEndpoints: [created.endpoint.id], webhookEndpointCount: 1, idempotentAnswers: 0 });
+    expect(result.unreadable).toEqual({ webhookEndpoints: [created.endpoint.id], webhookEndpointCount: 1, idempotentAnswers: 0, ticketCodeBookings: [], ticketCodeCount: 0 });
     expect(result.next).toMatch(/rotate their secret/);
     const [row] = await orm.em.fork().execute<Array<{ value: string }>>('select secret_ciphertext as value from webhook_endpoints where id = ?', [created.endpoint.id]);
     expect(row.value).toBe(foreign);

@@ -154,10 +154,13 @@ test('the migration converts a populated database in place: each new organizatio
   const { Migrator } = require('@mikro-orm/migrations') as typeof MigrationsModule;
   Migrator.register(db.orm);
   const migrator = db.orm.getMigrator();
+  // The migrations after it are taken down first (newest first) and applied again after it.
+  const later = (await migrator.getExecutedMigrations()).map((migration) => migration.name).filter((name) => name > MIGRATION).sort();
+  for (const name of [...later].reverse()) await migrator.down({ migrations: [name] });
   await migrator.down({ migrations: [MIGRATION] });
   const connection = db.orm.em.fork().getConnection();
   await connection.execute(POPULATE);
-  await migrator.up({ migrations: [MIGRATION] });
+  await migrator.up({ migrations: [MIGRATION, ...later] });
   const [counts] = await connection.execute<Array<Record<string, number>>>(`select
     (select count(*) from ticket_types t join events e on e.id = t.event_id and e.organization_id = t.organization_id where t.id like 'tt_pop%')::int as ticket_types,
     (select count(*) from event_slots s join events e on e.id = s.event_id and e.organization_id = s.organization_id where e.id like 'evt_pop%')::int as event_slots,

@@ -5,7 +5,7 @@ import { AppError } from '../foundation/errors/app-error';
 import { sendJson } from '../platform/web/send-json';
 import { readJsonBody } from '../platform/web/json-body';
 import { runDownload, runRoute, type CompiledRoute } from '../doors/rest/rest-executor';
-import { REST_DOWNLOADS, type RestDownload } from '../doors/rest/routes';
+import { readsBody, REST_DOWNLOADS, type RestDownload } from '../doors/rest/routes';
 import type { GraphqlExecution } from '../doors/graphql/graphql-execution';
 import { answerByApollo, type GraphqlParameters } from '../doors/graphql/graphql-request';
 import { EXPLORER_ASSETS_PATH } from '../doors/graphql/explorer';
@@ -65,7 +65,7 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
       operation: route.operation,
       caller: 'key',
       readOnly: write ? undefined : readsOnly,
-      readBody: route.body ? (x) => readJsonBody(x.req, x.res) : undefined,
+      readBody: readsBody(route) ? (x) => readJsonBody(x.req, x.res) : undefined,
       idempotency: write
         ? (x) => {
             const key = idempotencyKeyOf(x.req.headers);

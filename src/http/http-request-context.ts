@@ -8,6 +8,7 @@ import type { RequestContext } from '../platform/graphql/request-context';
 import type { RateLimitState } from '../platform/limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../platform/outbox/webhook-runtime';
 import type { ListCursors } from '../platform/crypto/list-cursor';
+import type { TicketCodes } from '../platform/crypto/ticket-codes';
 import type { ReadReplica, ReadSource } from '../platform/db/replica/read-replica';
 import { IpAllowlist } from '../modules/organization/ip-allowlist';
 import { tracedFor } from '../platform/db/traced-statements';
@@ -20,6 +21,8 @@ export interface ContextShared {
   readonly webhooks: WebhookRuntime;
   /** List cursors (D25), keyed by the server secret. */
   readonly cursors?: ListCursors;
+  /** Ticket codes (D29), keyed by the server secret. */
+  readonly ticketCodes?: TicketCodes;
   readonly logger: Logger;
   /** The read replica (DATABASE_READ_URL, D25): read-only requests may read it; every commit records its organization's mark. */
   readonly replica?: ReadReplica;
@@ -37,6 +40,7 @@ export class HttpRequestContext implements RequestContext {
   readonly reads: PreparedStatements;
   readonly webhooks: WebhookRuntime;
   readonly cursors: ListCursors | undefined;
+  readonly ticketCodes: TicketCodes | undefined;
   /** Where the request is in its trace while tracing is on (D27; its operation and statements are spans there). */
   readonly trace: TraceScope | undefined;
   /** See RequestContext.operationAllowed. */
@@ -67,6 +71,7 @@ export class HttpRequestContext implements RequestContext {
     this.reads = this.trace ? tracedFor(reads, this.trace) : reads;
     this.webhooks = shared.webhooks;
     this.cursors = shared.cursors;
+    this.ticketCodes = shared.ticketCodes;
   }
 
   /** Who is calling (see Actor). */
@@ -103,6 +108,7 @@ export class HttpRequestContext implements RequestContext {
       outboxWritten: () => webhooks.wake(),
       written: this.shared.written,
       trace: this.trace,
+      ticketCodes: this.shared.ticketCodes,
       committed: replica ? () => replica.wrote(organizationId) : undefined,
     };
     return this.commandScope;

@@ -13,7 +13,7 @@ import { removeTicketType } from '../../src/modules/ticket-type/commands/remove-
 import { updateTicketType } from '../../src/modules/ticket-type/commands/update-ticket-type';
 import { TicketTypeInput, TicketTypeUpdateInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { MAX_TICKET_TYPES } from '../../src/modules/ticket-type/ticket-type.policy';
-import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { bookingScope, inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
 import { systemScope } from '../../src/platform/db/unit-of-work-scope';
@@ -49,7 +49,7 @@ async function publishedEvent(capacity: number | null, ticketTypes: Array<Record
 }
 
 const book = (eventSlug: string, quantity: number, ticketTypeId?: string) =>
-  createBooking(systemScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug, ticketTypeId, quantity, attendeeEmail: 'a@example.com', attendeeName: ' Ada ' }));
+  createBooking(bookingScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug, ticketTypeId, quantity, attendeeEmail: 'a@example.com', attendeeName: ' Ada ' }));
 
 async function counts(eventId: string) {
   return em().findOneOrFail(EventEntity, { id: eventId }, { populate: ['ticketTypes'] });
@@ -97,7 +97,7 @@ test('only a PUBLISHED event takes bookings; another organization\'s booking and
   const booking = await book(event.slug, 1);
   const other = await organizationSnapshot(orm);
   expect(await failure(cancelBooking(systemScope(em()), other.id, booking.id))).toMatchObject({ code: 'BOOKING_NOT_FOUND' });
-  expect(await failure(createBooking(systemScope(em()), other.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  expect(await failure(createBooking(bookingScope(em()), other.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 1, attendeeEmail: 'a@example.com', attendeeName: 'A' })))).toMatchObject({ code: 'EVENT_NOT_FOUND' });
 });
 
 test('ticket types: quantity never below sold, a type with sales is not removed, at most MAX_TICKET_TYPES', async () => {

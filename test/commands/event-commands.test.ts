@@ -12,7 +12,7 @@ import { EventEntity } from '../../src/modules/event/event.entity';
 import { EventStatus } from '../../src/modules/event/event-status';
 import { TicketTypeEntity } from '../../src/modules/ticket-type/ticket-type.entity';
 import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
-import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { bookingScope, inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { failure } from '../helpers/command-failure';
 import { uniqueSlug } from '../helpers/factories';
 import { systemScope } from '../../src/platform/db/unit-of-work-scope';
@@ -168,7 +168,7 @@ describe('updateEvent (D3, D4, D16)', () => {
   test('capacity never below the registrations (made by real bookings)', async () => {
     const event = await created({ capacity: 10 });
     await update(event.slug, { status: EventStatus.PUBLISHED });
-    await createBooking(systemScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 5, attendeeEmail: 'a@example.com', attendeeName: 'A' }));
+    await createBooking(bookingScope(em()), organization.id, inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 5, attendeeEmail: 'a@example.com', attendeeName: 'A' }));
     expect(await failingFields(update(event.slug, { capacity: 4 }))).toEqual(['capacity']);
     expect(await update(event.slug, { capacity: 5 })).toMatchObject({ capacity: 5, registrationCount: 5 });
   });
@@ -186,7 +186,7 @@ describe('deleteEvent (D3)', () => {
     const event = await createEvent(systemScope(em()), organization, createInput());
     await updateEvent(systemScope(em()), organization.id, event.slug, inputOf(UpdateEventInput, { status: EventStatus.PUBLISHED }));
     const booking = await createBooking(
-      systemScope(em()),
+      bookingScope(em()),
       organization.id,
       inputOf(CreateBookingInput, { eventSlug: event.slug, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'A' }),
     );

@@ -18,7 +18,7 @@ import { findEventBySlug } from '../../src/modules/event/event.read-repository';
 import { addTicketType } from '../../src/modules/ticket-type/commands/add-ticket-type';
 import { TicketTypeInput } from '../../src/modules/ticket-type/ticket-type.inputs';
 import { createWebhookEndpoint } from '../../src/modules/webhook/commands/create-webhook-endpoint';
-import { inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
+import { bookingScope, inputOf, openCommandDatabase, organizationSnapshot, type CommandDatabase } from '../helpers/command-database';
 import { uniqueSlug } from '../helpers/factories';
 import { systemScope } from '../../src/platform/db/unit-of-work-scope';
 
@@ -79,7 +79,7 @@ test('the event commands write the event as the read path shows it, without a ru
   expect((published.data.ticketTypes as unknown[]).length).toBe(3);
 
   const booking = await createBooking(
-    systemScope(em()),
+    bookingScope(em()),
     organization.id,
     inputOf(CreateBookingInput, { eventSlug: slug, ticketTypeId: event.ticketTypes[0].id, quantity: 2, attendeeEmail: 'a@example.com', attendeeName: 'Ada' }),
   );

@@ -3,6 +3,11 @@ import { openDatabase } from '../../src/schema/database';
 import type { OrganizationSnapshot } from '../../src/platform/auth/auth-context';
 import { createOrganization } from './factories';
 import { createTestDatabase, type TestDatabase } from './database';
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ServerSecrets } from '../../src/platform/crypto/server-secrets';
+import { TicketCodes } from '../../src/platform/crypto/ticket-codes';
+import { systemScope, type UnitOfWorkScope } from '../../src/platform/db/unit-of-work-scope';
 
 /**
  * A migrated database of its own for a test file that calls commands directly, without HTTP
@@ -63,4 +68,12 @@ export function useCommandDatabase(): { readonly orm: MikroORM } {
       return database.orm;
     },
   };
+}
+
+/** Ticket code keys (D29) under a secret of the test run's own: no server opens these codes. */
+export const TEST_TICKET_CODES = TicketCodes.of(new ServerSecrets(randomBytes(32).toString('base64'), undefined));
+
+/** The scope of a command that confirms a booking (createBooking, confirmBooking): the system, with ticket code keys. */
+export function bookingScope(em: EntityManager): UnitOfWorkScope {
+  return systemScope(em, 'test', { ticketCodes: TEST_TICKET_CODES });
 }

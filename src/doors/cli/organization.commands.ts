@@ -8,7 +8,7 @@ import type * as EntityModule from '../../modules/organization/organization.enti
 import type * as PolicyModule from '../../modules/organization/organization.policy';
 import type * as RepositoryModule from '../../modules/organization/organization.repository';
 import type * as ViewModule from '../../modules/organization/organization.view';
-import { invalid, parseAll, parseCsv, parseEnum, parsePositiveInteger, required } from './arguments';
+import { invalid, parseAll, parseCsv, parseEnum, parsePositiveInteger, parseWholeNumber, required } from './arguments';
 import { type Command, parser } from './command';
 
 // Required when a command runs, not when the command list is built (see Command).
@@ -22,6 +22,15 @@ function windowMinutes(value: string | undefined, name: string): number | undefi
   const minutes = parsePositiveInteger(value, name);
   const { MAX_HOLD_MINUTES } = entities();
   if (minutes > MAX_HOLD_MINUTES) throw invalid(name, `--${name} must be at most ${MAX_HOLD_MINUTES} (a day)`);
+  return minutes;
+}
+
+/** --transfer-lock-minutes: a whole number of minutes, 0 to 10,080 (D29). */
+function transferLockMinutes(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const minutes = parseWholeNumber(value, 'transfer-lock-minutes');
+  const { MAX_TRANSFER_LOCK_MINUTES } = entities();
+  if (minutes > MAX_TRANSFER_LOCK_MINUTES) throw invalid('transfer-lock-minutes', `--transfer-lock-minutes must be at most ${MAX_TRANSFER_LOCK_MINUTES} (a week)`);
   return minutes;
 }
 
@@ -49,7 +58,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
     usage: 'org list',
     help: `org list
   Lists every organization, newest first: id, name, timezone, plan, allowed IPs, restriction mode,
-  rate limit, hold and waiting-list offer minutes, createdAt, updatedAt.`,
+  rate limit, hold, waiting-list offer and transfer lock minutes, createdAt, updatedAt.`,
     parse: parser({}),
     async run({ em }) {
       const list = await organizations().listOrganizations(em);
@@ -74,8 +83,8 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   {
     name: 'org update',
     usage:
-      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N]',
-    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N]
+      'org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N] [--transfer-lock-minutes N]',
+    help: `org update ORG_ID [--timezone TZ] [--plan standard|enterprise] [--rate-limit N|default] [--allowed-ips CSV] [--restriction-mode STRICT|OFF] [--hold-minutes N] [--waitlist-offer-minutes N] [--transfer-lock-minutes N]
   Changes an organization; options not given stay as they are. Running servers apply the change
   within a second.
   --rate-limit      requests a minute shared by all its keys; "default" = RATE_LIMIT_PER_MINUTE.
@@ -84,6 +93,8 @@ export const ORGANIZATION_COMMANDS: Command[] = [
   --restriction-mode STRICT refuses requests from outside the list (403 IP_NOT_ALLOWED).
   --hold-minutes    how long a hold lasts when a booking does not say (1 to 1440, default 15).
   --waitlist-offer-minutes  how long a waiting-list offer is held (1 to 1440, default 60).
+  --transfer-lock-minutes  how long before an event's start its bookings stop changing hands
+                    (transferBooking; 0 to 10080, default 0: until the start).
   Allowed IPs and STRICT are for ENTERPRISE organizations only; STRICT needs a non-empty list.`,
     parse: parser(
       {
@@ -94,6 +105,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
         'restriction-mode': { type: 'string' },
         'hold-minutes': { type: 'string' },
         'waitlist-offer-minutes': { type: 'string' },
+        'transfer-lock-minutes': { type: 'string' },
       },
       1,
     ),
@@ -127,6 +139,7 @@ export const ORGANIZATION_COMMANDS: Command[] = [
           options['restriction-mode'] === undefined ? undefined : parseEnum(options['restriction-mode'], 'restriction-mode', RestrictionMode),
         holdMinutes: () => windowMinutes(options['hold-minutes'], 'hold-minutes'),
         waitlistOfferMinutes: () => windowMinutes(options['waitlist-offer-minutes'], 'waitlist-offer-minutes'),
+        transferLockMinutes: () => transferLockMinutes(options['transfer-lock-minutes']),
       });
       return view()(await updateOrganization(scope, organizationId, input));
     },

@@ -42,37 +42,49 @@ export const REST_OPERATIONS = /* GraphQL */ `
     deleteEvent(slug: $slug) { id slug }
   }
 
-  # A booking as REST shows it: the fields, in the order, of its webhook payload (booking.presenter.ts).
+  # A booking as REST shows it: the fields, in the order, of its webhook payload (booking.presenter.ts),
+  # then its ticketCode (D29) for a key holding bookings:read, never in a webhook: the door sets
+  # $mayReadBookings from the caller's permissions (rest-executor.ts, PERMISSION_VARIABLES).
   fragment Booking on Booking {
     id eventId eventSlug ticketTypeId quantity attendeeEmail attendeeName status createdAt cancelledAt expiresAt confirmedAt checkedInAt
+    ticketCode @include(if: $mayReadBookings)
   }
 
-  query ListBookings($slug: String!, $page: Int, $limit: Int, $status: BookingStatus, $after: String) {
+  query ListBookings($slug: String!, $page: Int, $limit: Int, $status: BookingStatus, $after: String, $mayReadBookings: Boolean = false) {
     bookings(eventSlug: $slug, page: $page, limit: $limit, status: $status, after: $after) { bookings { ...Booking } total page limit nextCursor }
   }
 
-  mutation CreateBooking($input: CreateBookingInput!) {
+  mutation CreateBooking($input: CreateBookingInput!, $mayReadBookings: Boolean = false) {
     createBooking(input: $input) { ...Booking }
   }
 
-  query GetBooking($id: ID!) {
+  query GetBooking($id: ID!, $mayReadBookings: Boolean = false) {
     booking(id: $id) { ...Booking }
   }
 
-  mutation ConfirmBooking($id: ID!) {
+  mutation ConfirmBooking($id: ID!, $mayReadBookings: Boolean = false) {
     confirmBooking(id: $id) { ...Booking }
   }
 
-  mutation CancelBooking($id: ID!) {
+  mutation CancelBooking($id: ID!, $mayReadBookings: Boolean = false) {
     cancelBooking(id: $id) { ...Booking }
   }
 
-  mutation CheckInBooking($id: ID!) {
+  mutation CheckInBooking($id: ID!, $mayReadBookings: Boolean = false) {
     checkInBooking(id: $id) { ...Booking }
   }
 
-  mutation UndoCheckIn($id: ID!) {
+  mutation UndoCheckIn($id: ID!, $mayReadBookings: Boolean = false) {
     undoCheckIn(id: $id) { ...Booking }
+  }
+
+  # D29: a gate scans a ticket code; a booking changes hands.
+  mutation CheckInByCode($code: String!, $eventSlug: String!, $mayReadBookings: Boolean = false) {
+    checkInByCode(code: $code, eventSlug: $eventSlug) { ...Booking }
+  }
+
+  mutation TransferBooking($id: ID!, $input: TransferBookingInput!, $mayReadBookings: Boolean = false) {
+    transferBooking(id: $id, input: $input) { ...Booking }
   }
 
   # A waiting-list entry as REST shows it (D21, D23).

@@ -37,7 +37,17 @@ export interface CompiledRoute extends RestRoute {
    * fed by a path parameter of another name (`eventSlug` → `slug`). Empty for most routes.
    */
   readonly restFieldNames: ReadonlyMap<string, string>;
+  /** The operation's variables the door sets from the caller's permissions (PERMISSION_VARIABLES). */
+  readonly permissionVariables: ReadonlyArray<readonly [variable: string, permission: Permission]>;
 }
+
+/**
+ * Variables the door sets from the caller, never from the request: whether it holds a permission. A
+ * REST body then carries a field only for callers who may read it, where GraphQL would answer that
+ * field FORBIDDEN: a booking's ticketCode (D29) for keys holding bookings:read
+ * (`ticketCode @include(if: $mayReadBookings)`, operations.ts).
+ */
+const PERMISSION_VARIABLES: Readonly<Record<string, Permission>> = { mayReadBookings: 'bookings:read' };
 
 export interface RestRequest {
   readonly params: Readonly<Record<string, string>>;
@@ -67,7 +77,8 @@ export function compileRoutes(
     }
     compiled.precompile(document, route.operation);
     const permissions = operationPermissions(schema, document, operationNode);
-    return { ...route, document, operationNode, variableTypes, permissions, compiled, restFieldNames: restFieldNamesOf(route, operationNode) };
+    const permissionVariables = [...variableTypes.keys()].filter((name) => Object.hasOwn(PERMISSION_VARIABLES, name)).map((name) => [name, PERMISSION_VARIABLES[name]] as const);
+    return { ...route, document, operationNode, variableTypes, permissions, compiled, restFieldNames: restFieldNamesOf(route, operationNode), permissionVariables };
   });
 }
 
@@ -122,13 +133,17 @@ function variablesOf(route: CompiledRoute, request: RestRequest): Record<string,
     const type = route.variableTypes.get(name);
     if (type && request.query[name] !== undefined) variables[name] = fromQueryString(request.query[name], type);
   }
-  if (route.body) {
+  if (route.body || route.bodyFields) {
     const body = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw AppError.validation([
         { field: 'body', message: 'the request body must be a JSON object, sent with Content-Type: application/json' },
       ]);
     }
+    for (const name of route.bodyFields ?? []) if ((body as Record<string, unknown>)[name] !== undefined) variables[name] = (body as Record<string, unknown>)[name];
+  }
+  if (route.body) {
+    const body = request.body as Record<string, unknown>;
     const accepted = acceptedFields(body, route.variableTypes.get(route.body) as GraphQLInputType) as Record<string, unknown>;
     for (const [field, parameter] of Object.entries(route.bodyFromPath ?? {})) accepted[field] = request.params[parameter];
     variables[route.body] = accepted;
@@ -145,6 +160,7 @@ export async function runRoute(
 ): Promise<unknown> {
   assertOperationAllowed(context, route.permissions);
   const variableValues = variablesOf(route, request);
+  for (const [name, permission] of route.permissionVariables) variableValues[name] = context.auth.permissions.includes(permission);
   try {
     assertValidArguments(schema, route.document, route.operationNode, variableValues);
   } catch (error) {

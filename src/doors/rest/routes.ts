@@ -6,6 +6,7 @@ import type { Permission } from '../../platform/auth/permissions';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { sendAttendeesCsv } from './attendees-csv';
 import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
+import { MAX_TICKET_CODE_LENGTH, TICKET_CODE_SHAPE } from '../../platform/crypto/ticket-codes';
 
 /** The bounds of a parameter, for the OpenAPI document: the constants the service checks it with. */
 export interface ParameterBounds {
@@ -31,6 +32,11 @@ export interface RestRoute {
    * cannot set them, and the document's body schema leaves them out.
    */
   readonly bodyFromPath?: Readonly<Record<string, string>>;
+  /**
+   * Variables taken from the JSON body's fields of the same name, for an operation whose arguments are
+   * scalars (checkInByCode's `code` and `eventSlug`); the body must be an object, its other fields are dropped.
+   */
+  readonly bodyFields?: readonly string[];
   readonly status: 200 | 201 | 204;
   /** The root field of the result sent back (none for 204). */
   readonly result?: string;
@@ -42,13 +48,16 @@ export interface RestRoute {
    */
   readonly errors?: readonly ErrorCode[];
   /**
-   * Bounds of path and query parameters, for the OpenAPI document: the constants the service checks
-   * them with (a path parameter the operation refuses as malformed, 400, rather than not found, 404).
+   * Bounds of path and query parameters (and of bodyFields), for the OpenAPI document: the constants the
+   * service checks them with (a path parameter the operation refuses as malformed, 400, rather than not found, 404).
    */
   readonly parameterBounds?: Readonly<Record<string, ParameterBounds>>;
   /** The document's tag (default: the path's first resource, `/v1/events/…` → Events). */
   readonly tag?: string;
 }
+
+/** Whether a route reads a JSON body (into one input variable, or field by field). */
+export const readsBody = (route: RestRoute): boolean => route.body !== undefined || route.bodyFields !== undefined;
 
 const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
 /** `?after=` of a list (D25): a previous page's nextCursor. */
@@ -151,6 +160,29 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 200,
     result: 'undoCheckIn',
     errors: [...BOOKING_ERRORS, 'NOT_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
+    parameterBounds: bookingId,
+  },
+
+  // Tickets that can change hands (D29): a gate scans a code; a booking goes to another attendee.
+  {
+    method: 'POST',
+    path: '/v1/check-ins',
+    operation: 'CheckInByCode',
+    bodyFields: ['code', 'eventSlug'],
+    status: 200,
+    result: 'checkInByCode',
+    errors: ['TICKET_TRANSFERRED', 'EVENT_NOT_FOUND', 'TICKET_NOT_FOUND', 'WRONG_EVENT', 'ALREADY_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
+    parameterBounds: { code: { maxLength: MAX_TICKET_CODE_LENGTH, pattern: TICKET_CODE_SHAPE.source }, eventSlug: slugBounds() },
+    tag: 'Bookings',
+  },
+  {
+    method: 'POST',
+    path: '/v1/bookings/:id/transfer',
+    operation: 'TransferBooking',
+    body: 'input',
+    status: 200,
+    result: 'transferBooking',
+    errors: [...BOOKING_ERRORS, 'BOOKING_NOT_CONFIRMED', 'BOOKING_CHECKED_IN', 'TRANSFER_LOCKED'],
     parameterBounds: bookingId,
   },
 

@@ -95,6 +95,11 @@ export class AppError extends Error {
     return new AppError('TICKET_TYPE_NOT_FOUND', `No ticket type with id "${echo(id)}"`, { id: echo(id) });
   }
 
+  /** D29: never the code itself (it opens a door). */
+  static ticketNotFound(): AppError {
+    return new AppError('TICKET_NOT_FOUND', 'No ticket with this code');
+  }
+
   static waitlistEntryNotFound(id: string): AppError {
     return new AppError('WAITLIST_ENTRY_NOT_FOUND', `No waiting-list entry with id "${echo(id)}"`, { id: echo(id) });
   }
@@ -217,8 +222,25 @@ export class AppError extends Error {
     return new AppError('ALREADY_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}`, { checkedInAt: checkedInAt.toISOString() });
   }
 
-  static bookingNotConfirmed(status: string): AppError {
-    return new AppError('BOOKING_NOT_CONFIRMED', `Only a CONFIRMED booking can be checked in; this one is ${status}`, { status });
+  static bookingNotConfirmed(status: string, change: 'checked in' | 'transferred' = 'checked in'): AppError {
+    return new AppError('BOOKING_NOT_CONFIRMED', `Only a CONFIRMED booking can be ${change}; this one is ${status}`, { status });
+  }
+
+  // Ticket codes and transfers (D29)
+  static wrongEvent(eventSlug: string): AppError {
+    return new AppError('WRONG_EVENT', `This ticket is for another event: ${eventSlug}`, { eventSlug });
+  }
+
+  static ticketTransferred(at: Date): AppError {
+    return new AppError('TICKET_TRANSFERRED', `This code was replaced at ${at.toISOString()}: the ticket changed hands`, { transferredAt: at.toISOString() });
+  }
+
+  static bookingCheckedIn(checkedInAt: Date): AppError {
+    return new AppError('BOOKING_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}; it can no longer change hands`, { checkedInAt: checkedInAt.toISOString() });
+  }
+
+  static transferLocked(lockedAt: Date): AppError {
+    return new AppError('TRANSFER_LOCKED', `Transfers of this event's bookings stopped at ${lockedAt.toISOString()}`, { lockedAt: lockedAt.toISOString() });
   }
 
   static notCheckedIn(): AppError {

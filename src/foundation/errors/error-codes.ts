@@ -9,41 +9,9 @@
  * these schemas). A new code is one entry below.
  */
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+import { code, type DetailsOf, type ErrorCodeEntry, type FieldError } from './error-code-entry';
 
-/**
- * The documented shape of a code's `details`: plain JSON schema, except that `{ "enumOf": name }` stands
- * for `{ "enum": [...] }` over a list a higher rung owns (the permission names, src/platform/auth/): the
- * door that renders the schema supplies it.
- */
-export type DetailsSchema = { readonly [keyword: string]: unknown };
-
-/** The names a DetailsSchema may list with `enumOf`. */
-export type SchemaVocabulary = 'permission';
-
-/** One code's entry. */
-export interface ErrorCodeEntry {
-  /** The HTTP status of both doors (a REST answer; a GraphQL answer with this error before any data). */
-  readonly status: number;
-  /** When a client sees this code (the OpenAPI description of the code). */
-  readonly when: string;
-  /** The shape of `error.details` as documented; absent when the documentation shows none. */
-  readonly details?: DetailsSchema;
-}
-
-declare const detailsType: unique symbol;
-
-/** An entry that also names, for the compiler only, the details an AppError of its code carries. */
-export type TypedErrorCodeEntry<Details> = ErrorCodeEntry & { readonly [detailsType]: Details };
-
-/** An entry whose errors carry `Details` (`undefined`: none; `X | undefined`: optional). Nothing at run time. */
-const code = <Details = undefined>(entry: ErrorCodeEntry): TypedErrorCodeEntry<Details> => entry as TypedErrorCodeEntry<Details>;
-
-/** The details type an entry names. */
-export type DetailsOf<Entry> = Entry extends TypedErrorCodeEntry<infer Details> ? Details : never;
+export type { DetailsSchema, DetailsOf, ErrorCodeEntry, FieldError, SchemaVocabulary, TypedErrorCodeEntry } from './error-code-entry';
 
 const requestId = { type: 'string', description: 'The X-Request-Id of the failed request, for support.' };
 
@@ -90,6 +58,10 @@ export const ERROR_TABLE = {
     status: 404,
     when: "No ticket type with this id in the key's organization (or of this event, for a booking).",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
+  TICKET_NOT_FOUND: code({
+    status: 404,
+    when: "No booking of the key's organization has this ticket code (another organization's code answers the same; D29).",
   }),
   WAITLIST_ENTRY_NOT_FOUND: code<{ id: string }>({
     status: 404,
@@ -215,12 +187,33 @@ export const ERROR_TABLE = {
   }),
   BOOKING_NOT_CONFIRMED: code<{ status: string }>({
     status: 409,
-    when: 'Only a CONFIRMED booking can be checked in (or have its check-in undone); details.status is what it is: HELD, CANCELLED or EXPIRED.',
+    when: 'Only a CONFIRMED booking can be checked in (or have its check-in undone), or transferred (D29); details.status is what it is: HELD, CANCELLED or EXPIRED.',
     details: { type: 'object', properties: { status: { type: 'string', enum: ['HELD', 'CANCELLED', 'EXPIRED'] } }, required: ['status'] },
   }),
   NOT_CHECKED_IN: code({
     status: 409,
     when: 'undoCheckIn on a CONFIRMED booking that is not checked in: there is nothing to undo.',
+  }),
+  // Ticket codes and transfers (D29)
+  WRONG_EVENT: code<{ eventSlug: string }>({
+    status: 409,
+    when: "checkInByCode: the code is a ticket of another event of the organization (details.eventSlug is the ticket's); nothing is checked in.",
+    details: { type: 'object', properties: { eventSlug: { type: 'string' } }, required: ['eventSlug'] },
+  }),
+  TICKET_TRANSFERRED: code<{ transferredAt: string }>({
+    status: 409,
+    when: 'checkInByCode: the code was replaced by a transfer at details.transferredAt (the booking has a new code); answered before any other check.',
+    details: { type: 'object', properties: { transferredAt: { type: 'string', format: 'date-time' } }, required: ['transferredAt'] },
+  }),
+  BOOKING_CHECKED_IN: code<{ checkedInAt: string }>({
+    status: 409,
+    when: 'A checked-in booking (details.checkedInAt) cannot change hands (D29).',
+    details: { type: 'object', properties: { checkedInAt: { type: 'string', format: 'date-time' } }, required: ['checkedInAt'] },
+  }),
+  TRANSFER_LOCKED: code<{ lockedAt: string }>({
+    status: 409,
+    when: "Transfers of the event's bookings stopped at details.lockedAt: its start less the organization's transferLockMinutes (D29).",
+    details: { type: 'object', properties: { lockedAt: { type: 'string', format: 'date-time' } }, required: ['lockedAt'] },
   }),
   TICKET_TYPE_HAS_SALES: code<{ id: string; sold: number }>({
     status: 409,

@@ -17,6 +17,7 @@ export function organizationOf(organization: OrganizationEntity): ViewerOrganiza
     plan: organization.plan,
     holdMinutes: organization.holdMinutes,
     waitlistOfferMinutes: organization.waitlistOfferMinutes,
+    transferLockMinutes: organization.transferLockMinutes,
   };
 }
 

@@ -20,6 +20,9 @@ export class ViewerOrganization {
 
   @Field(() => Int, { description: 'Minutes a waiting-list offer is held for its entry (D21); 1 to 1440, default 60.' })
   waitlistOfferMinutes!: number;
+
+  @Field(() => Int, { description: "Minutes before an event's start when its bookings stop changing hands (D29, transferBooking); 0 to 10080, default 0." })
+  transferLockMinutes!: number;
 }
 
 @InputType('UpdateOrganizationInput', { description: 'Only the given fields change (the booking windows; access settings are for dashboard admins and the CLI).' })
@@ -29,6 +32,9 @@ export class UpdateOrganizationInput {
 
   @Field(() => Int, { nullable: true, description: 'Length of a waiting-list offer in minutes, 1 to 1440 (D21).' })
   waitlistOfferMinutes?: number | null;
+
+  @Field(() => Int, { nullable: true, description: "Minutes before an event's start when transfers stop, 0 to 10080 (D29)." })
+  transferLockMinutes?: number | null;
 }
 
 @ObjectType('RateLimitBudget', { description: "The organization's request budget (D12), after this request." })

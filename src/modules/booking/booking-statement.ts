@@ -5,6 +5,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
+import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
 /*
@@ -28,7 +29,7 @@ export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'r
 export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold', 'held'] as const;
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
-  'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at',
+  'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at', 'ticket_code_sealed',
 ] as const;
 
 /** The booking as a cancellation left it (`ub`) or, when it refused, as found (`b`): the row `coalesce_b`. */
@@ -107,6 +108,7 @@ function managedBooking(em: EntityManager, row: Record<string, unknown>): Bookin
       expiresAt: date(row.expires_at),
       confirmedAt: date(row.confirmed_at),
       checkedInAt: date(row.checked_in_at),
+      ticketCodeSealed: row.ticket_code_sealed as string | null,
     },
     { refresh: true },
   );
@@ -136,6 +138,7 @@ function madeBooking(em: EntityManager, row: Record<string, unknown>, eventSlug:
     expiresAt: row.expires_at == null ? null : new Date(row.expires_at as string),
     confirmedAt: row.confirmed_at == null ? null : new Date(row.confirmed_at as string),
     checkedInAt: row.checked_in_at == null ? null : new Date(row.checked_in_at as string),
+    ticketCodeSealed: row.ticket_code_sealed as string | null,
     eventSlug,
   });
 }
@@ -186,6 +189,8 @@ export interface NewBooking {
   readonly createdAt: Date;
   /** A hold's end (D20): the booking is HELD until then; null for a booking CONFIRMED when made. */
   readonly expiresAt: Date | null;
+  /** Its ticket code (D29), issued before the statement: a booking CONFIRMED when made has one; a hold gets one when confirmed. */
+  readonly ticket?: IssuedTicketCode | null;
 }
 
 /** A booking to make: whose, what, its message's data and where its answer and its key go. */
@@ -208,11 +213,13 @@ const BOOKING_HOLES = ['to_json(g.event_id)::text'];
  * (booking.held for a hold) outbox CTEs, its key's recovery point when it has one (D17: the key's
  * record locked first, the change gated on it, the point written after the booking row), the seats it
  * adds to the confirmed and the held counts, and the values of its `insert into bookings … select`
- * (id to expires_at). `variant` names the statement's text.
+ * (id to expires_at, then the ticket code's hash and sealed form, D29). `variant` names the statement's text.
  */
 export function bookingParts(request: BookingRequest) {
   const { organizationId, fields, idempotency } = request;
   const hold = fields.expiresAt !== null;
+  const ticket = fields.ticket ?? null;
+  if (hold === (ticket !== null)) throw new Error(`booking ${fields.id}: a booking CONFIRMED when made needs a ticket code, a hold none (D29)`);
   const outbox = outboxCtes(organizationId, hold ? 'booking.held' : 'booking.created', 'b', request.webhookData, BOOKING_HOLES);
   const key = idempotency?.parts('b');
   return {
@@ -228,6 +235,7 @@ export function bookingParts(request: BookingRequest) {
     heldSeats: hold ? fields.quantity : 0,
     insert: [
       fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.expiresAt, fields.createdAt, fields.expiresAt,
+      ticket?.lookupHash ?? null, ticket?.sealed ?? null,
     ],
   };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { outboxCtes } from '../../platform/outbox/outbox';
 import { executePrepared, statementText } from '../../platform/db/prepared-statements';
+import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingStatus } from './booking.entity';
 import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS, TICKET_TYPE_COLUMNS, type BookingChange } from './booking-statement';
 
@@ -11,8 +12,8 @@ import { BOOKING_COLUMNS, CANCELLED_OR_FOUND, changeOf, columnsOf, EVENT_COLUMNS
  *
  *   cancel   CONFIRMED, or HELD before its expiresAt → CANCELLED; its seats go back
  *   expire   HELD from its expiresAt on              → EXPIRED;   its seats go back
- *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed
- *            still PUBLISHED and not ended
+ *   confirm  HELD before its expiresAt, its event    → CONFIRMED; its seats move from held to confirmed,
+ *            still PUBLISHED and not ended                  and it gets its ticket code (D29)
  *
  * A booking that is a waiting-list offer (D21) takes its entry along in the same statement: CONVERTED
  * when confirmed, EXPIRED when cancelled or expired.
@@ -37,6 +38,8 @@ interface TransitionRule {
   readonly webhook: 'booking.cancelled' | 'booking.expired' | 'booking.confirmed';
   /** What the waiting-list entry whose offer this booking is becomes (D21), in the same statement. */
   readonly entry: 'EXPIRED' | 'CONVERTED';
+  /** Whether the booking gets its ticket code (D29): a hold confirmed (bound after the stamp). */
+  readonly issuesCode: boolean;
 }
 
 const RULES: Record<Transition, TransitionRule> = {
@@ -48,6 +51,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.cancelled',
     bookable: false,
     entry: 'EXPIRED',
+    issuesCode: false,
   },
   expire: {
     gate: `b.status = 'HELD' and b.expires_at <= ?::timestamptz`,
@@ -57,6 +61,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.expired',
     bookable: false,
     entry: 'EXPIRED',
+    issuesCode: false,
   },
   confirm: {
     gate: `b.status = 'HELD' and b.expires_at > ?::timestamptz`,
@@ -66,6 +71,7 @@ const RULES: Record<Transition, TransitionRule> = {
     webhook: 'booking.confirmed',
     bookable: true,
     entry: 'CONVERTED',
+    issuesCode: true,
   },
 };
 
@@ -78,8 +84,9 @@ export interface BookingSeats {
 
 /**
  * Applies `transition` to the organization's booking at time `at`, with its webhook message
- * (`webhookData`, with hole() for the event's slug, read under the lock). Returns the booking as
- * changed, or as found when the transition does not apply to it (`changed` false).
+ * (`webhookData`, with hole() for the event's slug, read under the lock). A confirmation stores the
+ * booking's ticket code (`ticket`, D29). Returns the booking as changed, or as found when the
+ * transition does not apply to it (`changed` false).
  */
 export function changeBooking(
   em: EntityManager,
@@ -88,13 +95,24 @@ export function changeBooking(
   transition: Transition,
   at: Date,
   webhookData: object,
+  ticket?: IssuedTicketCode,
 ): Promise<BookingChange> {
+  const rule = RULES[transition];
+  if (rule.issuesCode !== (ticket !== undefined)) throw new Error(`a ${transition} of booking ${booking.id} ${rule.issuesCode ? 'needs' : 'takes no'} ticket code (D29)`);
+  const set = { at, code: ticket ? [ticket.lookupHash, ticket.sealed] : [] };
   return booking.slot === null
-    ? changeOnRow(em, organizationId, booking, RULES[transition], at, webhookData)
-    : changeInSlot(em, organizationId, { ...booking, slot: booking.slot }, RULES[transition], at, webhookData);
+    ? changeOnRow(em, organizationId, booking, rule, set, webhookData)
+    : changeInSlot(em, organizationId, { ...booking, slot: booking.slot }, rule, set, webhookData);
 }
 
-const stampOf = (rule: TransitionRule) => (rule.stamp ? `, ${rule.stamp} = ?::timestamptz` : '');
+/** What a transition sets: its time, and a confirmation's ticket code (its hash and sealed form). */
+interface Stamps {
+  readonly at: Date;
+  readonly code: readonly unknown[];
+}
+
+const stampOf = (rule: TransitionRule) =>
+  `${rule.stamp ? `, ${rule.stamp} = ?::timestamptz` : ''}${rule.issuesCode ? ', ticket_code_hash = ?::text, ticket_code_sealed = ?::text' : ''}`;
 
 /**
  * The waiting-list entry offered this booking (D21), if any: CONVERTED by its confirmation, EXPIRED
@@ -114,7 +132,7 @@ async function changeOnRow(
   organizationId: string,
   booking: BookingSeats,
   rule: TransitionRule,
-  at: Date,
+  { at, code }: Stamps,
   webhookData: object,
 ): Promise<BookingChange> {
   const outbox = outboxCtes(organizationId, rule.webhook, 'ub', webhookData, ['to_json(g.event_slug)::text']);
@@ -159,6 +177,7 @@ async function changeOnRow(
     at,
     ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    ...code,
     at,
     at,
     ...outbox.bindings,
@@ -176,7 +195,7 @@ async function changeInSlot(
   organizationId: string,
   booking: BookingSeats & { slot: number },
   rule: TransitionRule,
-  at: Date,
+  { at, code }: Stamps,
   webhookData: object,
 ): Promise<BookingChange> {
   const outbox = outboxCtes(organizationId, rule.webhook, 'ub', webhookData, ['to_json(g.event_slug)::text']);
@@ -210,6 +229,7 @@ async function changeInSlot(
     at,
     ...(rule.bookable ? [at] : []),
     ...(rule.stamp ? [at] : []),
+    ...code,
     at,
     ...outbox.bindings,
   ]);

@@ -35,7 +35,7 @@ export const newBookingId = (): string => newId('bk');
 @Index({ name: 'bookings_event_id_status_index', properties: ['event', 'status'] })
 @Check({ name: 'bookings_quantity_check', expression: 'quantity >= 1' })
 export class BookingEntity {
-  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt' | 'slot' | 'expiresAt' | 'confirmedAt' | 'checkedInAt';
+  [OptionalProps]?: 'id' | 'ticketType' | 'status' | 'createdAt' | 'cancelledAt' | 'slot' | 'expiresAt' | 'confirmedAt' | 'checkedInAt' | 'ticketCodeSealed';
 
   @Field(() => ID, { description: 'bk_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
@@ -91,6 +91,21 @@ export class BookingEntity {
   @Field(() => GraphQLDateTimeISO, { nullable: true, description: 'When the attendee was checked in at the door (D22); null until then.' })
   @Property({ type: 'timestamptz', length: 3, nullable: true })
   checkedInAt: Date | null = null;
+
+  /**
+   * Its ticket code (D29) sealed with the server secret (src/platform/crypto/ticket-codes.ts); null
+   * while it has none (a hold, until confirmed). Booking.ticketCode opens it; its look-up hash is a
+   * column only the statements read (`ticket_code_hash`).
+   */
+  @Property({ type: 'text', nullable: true })
+  ticketCodeSealed: string | null = null;
+
+  /**
+   * Not a column: the ticket code in clear when the command that issued it holds it (a booking just
+   * confirmed or transferred), so that its answer opens nothing; else Booking.ticketCode opens the
+   * sealed one.
+   */
+  declare ticketCode?: string | null;
 
   /**
    * Not a column: the event's slug when the booking's own statement read it (a booking just made), so

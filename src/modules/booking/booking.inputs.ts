@@ -4,6 +4,7 @@ import { IsNotBlank, MaxCharacters } from '../../foundation/validation/rules';
 import type { FieldError } from '../../foundation/errors/app-error';
 import { idErrors, slugErrors } from '../../foundation/validation/arguments';
 import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
+import { MAX_TICKET_CODE_LENGTH, TICKET_CODE_SHAPE } from '../../platform/crypto/ticket-codes';
 
 /** One booking takes at most this many seats: larger groups book several times. */
 export const MAX_BOOKING_QUANTITY = 1_000;
@@ -69,4 +70,30 @@ export class CreateBookingInput extends SeatsRequestInput {
   static crossFieldErrors(input: CreateBookingInput): FieldError[] {
     return input.holdMinutes != null && input.hold !== true ? [{ field: 'holdMinutes', message: 'holdMinutes needs hold: true' }] : [];
   }
+}
+
+/** The longest reason a transfer may give (D29): kept in its audit entry. */
+export const MAX_TRANSFER_REASON = 500;
+
+@InputType('TransferBookingInput', { description: 'Who holds the ticket from now on (D29).' })
+export class TransferBookingInput {
+  @Field({ description: 'The new attendee: 1 to 200 characters, not blank.' })
+  @IsNotBlank()
+  @MaxCharacters(200)
+  attendeeName!: string;
+
+  @Field({ description: "The new attendee's email address, at most 254 characters." })
+  @IsEmail({}, { message: 'attendeeEmail must be an email address' })
+  @MaxCharacters(254)
+  attendeeEmail!: string;
+
+  @Field(() => String, { nullable: true, description: `Why, for the audit log: at most ${MAX_TRANSFER_REASON} characters.` })
+  @MaxCharacters(MAX_TRANSFER_REASON)
+  reason?: string | null;
+}
+
+/** A scanned ticket code (D29): URL-safe characters, bounded; the message never repeats it (a code opens a door). */
+export function ticketCodeErrors(field: string, code: string): FieldError[] {
+  if (code.length >= 1 && code.length <= MAX_TICKET_CODE_LENGTH && TICKET_CODE_SHAPE.test(code)) return [];
+  return [{ field, message: `${field} must be a ticket code: 1 to ${MAX_TICKET_CODE_LENGTH} letters, digits, - or _` }];
 }

@@ -87,8 +87,8 @@ export async function bookSeats(em: EntityManager, request: BookingRequest): Pro
          from ok where x.id = ok.id),
      ut as (update ticket_types y set sold = ok.sold + ?::int, held = ok.held + ?::int from ok where y.id = ?::text),
      b as (
-       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at)
-       select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz from ok
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, ticket_code_hash, ticket_code_sealed)
+       select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ?::text, ?::text from ok
        returning *),
      ${parts.point}
      ${outbox.sql}

@@ -5,13 +5,16 @@ import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { BookingEntity, BookingStatus, effectiveBookingStatus } from './booking.entity';
-import { CreateBookingInput } from './booking.inputs';
+import { CreateBookingInput, TransferBookingInput } from './booking.inputs';
 import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
 import { checkInBooking, undoCheckIn } from './commands/check-in-booking';
 import { createBooking } from './commands/create-booking';
 import { confirmBooking } from './commands/confirm-booking';
+import { checkInByCode } from './commands/check-in-by-code';
+import { transferBooking } from './commands/transfer-booking';
 import { BookingList } from './booking.types';
+import { noTicketCodes } from '../../platform/crypto/ticket-codes';
 
 @Resolver(() => BookingEntity)
 export class BookingResolver {
@@ -77,6 +80,40 @@ export class BookingResolver {
   @RequiresPermission('checkin:write')
   undoCheckIn(@Ctx() context: RequestContext, @Arg('id', () => ID) id: string): Promise<BookingEntity> {
     return undoCheckIn(context.scope, context.auth.organization.id, id);
+  }
+
+  // The door's code (D29): shown to whoever may read bookings, never in a webhook or a log line.
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'The ticket code a gate scans (checkInByCode; a storefront shows it as a QR code): tk_ and 24 letters and digits, URL-safe. Issued when the booking is CONFIRMED (a hold gets one when confirmed), replaced by a transfer. null while it has none (D29).',
+  })
+  @RequiresPermission('bookings:read')
+  ticketCode(@Root() booking: BookingEntity, @Ctx() context: RequestContext): string | null {
+    if (booking.ticketCode !== undefined) return booking.ticketCode;
+    return booking.ticketCodeSealed == null ? null : (context.ticketCodes ?? noTicketCodes()).open(booking.ticketCodeSealed);
+  }
+
+  @Mutation(() => BookingEntity, {
+    description:
+      'Checks in the booking whose ticketCode a gate of event eventSlug scanned (D29, by the rules of D22: one winner, ALREADY_CHECKED_IN). TICKET_TRANSFERRED for a code a transfer replaced (before any other check), TICKET_NOT_FOUND for an unknown code, WRONG_EVENT for a ticket of another event.',
+  })
+  @RequiresPermission('checkin:write')
+  checkInByCode(@Ctx() context: RequestContext, @Arg('code') code: string, @Arg('eventSlug') eventSlug: string): Promise<BookingEntity> {
+    return checkInByCode(context.scope, context.auth.organization.id, code, eventSlug);
+  }
+
+  @Mutation(() => BookingEntity, {
+    description:
+      "Gives a CONFIRMED booking, not checked in, to another attendee before its event's lock (the start less the organization's transferLockMinutes): a new ticketCode, the old one superseded; seats untouched (D29). BOOKING_NOT_CONFIRMED, BOOKING_CHECKED_IN, TRANSFER_LOCKED.",
+  })
+  @RequiresPermission('bookings:write')
+  transferBooking(
+    @Ctx() context: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => TransferBookingInput) input: TransferBookingInput,
+  ): Promise<BookingEntity> {
+    return transferBooking(context.scope, context.auth.organization.id, id, input);
   }
 
   @FieldResolver(() => BookingStatus, { description: 'A HELD booking reads EXPIRED from its expiresAt on (D20).' })

@@ -22,3 +22,21 @@ export function assertCheckInUndoable(booking: Found, now: Date): void {
   if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status);
   if (booking.checkedInAt === null) throw AppError.notCheckedIn();
 }
+
+/**
+ * D29: why a scan of a ticket code at the gate of event `eventSlug` checked nothing in, in this order:
+ * a superseded code is TICKET_TRANSFERRED before anything else is looked at (the gate says what
+ * happened); then EVENT_NOT_FOUND, TICKET_NOT_FOUND (another organization's code included),
+ * WRONG_EVENT (naming the ticket's event), then the rules of a check-in by id.
+ */
+export function assertScanAllowed(
+  scan: { supersededAt: Date | null; eventFound: boolean; booking: Found | null; ticketEventSlug: string | null },
+  eventSlug: string,
+  now: Date,
+): void {
+  if (scan.supersededAt !== null) throw AppError.ticketTransferred(scan.supersededAt);
+  if (!scan.eventFound) throw AppError.eventNotFound(eventSlug);
+  if (!scan.booking) throw AppError.ticketNotFound();
+  if (scan.ticketEventSlug !== eventSlug) throw AppError.wrongEvent(scan.ticketEventSlug ?? '');
+  assertCheckInAllowed(scan.booking, now);
+}

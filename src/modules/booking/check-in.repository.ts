@@ -41,11 +41,12 @@ const BOOKING_BODY_SQL: { readonly [Field in keyof BookingBody]-?: string } = {
 };
 
 const BODY_FIELDS = Object.keys(BOOKING_BODY_SQL) as Array<keyof BookingBody>;
-const BODY_DATA = Object.fromEntries(BODY_FIELDS.map((field) => [field, hole()]));
-const BODY_HOLES = BODY_FIELDS.map((field) => BOOKING_BODY_SQL[field]);
+/** A booking message's data and the SQL that fills it from the changed row `g` (also checkInByCode's and a transfer's, D29). */
+export const BODY_DATA = Object.fromEntries(BODY_FIELDS.map((field) => [field, hole()]));
+export const BODY_HOLES = BODY_FIELDS.map((field) => BOOKING_BODY_SQL[field]);
 
 /** The booking as changed (`ub`) or, when the statement refused, as found (`b`): the row `r`. */
-const CHANGED_OR_FOUND = `left join lateral (
+export const CHANGED_OR_FOUND = `left join lateral (
             select ${BOOKING_COLUMNS.map((column) => `ub.${column}`).join(', ')} where ub.id is not null
             union all
             select ${BOOKING_COLUMNS.map((column) => `b.${column}`).join(', ')} where ub.id is null) r on true`;

@@ -65,8 +65,8 @@ export async function bookSlotted(em: EntityManager, request: BookingRequest, st
      ues as (update event_slots x set taken = ok.taken + ?::int, held = ok.held + ?::int from ok where x.event_id = ok.event_id and x.slot = ok.slot),
      uts as (update ticket_type_slots y set taken = ok.type_taken + ?::int, held = ok.type_held + ?::int from ok where y.ticket_type_id = ?::text and y.slot = ok.slot),
      b as (
-       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot)
-       select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ok.slot from ok
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, ticket_code_hash, ticket_code_sealed, slot)
+       select ?::text, ?::text, ok.event_id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ?::text, ?::text, ok.slot from ok
        returning *),
      ${parts.point}
      ${outbox.sql}

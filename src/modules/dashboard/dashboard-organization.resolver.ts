@@ -18,6 +18,7 @@ function organizationView(organization: OrganizationEntity): OrganizationView {
     rateLimitPerMinute: organization.rateLimitPerMinute,
     holdMinutes: organization.holdMinutes,
     waitlistOfferMinutes: organization.waitlistOfferMinutes,
+    transferLockMinutes: organization.transferLockMinutes,
   };
 }
 
@@ -31,7 +32,8 @@ export class AdminOrganizationResolver {
   }
 
   @Mutation(() => OrganizationView, {
-    description: 'Timezone and the booking windows (holdMinutes, waitlistOfferMinutes) for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).',
+    description:
+      'Timezone and the booking windows (holdMinutes, waitlistOfferMinutes, transferLockMinutes) for every plan; IP allowlist and restriction mode for ENTERPRISE (D11).',
   })
   @RequiresSession('ADMIN')
   async updateOrganizationSettings(
@@ -44,6 +46,7 @@ export class AdminOrganizationResolver {
       restrictionMode: input.restrictionMode ?? undefined,
       holdMinutes: input.holdMinutes ?? undefined,
       waitlistOfferMinutes: input.waitlistOfferMinutes ?? undefined,
+      transferLockMinutes: input.transferLockMinutes ?? undefined,
     });
     return organizationView(organization);
   }

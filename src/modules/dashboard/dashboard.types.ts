@@ -108,6 +108,9 @@ export class OrganizationView {
 
   @Field(() => Int, { description: 'Minutes a waiting-list offer is held for its entry (D21); 1 to 1440.' })
   waitlistOfferMinutes!: number;
+
+  @Field(() => Int, { description: "Minutes before an event's start when its bookings stop changing hands (D29); 0 to 10080." })
+  transferLockMinutes!: number;
 }
 
 @InputType('UpdateOrganizationSettingsInput', { description: 'Only the given fields change.' })
@@ -126,6 +129,9 @@ export class UpdateOrganizationSettingsInput {
 
   @Field(() => Int, { nullable: true, description: 'Length of a waiting-list offer in minutes, 1 to 1440 (D21).' })
   waitlistOfferMinutes?: number | null;
+
+  @Field(() => Int, { nullable: true, description: "Minutes before an event's start when transfers stop, 0 to 10080 (D29)." })
+  transferLockMinutes?: number | null;
 }
 
 @InputType('InviteMemberInput')

@@ -9,7 +9,7 @@ import type { OrganizationEntity } from './organization.entity';
  */
 
 const ACCESS_FIELDS = ['allowedIps', 'restrictionMode'] as const;
-const OTHER_FIELDS = ['timezone', 'plan', 'rateLimitPerMinute', 'holdMinutes', 'waitlistOfferMinutes'] as const;
+const OTHER_FIELDS = ['timezone', 'plan', 'rateLimitPerMinute', 'holdMinutes', 'waitlistOfferMinutes', 'transferLockMinutes'] as const;
 
 type AuditedField = (typeof ACCESS_FIELDS)[number] | (typeof OTHER_FIELDS)[number];
 export type AuditedSettings = Record<AuditedField, AuditValue>;
@@ -24,6 +24,7 @@ export function auditedSettings(organization: OrganizationEntity): AuditedSettin
     rateLimitPerMinute: organization.rateLimitPerMinute ?? null,
     holdMinutes: organization.holdMinutes ?? null,
     waitlistOfferMinutes: organization.waitlistOfferMinutes ?? null,
+    transferLockMinutes: organization.transferLockMinutes ?? null,
   };
 }
 

@@ -1,8 +1,8 @@
 import { Entity, Enum, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { newId } from '../../foundation/ids';
-import { DEFAULT_HOLD_MINUTES, DEFAULT_WAITLIST_OFFER_MINUTES } from './hold-settings';
+import { DEFAULT_HOLD_MINUTES, DEFAULT_TRANSFER_LOCK_MINUTES, DEFAULT_WAITLIST_OFFER_MINUTES } from './hold-settings';
 
-export { MAX_HOLD_MINUTES } from './hold-settings';
+export { MAX_HOLD_MINUTES, MAX_TRANSFER_LOCK_MINUTES } from './hold-settings';
 
 export enum OrganizationPlan {
   STANDARD = 'STANDARD',
@@ -16,7 +16,7 @@ export enum RestrictionMode {
 
 @Entity({ tableName: 'organizations' })
 export class OrganizationEntity {
-  [OptionalProps]?: 'id' | 'timezone' | 'plan' | 'allowedIps' | 'restrictionMode' | 'rateLimitPerMinute' | 'holdMinutes' | 'waitlistOfferMinutes' | 'createdAt' | 'updatedAt';
+  [OptionalProps]?: 'id' | 'timezone' | 'plan' | 'allowedIps' | 'restrictionMode' | 'rateLimitPerMinute' | 'holdMinutes' | 'waitlistOfferMinutes' | 'transferLockMinutes' | 'createdAt' | 'updatedAt';
 
   @PrimaryKey({ type: 'string', length: 40 })
   id: string = newId('org');
@@ -48,6 +48,10 @@ export class OrganizationEntity {
   /** How long a waiting-list offer is held for its entry (D21), 1 to 1440 minutes. */
   @Property({ type: 'integer' })
   waitlistOfferMinutes: number = DEFAULT_WAITLIST_OFFER_MINUTES;
+
+  /** How long before an event's start its bookings stop changing hands (D29), 0 to 10,080 minutes. */
+  @Property({ type: 'integer' })
+  transferLockMinutes: number = DEFAULT_TRANSFER_LOCK_MINUTES;
 
   @Property({ type: 'timestamptz', length: 3 })
   createdAt: Date = new Date();

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../foundation/errors/app-error';
 import { isIanaTimeZone } from '../../foundation/validation/rules';
 import { OrganizationPlan, RestrictionMode } from './organization.entity';
-import { MAX_HOLD_MINUTES } from './hold-settings';
+import { MAX_HOLD_MINUTES, MAX_TRANSFER_LOCK_MINUTES } from './hold-settings';
 
 /*
  * Every rule of an organization's settings (docs/decisions/ D11, D12, D14, D20, D21), as pure functions:
@@ -66,9 +66,10 @@ export function accessSettingsErrors(settings: { plan: OrganizationPlan; allowed
 
 /**
  * D20/D21: how long a hold (`holdMinutes`) and a waiting-list offer (`waitlistOfferMinutes`) last, a
- * whole number of minutes from 1 to 1440 (a day); absent means unchanged. Each failing field is listed.
+ * whole number of minutes from 1 to 1440 (a day); D29: how long before an event's start transfers stop
+ * (`transferLockMinutes`), from 0 to 10,080 (a week). Absent means unchanged. Each failing field is listed.
  */
-export function bookingWindowErrors(settings: { holdMinutes?: unknown; waitlistOfferMinutes?: unknown }): FieldError[] {
+export function bookingWindowErrors(settings: { holdMinutes?: unknown; waitlistOfferMinutes?: unknown; transferLockMinutes?: unknown }): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of ['holdMinutes', 'waitlistOfferMinutes'] as const) {
     const value = settings[field];
@@ -76,7 +77,14 @@ export function bookingWindowErrors(settings: { holdMinutes?: unknown; waitlistO
       errors.push({ field, message: `${field} must be a whole number of minutes from 1 to ${MAX_HOLD_MINUTES}` });
     }
   }
+  if (settings.transferLockMinutes !== undefined && !isTransferLockMinutes(settings.transferLockMinutes)) {
+    errors.push({ field: 'transferLockMinutes', message: `transferLockMinutes must be a whole number of minutes from 0 to ${MAX_TRANSFER_LOCK_MINUTES}` });
+  }
   return errors;
+}
+
+export function isTransferLockMinutes(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_TRANSFER_LOCK_MINUTES;
 }
 
 export function isWindowMinutes(value: unknown): value is number {

@@ -12,6 +12,7 @@ export function organizationView(organization: OrganizationEntity) {
     rateLimitPerMinute: organization.rateLimitPerMinute,
     holdMinutes: organization.holdMinutes,
     waitlistOfferMinutes: organization.waitlistOfferMinutes,
+    transferLockMinutes: organization.transferLockMinutes,
     createdAt: organization.createdAt.toISOString(),
     updatedAt: organization.updatedAt.toISOString(),
   };

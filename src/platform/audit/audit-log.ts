@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'event.published',
   'event.cancelled',
   'event.deleted',
+  'booking.transferred',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -8,9 +8,9 @@ export function newSigningSecret(): string {
 
 /**
  * What a key seals (D24): each purpose has its own key derived from the server secret, so a value sealed
- * for one purpose never opens as another (a stored answer is not a signing secret).
+ * for one purpose never opens as another (a stored answer is not a signing secret; D29's ticket codes).
  */
-export type SecretPurpose = 'webhook-signing-secret' | 'idempotent-answer';
+export type SecretPurpose = 'webhook-signing-secret' | 'idempotent-answer' | 'ticket-code';
 
 /** Public and fixed: HKDF's salt only separates this service's keys from other uses of the same secret. */
 const SALT = Buffer.from('event-service/server-secret', 'utf8');

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlPart } from '../../foundation/sql-part';
 import type { Actor } from '../auth/actor';
+import type { TicketCodes } from '../crypto/ticket-codes';
 import type { TraceScope } from '../observability/tracing';
 
 /*
@@ -82,6 +83,12 @@ export interface UnitOfWorkScope {
   readonly committed?: () => Promise<void>;
   /** Where the request is in its trace, when tracing is on (D27): its statements are spans there. */
   readonly trace?: TraceScope;
+  /**
+   * The keys of ticket codes (D29), derived from the server secret: a command that confirms a booking
+   * issues its code with them. Absent where no booking is confirmed (the admin CLI); such a command
+   * then refuses to run rather than confirm a booking without a code.
+   */
+  readonly ticketCodes?: TicketCodes;
 }
 
 /** The scope of work nobody asked for by a request (start-up work, jobs, tests): the system acting, without a key. */

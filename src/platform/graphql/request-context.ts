@@ -7,6 +7,7 @@ import type { UnitOfWorkScope } from '../db/unit-of-work-scope';
 import type { RateLimitState } from '../limits/organization-rate-limiter';
 import type { WebhookRuntime } from '../outbox/webhook-runtime';
 import type { ListCursors } from '../crypto/list-cursor';
+import type { TicketCodes } from '../crypto/ticket-codes';
 import type { TraceScope } from '../observability/tracing';
 
 /** The per-request context, identical for /graphql and for REST routes executed in-process. */
@@ -36,6 +37,8 @@ export interface RequestContext {
   readonly webhooks?: WebhookRuntime;
   /** Seals and opens list cursors (D25): a key derived from the server secret; absent where no list is read. */
   readonly cursors?: ListCursors;
+  /** Opens ticket codes to show them (D29: Booking.ticketCode); the request's commands have them in `scope`. */
+  readonly ticketCodes?: TicketCodes;
   /** What ran, for the access log: the REST route's operation, or the GraphQL operation's name. */
   readonly operation?: { name?: string };
   /**

@@ -165,26 +165,30 @@ export class SchemaConverter {
 
   private object(type: GraphQLObjectType, selectionSet: SelectionSetNode): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
-    this.collect(type, selectionSet, properties);
-    // Every selected field is always present (null when it has no value).
-    return { type: 'object', properties, required: Object.keys(properties) };
+    const conditional = new Set<string>();
+    this.collect(type, selectionSet, properties, conditional);
+    // Every selected field is always present (null when it has no value), except one the door selects
+    // for some callers only (@include: a booking's ticketCode for keys holding bookings:read, D29).
+    return { type: 'object', properties, required: Object.keys(properties).filter((name) => !conditional.has(name)) };
   }
 
-  private collect(type: GraphQLObjectType, selectionSet: SelectionSetNode, properties: Record<string, JsonSchema>): void {
+  private collect(type: GraphQLObjectType, selectionSet: SelectionSetNode, properties: Record<string, JsonSchema>, conditional: Set<string>): void {
     const fields = type.getFields();
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
+        const name = selection.alias?.value ?? selection.name.value;
+        if (selection.directives?.some((directive) => directive.name.value === 'include' || directive.name.value === 'skip')) conditional.add(name);
         if (selection.name.value === '__typename') {
-          properties[selection.alias?.value ?? '__typename'] = { type: 'string', const: type.name };
+          properties[name] = { type: 'string', const: type.name };
           continue;
         }
         const field = fields[selection.name.value];
-        properties[selection.alias?.value ?? field.name] = withDescription(this.output(field.type, selection.selectionSet), field.description);
+        properties[name] = withDescription(this.output(field.type, selection.selectionSet), field.description);
       } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = this.fragments.get(selection.name.value);
-        if (fragment) this.collect(type, fragment.selectionSet, properties);
+        if (fragment) this.collect(type, fragment.selectionSet, properties, conditional);
       } else {
-        this.collect(type, selection.selectionSet, properties);
+        this.collect(type, selection.selectionSet, properties, conditional);
       }
     }
   }

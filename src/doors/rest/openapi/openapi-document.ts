@@ -124,6 +124,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body ? { requestBody: requestBodyOf(route, converter, replaced) } : {}),
+    ...(route.bodyFields ? { requestBody: fieldsBodyOf(schema, route, converter) } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
   };
 }
@@ -164,6 +165,31 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replace
       "runtime knows; a hold's holdMinutes up to the organization's setting, holdMinutes only with hold): 400 VALIDATION_ERROR naming each failing field." +
       givenByPath,
     content: { 'application/json': { schema } },
+  };
+}
+
+/**
+ * The body of a route whose operation takes scalar arguments (bodyFields): an object with one field per
+ * variable, of the variable's type and bounds (a component of its own: CheckInByCodeBody).
+ */
+function fieldsBodyOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+  const { node, field } = rootFieldOf(schema, route);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const name of route.bodyFields ?? []) {
+    const type = route.variableTypes.get(name);
+    if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
+    const description = argumentFor(node, field, name)?.description;
+    const value = bounded(converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type)), route.parameterBounds?.[name]);
+    properties[name] = description ? { ...value, description } : value;
+    if (isNonNullType(type)) required.push(name);
+  }
+  const name = `${route.operation}Body`;
+  converter.components[name] = { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true };
+  return {
+    required: true,
+    description: 'JSON object. Fields the operation does not accept are ignored (D4); a failing field answers 400 VALIDATION_ERROR naming it.',
+    content: { 'application/json': { schema: ref(name) } },
   };
 }
 

@@ -1,6 +1,6 @@
 import { httpStatusOf, type ErrorCode } from '../../../foundation/errors/app-error';
 import type { CompiledRoute } from '../rest-executor';
-import type { RestDownload } from '../routes';
+import { readsBody, type RestDownload } from '../routes';
 import { ERROR_CATALOGUE, errorSchemaName } from './error-catalogue';
 import { ref } from './json-schema';
 
@@ -101,8 +101,8 @@ export const replayedHeader = (route: CompiledRoute) => (isWrite(route) ? { 'Ide
 export function errorCodesOf(route: CompiledRoute | RestDownload): ErrorCode[] {
   if (!('operation' in route)) return [...new Set([...EVERY_ROUTE, ...route.errors])];
   const codes: ErrorCode[] = [...EVERY_ROUTE];
-  if (route.body || (route.query ?? []).length > 0) codes.push('VALIDATION_ERROR');
-  if (route.body) codes.push('PAYLOAD_TOO_LARGE');
+  if (readsBody(route) || (route.query ?? []).length > 0) codes.push('VALIDATION_ERROR');
+  if (readsBody(route)) codes.push('PAYLOAD_TOO_LARGE');
   codes.push(...(route.errors ?? []));
   if (isWrite(route)) codes.push('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   return [...new Set(codes)];

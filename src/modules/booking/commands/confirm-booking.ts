@@ -11,12 +11,14 @@ import { findById } from '../booking.repository';
 import { changeBooking } from '../booking-transitions.repository';
 import { assertBookable } from '../../event/event.policy';
 import { effectiveStatus } from '../../event/event-status';
+import { noTicketCodes } from '../../../platform/crypto/ticket-codes';
 
 /**
  * Mutation.confirmBooking (D20): a HELD booking before its expiresAt becomes CONFIRMED, its seats moved
  * from the held counts to the confirmed ones, in one statement under the booking's locks
- * (booking-transitions.repository.ts), with its `booking.confirmed` message. A booking already
- * CONFIRMED is answered as it is (a retried confirmation is harmless); a hold past its expiresAt is
+ * (booking-transitions.repository.ts), with its `booking.confirmed` message and its ticket code (D29;
+ * a waiting-list offer's too). A booking already CONFIRMED is answered as it is (a retried
+ * confirmation is harmless); a hold past its expiresAt is
  * HOLD_EXPIRED even before the sweep stores it EXPIRED; a CANCELLED one is BOOKING_NOT_HELD; a hold
  * whose event no longer takes bookings (unpublished, cancelled, ended) is EVENT_NOT_PUBLISHED, as a
  * booking would be, and stays HELD until it expires.
@@ -34,8 +36,12 @@ export async function confirmBooking(scope: UnitOfWorkScope, organizationId: str
         { ...found, ticketType: found.ticketType, status: BookingStatus.CONFIRMED, confirmedAt },
         { id: found.event.id, slug: hole() },
       );
-      const { changed, booking } = await changeBooking(tx, organizationId, { id, eventId: found.event.id, slot: found.slot }, 'confirm', confirmedAt, webhookData);
+      // D29: the confirmed booking carries its ticket code from this statement on.
+      const ticket = (scope.ticketCodes ?? noTicketCodes()).issue();
+      const seats = { id, eventId: found.event.id, slot: found.slot };
+      const { changed, booking } = await changeBooking(tx, organizationId, seats, 'confirm', confirmedAt, webhookData, ticket);
       if (!booking) throw AppError.bookingNotFound(id);
+      if (changed) booking.ticketCode = ticket.code;
       // Changed meanwhile (confirmed, cancelled or expired by another request): answered from what it is now.
       if (!changed && needsConfirming(booking, confirmedAt)) {
         // Still held: its event no longer takes bookings (unpublished, cancelled or ended since the hold).

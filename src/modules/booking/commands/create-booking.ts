@@ -17,6 +17,7 @@ import { DEFAULT_HOLD_MINUTES } from '../../organization/hold-settings';
 import { holdMinutesErrors } from '../booking.policy';
 import { expireDueHolds } from './expire-holds';
 import { bookSlottedSlowly } from './book-slotted-slowly';
+import { noTicketCodes } from '../../../platform/crypto/ticket-codes';
 
 /**
  * Which events are slotted, as last seen by this process (organization and slug → slotted): which of
@@ -59,6 +60,8 @@ export async function createBooking(
   // before the event's row lock is taken (the unit of work's `returns`), not while it is held.
   const id = newId('bk');
   const createdAt = new Date();
+  // D29: a booking CONFIRMED when made carries its ticket code from its statement on (a hold gets one when confirmed).
+  const ticket = input.hold === true ? null : (scope.ticketCodes ?? noTicketCodes()).issue();
   const fields: NewBooking = {
     id,
     eventSlug: input.eventSlug,
@@ -69,6 +72,7 @@ export async function createBooking(
     createdAt,
     // A hold (D20) takes its seats until then; the organization's holdMinutes unless the input says.
     expiresAt: input.hold === true ? new Date(createdAt.getTime() + (input.holdMinutes ?? settings.holdMinutes) * 60_000) : null,
+    ticket,
   };
   // booking.created (booking.held for a hold) carries the booking as the API shows it; the event's id comes from the statement.
   const webhookData = presentBooking(
@@ -81,7 +85,7 @@ export async function createBooking(
     { id: hole(), slug: input.eventSlug },
   );
   const hintKey = `${organizationId}\u0000${input.eventSlug}`;
-  return inUnitOfWork(
+  const booking = await inUnitOfWork(
     scope,
     async (tx, unit) => {
       // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
@@ -132,6 +136,9 @@ export async function createBooking(
     },
     { returns: { entity: BookingEntity.name, id }, singleStatement: true, recoveryPointInStatement: true },
   );
+  // Its code in clear for the answer when this request stored it (a recovered retry's booking opens its own).
+  if (ticket !== null && booking.ticketCodeSealed === ticket.sealed) booking.ticketCode = ticket.code;
+  return booking;
 }
 
 /** Attempts of a booking that nothing refused (each: its event changed kind meanwhile, or the hint was wrong). */

@@ -21,11 +21,13 @@ export interface UpdateOrganizationInput {
   holdMinutes?: number;
   /** Minutes a waiting-list offer is held (D21), 1 to 1440. */
   waitlistOfferMinutes?: number;
+  /** Minutes before an event's start when its bookings stop changing hands (D29), 0 to 10,080. */
+  transferLockMinutes?: number;
 }
 
 /**
  * `org update`, Mutation.updateOrganizationSettings (D11, D12) and Mutation.updateOrganization (the
- * booking windows of D20, D21): every field checked at once, the
+ * booking windows of D20, D21, D29): every field checked at once, the
  * organization locked, the settings checked as a whole (only ENTERPRISE may have an allowlist or
  * STRICT mode), then applied. Running servers drop what they cached within a second (the database
  * trigger on organizations, src/platform/auth/auth-change-listener.ts).
@@ -56,6 +58,7 @@ export async function updateOrganization(scope: UnitOfWorkScope, organizationId:
     if (input.rateLimitPerMinute !== undefined) organization.rateLimitPerMinute = input.rateLimitPerMinute;
     if (input.holdMinutes !== undefined) organization.holdMinutes = input.holdMinutes;
     if (input.waitlistOfferMinutes !== undefined) organization.waitlistOfferMinutes = input.waitlistOfferMinutes;
+    if (input.transferLockMinutes !== undefined) organization.transferLockMinutes = input.transferLockMinutes;
     for (const change of settingsChanges(organizationId, before, auditedSettings(organization))) await recordAudit(tx, unit, change);
     await tx.flush();
     return organization;
