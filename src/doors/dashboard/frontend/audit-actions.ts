@@ -19,4 +19,5 @@ export const AUDIT_ACTION_NAMES: ReadonlyArray<readonly [action: string, name: s
   ['event.published', 'Event published'],
   ['event.cancelled', 'Event cancelled'],
   ['event.deleted', 'Event deleted'],
+  ['booking.transferred', 'Booking transferred'],
 ];

@@ -22,6 +22,7 @@ const EVENT_TYPES = [
   'booking.expired',
   'booking.checked_in',
   'booking.check_in_undone',
+  'booking.transferred',
   'waitlist.offered',
 ];
 
