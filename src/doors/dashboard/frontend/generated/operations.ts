@@ -62,6 +62,16 @@ export type MemberRole =
   | 'ADMIN'
   | 'MEMBER';
 
+/** Who holds the ticket from now on (D29). */
+export type TransferBookingInput = {
+  /** The new attendee's email address, at most 254 characters. */
+  attendeeEmail: string;
+  /** The new attendee: 1 to 200 characters, not blank. */
+  attendeeName: string;
+  /** Why, for the audit log: at most 500 characters. */
+  reason: string | null | undefined;
+};
+
 /** Only the given fields change. */
 export type UpdateOrganizationSettingsInput = {
   /** ENTERPRISE only; an empty list clears it. */
@@ -71,6 +81,8 @@ export type UpdateOrganizationSettingsInput = {
   /** STRICT or OFF; STRICT for ENTERPRISE only. */
   restrictionMode: string | null | undefined;
   timezone: string | null | undefined;
+  /** Minutes before an event's start when transfers stop, 0 to 10080 (D29). */
+  transferLockMinutes: number | null | undefined;
   /** Length of a waiting-list offer in minutes, 1 to 1440 (D21). */
   waitlistOfferMinutes: number | null | undefined;
 };
@@ -94,12 +106,12 @@ export type ApiKeyFieldsFragment = { id: string, name: string, environment: stri
 
 export type MemberFieldsFragment = { id: string, email: string, name: string, role: MemberRole, createdAt: string };
 
-export type OrganizationFieldsFragment = { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number };
+export type OrganizationFieldsFragment = { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number, transferLockMinutes: number };
 
 export type OrganizationSettingsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OrganizationSettingsQuery = { organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number } };
+export type OrganizationSettingsQuery = { organization: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number, transferLockMinutes: number } };
 
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -167,7 +179,7 @@ export type UpdateOrganizationSettingsMutationVariables = Exact<{
 }>;
 
 
-export type UpdateOrganizationSettingsMutation = { updateOrganizationSettings: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number } };
+export type UpdateOrganizationSettingsMutation = { updateOrganizationSettings: { id: string, name: string, plan: string, timezone: string, allowedIPs: Array<string>, restrictionMode: string, rateLimitPerMinute: number | null, holdMinutes: number, waitlistOfferMinutes: number, transferLockMinutes: number } };
 
 export type UsageQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -315,7 +327,30 @@ export type CheckInBookingMutationVariables = Exact<{
 
 export type CheckInBookingMutation = { checkInBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
 
-export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n}";
+export type BookingTicketCodeQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BookingTicketCodeQuery = { booking: { id: string, ticketCode: string | null } | null };
+
+export type TransferBookingMutationVariables = Exact<{
+  id: string | number;
+  input: TransferBookingInput;
+}>;
+
+
+export type TransferBookingMutation = { transferBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export type CheckInByCodeMutationVariables = Exact<{
+  code: string;
+  eventSlug: string;
+}>;
+
+
+export type CheckInByCodeMutation = { checkInByCode: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n  transferLockMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const RevokeApiKeyDocument = "mutation RevokeApiKey($id: ID!) {\n  revokeApiKey(id: $id) {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -325,7 +360,7 @@ export const InviteMemberDocument = "mutation InviteMember($input: InviteMemberI
 export const ReinviteMemberDocument = "mutation ReinviteMember($id: ID!) {\n  reinviteMember(id: $id) {\n    path\n    expiresAt\n    member {\n      ...MemberFields\n    }\n  }\n}\n\nfragment MemberFields on Member {\n  id\n  email\n  name\n  role\n  createdAt\n}";
 export const ChangeMemberRoleDocument = "mutation ChangeMemberRole($id: ID!, $role: MemberRole!) {\n  changeMemberRole(id: $id, role: $role) {\n    ...MemberFields\n  }\n}\n\nfragment MemberFields on Member {\n  id\n  email\n  name\n  role\n  createdAt\n}";
 export const RemoveMemberDocument = "mutation RemoveMember($id: ID!) {\n  removeMember(id: $id) {\n    id\n  }\n}";
-export const UpdateOrganizationSettingsDocument = "mutation UpdateOrganizationSettings($input: UpdateOrganizationSettingsInput!) {\n  updateOrganizationSettings(input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n}";
+export const UpdateOrganizationSettingsDocument = "mutation UpdateOrganizationSettings($input: UpdateOrganizationSettingsInput!) {\n  updateOrganizationSettings(input: $input) {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n  transferLockMinutes\n}";
 export const UsageDocument = "query Usage {\n  usage {\n    days\n    rateLimited\n    keys {\n      apiKeyId\n      name\n      prefix\n      requests\n      rateLimited\n    }\n  }\n}";
 export const WebhookEndpointsDocument = "query WebhookEndpoints {\n  webhookEndpoints {\n    ...WebhookEndpointFields\n  }\n}\n\nfragment WebhookEndpointFields on WebhookEndpoint {\n  id\n  url\n  description\n  eventTypes\n  enabled\n  disabledReason\n  createdAt\n  previousSecretExpiresAt\n}";
 export const WebhookMessagesDocument = "query WebhookMessages($endpointId: ID!) {\n  webhookMessages(endpointId: $endpointId, page: 1, limit: 20) {\n    total\n    messages {\n      id\n      type\n      status\n      createdAt\n      nextAttemptAt\n      attempts {\n        attemptNumber\n        attemptedAt\n        statusCode\n        durationMs\n        error\n        traceId\n      }\n    }\n  }\n}";
@@ -344,3 +379,6 @@ export const EventDetailDocument = "query EventDetail($slug: String!) {\n  event
 export const EventBookingsDocument = "query EventBookings($eventSlug: String!, $limit: Int!, $after: String, $status: BookingStatus) {\n  bookings(eventSlug: $eventSlug, limit: $limit, after: $after, status: $status) {\n    total\n    nextCursor\n    bookings {\n      ...BookingFields\n    }\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const CancelBookingDocument = "mutation CancelBooking($id: ID!) {\n  cancelBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const CheckInBookingDocument = "mutation CheckInBooking($id: ID!) {\n  checkInBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const BookingTicketCodeDocument = "query BookingTicketCode($id: ID!) {\n  booking(id: $id) {\n    id\n    ticketCode\n  }\n}";
+export const TransferBookingDocument = "mutation TransferBooking($id: ID!, $input: TransferBookingInput!) {\n  transferBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const CheckInByCodeDocument = "mutation CheckInByCode($code: String!, $eventSlug: String!) {\n  checkInByCode(code: $code, eventSlug: $eventSlug) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";

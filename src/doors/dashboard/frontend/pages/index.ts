@@ -1,5 +1,6 @@
 import type { Page, Route } from '../page';
 import { auditPage } from './audit';
+import { doorRoute } from './door';
 import { eventRoute } from './event';
 import { eventsPage } from './events';
 import { keysPage } from './keys';
@@ -12,7 +13,7 @@ import { webhooksPage } from './webhooks';
 export const PAGES: readonly Page[] = [keysPage, eventsPage, membersPage, webhooksPage, settingsPage, usagePage, auditPage];
 
 /** Pages reached from another page, with an argument in their address; not in the navigation. */
-const ROUTES: readonly Route[] = [eventRoute];
+const ROUTES: readonly Route[] = [eventRoute, doorRoute];
 
 /** The page at a path (the address after `#/`); an unknown path shows the first page. */
 export function pageAt(path: string): Page {

@@ -18,6 +18,9 @@ function timeZones(): string[] {
 const MAX_MINUTES = 1440;
 const MINUTES_INPUT = { type: 'number', min: 1, max: MAX_MINUTES, step: 1, required: true, inputmode: 'numeric' } as const;
 
+/** The longest transfer lock (a week before the start), as the server checks it (D29). */
+const MAX_LOCK_MINUTES = 10_080;
+
 function minutes(value: number): string {
   return value === 1 ? '1 minute' : `${value} minutes`;
 }
@@ -56,6 +59,8 @@ export const settingsPage: Page = {
           h('dd', {}, minutes(organization.holdMinutes)),
           h('dt', {}, 'Waiting-list offer length'),
           h('dd', {}, minutes(organization.waitlistOfferMinutes)),
+          h('dt', {}, 'Transfer lock'),
+          h('dd', {}, organization.transferLockMinutes === 0 ? 'none: transfers until the start' : `${minutes(organization.transferLockMinutes)} before the start`),
         ),
         h('p', {}, 'Only organization admins can change these settings.'),
       );
@@ -74,6 +79,21 @@ export const settingsPage: Page = {
       h('label', { for: 'settings-offer' }, 'Waiting-list offer length in minutes'),
       h('input', { ...MINUTES_INPUT, id: 'settings-offer', name: 'waitlistOfferMinutes', value: organization.waitlistOfferMinutes, 'aria-describedby': 'settings-offer-hint' }),
       h('p', { id: 'settings-offer-hint', class: 'hint' }, `How long seats offered to the waiting list are held for the person offered them (1 to ${MAX_MINUTES}).`),
+      h('label', { for: 'settings-transfer-lock' }, 'Transfer lock in minutes'),
+      h('input', {
+        ...MINUTES_INPUT,
+        min: 0,
+        max: MAX_LOCK_MINUTES,
+        id: 'settings-transfer-lock',
+        name: 'transferLockMinutes',
+        value: organization.transferLockMinutes,
+        'aria-describedby': 'settings-transfer-lock-hint',
+      }),
+      h(
+        'p',
+        { id: 'settings-transfer-lock-hint', class: 'hint' },
+        `How long before an event starts its bookings can no longer be transferred or exchanged (0, the default: until the start; at most ${MAX_LOCK_MINUTES}, a week).`,
+      ),
       enterprise
         ? h(
             'div',
@@ -107,6 +127,7 @@ export const settingsPage: Page = {
           // A value the server refuses (out of range) comes back as a VALIDATION_ERROR naming the field.
           holdMinutes: Number(field(data, 'holdMinutes')),
           waitlistOfferMinutes: Number(field(data, 'waitlistOfferMinutes')),
+          transferLockMinutes: Number(field(data, 'transferLockMinutes')),
         },
       };
       request<UpdateOrganizationSettingsMutation, UpdateOrganizationSettingsMutationVariables>(UpdateOrganizationSettingsDocument, variables).then(
