@@ -22,7 +22,7 @@ select id, slots from events where organization_id = $1 and slug = $2 for no key
 
 -- name: readLockedEvent
 -- params: $1 at, $2 eventId
-select e.id, e.slug, e.status, e.end_date, e.slots, (e.capacity - (e.registration_count + e.held_count + coalesce((select sum(s.taken) from event_slots s where s.event_id = e.id), 0)))::int as room, coalesce((select sum(b.quantity) from bookings b where b.event_id = e.id  and b.status = 'HELD' and b.expires_at <= $1::timestamptz), 0)::int as lapsed,
+select e.id, e.slug, e.status, e.end_date, (e.capacity - (e.registration_count + e.held_count + coalesce((select sum(s.taken) from event_slots s where s.event_id = e.id), 0)))::int as room, coalesce((select sum(b.quantity) from bookings b where b.event_id = e.id  and b.status = 'HELD' and b.expires_at <= $1::timestamptz), 0)::int as lapsed,
             o.waitlist_offer_minutes as offer_minutes,
             coalesce((select json_agg(json_build_object('id', t.id, 'room', t.quantity - (t.sold + t.held + coalesce((select sum(u.taken) from ticket_type_slots u where u.ticket_type_id = t.id), 0)), 'lapsed', coalesce((select sum(b.quantity) from bookings b where b.event_id = e.id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= $1::timestamptz), 0)::int))
                         from ticket_types t where t.event_id = e.id), '[]'::json) as types

@@ -10,7 +10,7 @@ import { createTenant, eventInput } from './helpers/factories';
 import { HttpsClient, type HttpResponse } from './helpers/https-client';
 import { spawnServer, type ServerProcess } from './helpers/spawned-server';
 
-// D7 across processes: two real server processes (the compiled server, each its own pools and hints) sell out
+// D7 across processes: two real server processes (the compiled server, each its own pools) sell out
 // one event at once, a slotted one and one that keeps its count on its row, with bookings of mixed
 // sizes and cancellations: exactly the capacity is sold, every other answer is SOLD_OUT, every count
 // exact; and both scan one booking at once for its check-in (D22), by id and by ticket code (D29). (This test found a booking

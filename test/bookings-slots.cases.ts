@@ -12,9 +12,10 @@ import {
   ticket,
   UPDATE_TICKET_TYPE,
 } from './helpers/bookings';
-import { createTenant } from './helpers/factories';
+import { createTenant, eventInput } from './helpers/factories';
 import { useTestApp } from './helpers/use-test-app';
 import { SLOT_COUNT, SLOTTED_MIN_CAPACITY } from '../src/modules/inventory/inventory.policy';
+import { openForBookings } from '../src/modules/inventory/inventory.repository';
 
 // Inventory slots (src/modules/inventory/, docs/architecture.md): a hot event's seats split over rows that
 // bookings claim side by side. Every count stays exact and nothing is ever oversold, also across
@@ -83,6 +84,54 @@ test('bookings of a slotted event go on while its row is locked (they take no lo
   expect(listed.body.events.find((item: { slug: string }) => item.slug === event.slug)).toMatchObject({ registrationCount: 24 });
   const graphql = await ctx.app.client.graphql(key, 'query($slug: String!) { event(slug: $slug) { registrationCount ticketTypes { sold } } }', { slug: event.slug });
   expect(graphql.body.data.event).toEqual({ registrationCount: 24, ticketTypes: [{ sold: 24 }] });
+});
+
+test('one statement books either kind of event: a slotted and an unslotted one booked alternately from one process, through both doors, each on its first statement', async () => {
+  const { key } = await createTenant(ctx.app.orm);
+  const slotted = await createPublishedEvent(ctx.app.client, key, { capacity: SLOTTED_MIN_CAPACITY, ticketTypes: [ticket({ quantity: 100 })] });
+  const onRow = await createPublishedEvent(ctx.app.client, key, { capacity: 20, ticketTypes: [ticket({ quantity: 10 })] });
+  const slotOf = async (id: string) => {
+    const [row] = await ctx.app.orm.em.fork().getConnection().execute<Array<{ slot: number | null }>>('select slot from bookings where id = ?', [id]);
+    return row.slot;
+  };
+  for (const [index, event] of [slotted, onRow, slotted, onRow, onRow, slotted].entries()) {
+    const input = { quantity: 1, ticketTypeId: event.ticketTypes[0].id, attendeeEmail: `alternate${index}@example.com`, attendeeName: 'Alternate' };
+    ctx.app.sql.reset();
+    const made =
+      index % 2 === 0
+        ? (await ctx.app.client.graphql(key, CREATE_BOOKING, { input: { ...input, eventSlug: event.slug } })).body.data.createBooking
+        : (await ctx.app.client.rest('POST', `/v1/events/${event.slug}/bookings`, key, input)).body;
+    expect(made.status).toBe('CONFIRMED');
+    // The first statement that books is the one: no other statement tries to.
+    expect(ctx.app.sql.statements.filter((statement) => /insert into bookings/.test(statement))).toHaveLength(1);
+    expect(await slotOf(made.id as string)).toEqual(event === slotted ? expect.any(Number) : null);
+  }
+  for (const event of [slotted, onRow]) {
+    const counts = await storedCounts(ctx.app.orm, event.id);
+    expectConsistent(counts);
+    expect(counts.registrationCount).toBe(3);
+  }
+});
+
+test('a booking that waits for the row of an event being published with slots books in its slots (the statement after reads the event as published)', async () => {
+  const { key } = await createTenant(ctx.app.orm);
+  const draft = (await ctx.app.client.rest('POST', '/v1/events', key, eventInput({ capacity: 600 }))).body;
+  const publishing = ctx.app.orm.em.fork();
+  let booked: Promise<HttpResponse> | undefined;
+  ctx.app.sql.reset();
+  await publishing.transactional(async (tx) => {
+    // As an update that publishes it: its row locked and changed, its slots made, then a commit.
+    await tx.getConnection().execute(`update events set status = 'PUBLISHED' where id = ?`, [draft.id], 'run', tx.getTransactionContext());
+    await openForBookings(tx, draft.id as string);
+    booked = ctx.app.client.graphql(key, CREATE_BOOKING, { input: bookingInput(draft.slug as string) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+  expect((await booked!).body.data.createBooking.status).toBe('CONFIRMED');
+  // Its first statement read the event as a draft on its row, and found it slotted under the lock.
+  expect(ctx.app.sql.statements.filter((statement) => /insert into bookings/.test(statement))).toHaveLength(2);
+  const counts = await storedCounts(ctx.app.orm, draft.id as string);
+  expectConsistent(counts);
+  expect(counts).toMatchObject({ registrationCount: 1, slots: { count: SLOT_COUNT } });
 });
 
 test('two processes selling out a slotted event with bookings of mixed sizes: exactly its capacity, every other answer SOLD_OUT, every count exact', async () => {

@@ -3,7 +3,7 @@ import { httpStatusOf } from '../../src/foundation/errors/error-codes';
 import type { HttpResponse, HttpsClient } from './https-client';
 
 /*
- * Ticket codes, check-in by code and transfers (D29) as the tests drive them, through both doors.
+ * Ticket codes, check-in by code, transfers and exchanges (D29) as the tests drive them, through both doors.
  */
 
 /** What a code looks like: tk_ and 24 of [A-Za-z0-9] (≈ 142.9 random bits), URL-safe as it is. */
@@ -12,6 +12,7 @@ export const TICKET_CODE = /^tk_[A-Za-z0-9]{24}$/;
 export const CODE_FIELDS = 'id eventSlug status attendeeName attendeeEmail checkedInAt ticketCode';
 export const CHECK_IN_BY_CODE = `mutation($code: String!, $eventSlug: String!) { checkInByCode(code: $code, eventSlug: $eventSlug) { ${CODE_FIELDS} } }`;
 export const TRANSFER = `mutation($id: ID!, $input: TransferBookingInput!) { transferBooking(id: $id, input: $input) { ${CODE_FIELDS} } }`;
+export const EXCHANGE = `mutation($id: ID!, $input: ExchangeBookingInput!) { exchangeBooking(id: $id, input: $input) { ${CODE_FIELDS} eventId ticketTypeId quantity } }`;
 export const BOOKING_CODE = `query($id: ID!) { booking(id: $id) { ${CODE_FIELDS} } }`;
 export const CREATE_WITH_CODE = `mutation($input: CreateBookingInput!) { createBooking(input: $input) { ${CODE_FIELDS} } }`;
 export const CONFIRM_WITH_CODE = `mutation($id: ID!) { confirmBooking(id: $id) { ${CODE_FIELDS} } }`;
@@ -62,6 +63,22 @@ export async function transfer(
       ? await client.request('POST', `/v1/bookings/${id}/transfer`, { headers: { authorization: `Bearer ${key}`, ...headers }, json: input })
       : await client.request('POST', '/graphql', { headers: { authorization: `Bearer ${key}`, ...headers }, json: { query: TRANSFER, variables: { id, input } } });
   return { ...outcomeOf(door, response, 'transferBooking'), response };
+}
+
+/** An exchange: Mutation.exchangeBooking, or POST /v1/bookings/{id}/exchange. */
+export async function exchange(
+  client: HttpsClient,
+  door: Door,
+  key: string,
+  id: string,
+  input: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Outcome & { readonly response: HttpResponse }> {
+  const response =
+    door === 'rest'
+      ? await client.request('POST', `/v1/bookings/${id}/exchange`, { headers: { authorization: `Bearer ${key}`, ...headers }, json: input })
+      : await client.request('POST', '/graphql', { headers: { authorization: `Bearer ${key}`, ...headers }, json: { query: EXCHANGE, variables: { id, input } } });
+  return { ...outcomeOf(door, response, 'exchangeBooking'), response };
 }
 
 /** The ticket code a key reads for booking `id` (GraphQL). */

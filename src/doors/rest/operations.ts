@@ -78,13 +78,17 @@ export const REST_OPERATIONS = /* GraphQL */ `
     undoCheckIn(id: $id) { ...Booking }
   }
 
-  # D29: a gate scans a ticket code; a booking changes hands.
+  # D29: a gate scans a ticket code; a booking changes hands, or moves to another event.
   mutation CheckInByCode($code: String!, $eventSlug: String!, $mayReadBookings: Boolean = false) {
     checkInByCode(code: $code, eventSlug: $eventSlug) { ...Booking }
   }
 
   mutation TransferBooking($id: ID!, $input: TransferBookingInput!, $mayReadBookings: Boolean = false) {
     transferBooking(id: $id, input: $input) { ...Booking }
+  }
+
+  mutation ExchangeBooking($id: ID!, $input: ExchangeBookingInput!, $mayReadBookings: Boolean = false) {
+    exchangeBooking(id: $id, input: $input) { ...Booking }
   }
 
   # A waiting-list entry as REST shows it (D21, D23).

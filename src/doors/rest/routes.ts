@@ -163,7 +163,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     parameterBounds: bookingId,
   },
 
-  // Tickets that can change hands (D29): a gate scans a code; a booking goes to another attendee.
+  // Tickets that can change hands (D29): a gate scans a code; a booking goes to another attendee, or to another event.
   {
     method: 'POST',
     path: '/v1/check-ins',
@@ -183,6 +183,16 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 200,
     result: 'transferBooking',
     errors: [...BOOKING_ERRORS, 'BOOKING_NOT_CONFIRMED', 'BOOKING_CHECKED_IN', 'TRANSFER_LOCKED'],
+    parameterBounds: bookingId,
+  },
+  {
+    method: 'POST',
+    path: '/v1/bookings/:id/exchange',
+    operation: 'ExchangeBooking',
+    body: 'input',
+    status: 200,
+    result: 'exchangeBooking',
+    errors: [...BOOKING_ERRORS, 'BOOKING_NOT_CONFIRMED', 'BOOKING_CHECKED_IN', 'TRANSFER_LOCKED', 'EVENT_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'TICKET_TYPE_NOT_FOUND', 'SOLD_OUT'],
     parameterBounds: bookingId,
   },
 

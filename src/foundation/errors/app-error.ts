@@ -222,7 +222,7 @@ export class AppError extends Error {
     return new AppError('ALREADY_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}`, { checkedInAt: checkedInAt.toISOString() });
   }
 
-  static bookingNotConfirmed(status: string, change: 'checked in' | 'transferred' = 'checked in'): AppError {
+  static bookingNotConfirmed(status: string, change: 'checked in' | 'transferred' | 'exchanged' = 'checked in'): AppError {
     return new AppError('BOOKING_NOT_CONFIRMED', `Only a CONFIRMED booking can be ${change}; this one is ${status}`, { status });
   }
 
@@ -232,15 +232,15 @@ export class AppError extends Error {
   }
 
   static ticketTransferred(at: Date): AppError {
-    return new AppError('TICKET_TRANSFERRED', `This code was replaced at ${at.toISOString()}: the ticket changed hands`, { transferredAt: at.toISOString() });
+    return new AppError('TICKET_TRANSFERRED', `This code was replaced at ${at.toISOString()}: the ticket was transferred or exchanged, and has a new code`, { transferredAt: at.toISOString() });
   }
 
   static bookingCheckedIn(checkedInAt: Date): AppError {
-    return new AppError('BOOKING_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}; it can no longer change hands`, { checkedInAt: checkedInAt.toISOString() });
+    return new AppError('BOOKING_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}; it can no longer be transferred or exchanged`, { checkedInAt: checkedInAt.toISOString() });
   }
 
   static transferLocked(lockedAt: Date): AppError {
-    return new AppError('TRANSFER_LOCKED', `Transfers of this event's bookings stopped at ${lockedAt.toISOString()}`, { lockedAt: lockedAt.toISOString() });
+    return new AppError('TRANSFER_LOCKED', `Transfers and exchanges of this event's bookings stopped at ${lockedAt.toISOString()}`, { lockedAt: lockedAt.toISOString() });
   }
 
   static notCheckedIn(): AppError {

@@ -136,12 +136,12 @@ export const ERROR_TABLE = {
   }),
   SOLD_OUT: code<{ limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string }>({
     status: 409,
-    when: 'The booking would exceed the event capacity or the ticket quantity.',
+    when: 'The booking (or an exchange to this event, D29) would exceed the event capacity or the ticket quantity.',
     details: { type: 'object' },
   }),
   EVENT_NOT_PUBLISHED: code<{ slug: string; status: string }>({
     status: 409,
-    when: 'A booking was asked for an event that is not PUBLISHED.',
+    when: 'A booking (or an exchange to it, D29) was asked for an event that is not PUBLISHED.',
     details: { type: 'object', properties: { slug: { type: 'string' }, status: { type: 'string' } }, required: ['slug', 'status'] },
   }),
   BOOKING_ALREADY_CANCELLED: code<{ id: string; cancelledAt: string | null }>({
@@ -187,14 +187,14 @@ export const ERROR_TABLE = {
   }),
   BOOKING_NOT_CONFIRMED: code<{ status: string }>({
     status: 409,
-    when: 'Only a CONFIRMED booking can be checked in (or have its check-in undone), or transferred (D29); details.status is what it is: HELD, CANCELLED or EXPIRED.',
+    when: 'Only a CONFIRMED booking can be checked in (or have its check-in undone), transferred or exchanged (D29); details.status is what it is: HELD, CANCELLED or EXPIRED.',
     details: { type: 'object', properties: { status: { type: 'string', enum: ['HELD', 'CANCELLED', 'EXPIRED'] } }, required: ['status'] },
   }),
   NOT_CHECKED_IN: code({
     status: 409,
     when: 'undoCheckIn on a CONFIRMED booking that is not checked in: there is nothing to undo.',
   }),
-  // Ticket codes and transfers (D29)
+  // Ticket codes, transfers and exchanges (D29)
   WRONG_EVENT: code<{ eventSlug: string }>({
     status: 409,
     when: "checkInByCode: the code is a ticket of another event of the organization (details.eventSlug is the ticket's); nothing is checked in.",
@@ -202,17 +202,17 @@ export const ERROR_TABLE = {
   }),
   TICKET_TRANSFERRED: code<{ transferredAt: string }>({
     status: 409,
-    when: 'checkInByCode: the code was replaced by a transfer at details.transferredAt (the booking has a new code); answered before any other check.',
+    when: 'checkInByCode: the code was replaced by a transfer or an exchange at details.transferredAt (the booking has a new code); answered before any other check, at any gate.',
     details: { type: 'object', properties: { transferredAt: { type: 'string', format: 'date-time' } }, required: ['transferredAt'] },
   }),
   BOOKING_CHECKED_IN: code<{ checkedInAt: string }>({
     status: 409,
-    when: 'A checked-in booking (details.checkedInAt) cannot change hands (D29).',
+    when: 'A checked-in booking (details.checkedInAt) cannot be transferred or exchanged (D29).',
     details: { type: 'object', properties: { checkedInAt: { type: 'string', format: 'date-time' } }, required: ['checkedInAt'] },
   }),
   TRANSFER_LOCKED: code<{ lockedAt: string }>({
     status: 409,
-    when: "Transfers of the event's bookings stopped at details.lockedAt: its start less the organization's transferLockMinutes (D29).",
+    when: "Transfers and exchanges of the event's bookings stopped at details.lockedAt: its start less the organization's transferLockMinutes (D29; for an exchange, the event the booking leaves).",
     details: { type: 'object', properties: { lockedAt: { type: 'string', format: 'date-time' } }, required: ['lockedAt'] },
   }),
   TICKET_TYPE_HAS_SALES: code<{ id: string; sold: number }>({

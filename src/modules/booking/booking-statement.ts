@@ -9,24 +9,22 @@ import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingEntity, type BookingStatus } from './booking.entity';
 
 /*
- * What the booking statements (booking.repository.ts for events that keep their count on their row,
- * slotted-booking.repository.ts for slotted ones) share: the columns their one answer row carries,
- * how that row becomes the command's BookingChange, and an Idempotency-Key's recovery point inside
- * the statement.
+ * What the booking statements share: the columns their one answer row carries, how that row becomes
+ * the command's BookingChange, the booking's insert, and an Idempotency-Key's recovery point inside the
+ * statement. The statements: booking.repository.ts (a booking, bookEvent),
+ * booking-transitions.repository.ts (cancel, expire, confirm), check-in.repository.ts; the seats they
+ * take and give back, once per inventory mode: src/modules/inventory/inventory-modes.repository.ts.
  *
- * The statements themselves, the row locks they take and the rule a locked row is changed by:
- * booking.repository.ts (and runBooking there, which runs them).
- *
- * A booking and a cancellation are each ONE statement (D7): the event's row lock, then the
- * ticket type's, the rules of booking.policy.ts as the guards of the updates (status, end, capacity,
- * quantity), the counts, the booking row and the outbox message commit together, and no round trip
- * to the service happens while a lock is held. The statement always answers one row: the change, or
- * what it found, from which the command works out the refusal (only on that path).
+ * A booking and a cancellation are each ONE statement (D7): the locks of the event's seats (its row,
+ * or one of its slots), the rules of booking.policy.ts as the guards of the updates (status, end,
+ * capacity, quantity), the counts, the booking row and the outbox message commit together, and no
+ * round trip to the service happens while a lock is held. The statement always answers one row: the
+ * change, or what it found, from which the command works out the refusal (only on that path).
  */
 
-/** What a refusal is worked out from. */
+/** The event's columns a refusal is worked out from. */
 export const EVENT_COLUMNS = ['id', 'slug', 'status', 'end_date', 'capacity', 'registration_count', 'held_count', 'slots'] as const;
-export const TICKET_TYPE_COLUMNS = ['id', 'quantity', 'sold', 'held'] as const;
+/** A booking's columns, as an answer carries them. */
 export const BOOKING_COLUMNS = [
   'id', 'organization_id', 'event_id', 'ticket_type_id', 'quantity', 'attendee_email', 'attendee_name', 'status',
   'created_at', 'cancelled_at', 'slot', 'expires_at', 'confirmed_at', 'checked_in_at', 'ticket_code_sealed',
@@ -76,13 +74,12 @@ export interface BookingChange {
   /** The ticket type as found (refusals only); `sold` counts its confirmed and held tickets on its row. */
   readonly ticketType: { id: string; quantity: number; sold: number } | null;
   /**
-   * Refusals only: the event's slot count as the statement saw it (null: no such event), which tells
-   * the caller to run the other statement when this one was the wrong one for it (a booking statement
-   * for an event on its row met a slotted event, or the other way).
+   * Refusals of a booking only: the event's slot count as the statement read it, which is its
+   * inventory mode (0: its counts are on its row; null: no such event).
    */
   readonly slots: number | null;
   /**
-   * Refusals of a slotted event's statement only: what was left in all its slots and in the ticket
+   * Refusals of a booking of a slotted event only: what was left in all its slots and in the ticket
    * type's, as the statement saw them (null: no limit, or no ticket type).
    */
   readonly room?: { readonly event: number | null; readonly ticketType: number | null };
@@ -153,7 +150,7 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
   const found = !changed && answer['e.id'] != null;
   return {
     changed,
-    slots: !changed && answer['probe.id'] != null ? Number(answer['probe.slots']) : null,
+    slots: !changed && answer['ev.id'] != null ? Number(answer['ev.slots']) : null,
     booking: booking ? (answers ? madeBooking(answers, booking, answer['e.slug'] as string) : managedBooking(em, booking)) : null,
     event: found
       ? {
@@ -175,9 +172,6 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
       : {}),
   };
 }
-
-/** The status a booking statement gives its booking: HELD with an expiry (bound as `?`), else CONFIRMED. */
-export const BOOKED_STATUS = `case when ?::timestamptz is null then 'CONFIRMED' else 'HELD' end`;
 
 export interface NewBooking {
   readonly id: string;
@@ -206,14 +200,51 @@ export interface BookingRequest {
 }
 
 /** The holes of a booking's webhook data: its event's id, from the booking row (`g`). */
-const BOOKING_HOLES = ['to_json(g.event_id)::text'];
+export const BOOKING_HOLES = ['to_json(g.event_id)::text'];
 
 /**
- * What every booking statement adds around its own CTEs, for one request: its booking.created
- * (booking.held for a hold) outbox CTEs, its key's recovery point when it has one (D17: the key's
- * record locked first, the change gated on it, the point written after the booking row), the seats it
- * adds to the confirmed and the held counts, and the values of its `insert into bookings … select`
- * (id to expires_at, then the ticket code's hash and sealed form, D29). `variant` names the statement's text.
+ * The booking's row, from the CTE `ok` (event_id, slot: where its seats were taken): the one insert of
+ * a booking, its values the named parameters of `bookingParts(…).insert`. HELD with an expiry (D20),
+ * else CONFIRMED; a CONFIRMED one carries its ticket code's keyed hash and sealed form (D29).
+ */
+export const INSERT_BOOKING = `b as (
+       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, slot,
+                             ticket_code_hash, ticket_code_sealed)
+       select :id, :organizationId, ok.event_id, :ticketTypeId::text, :quantity::int, :attendeeEmail, :attendeeName,
+              case when :expiresAt::timestamptz is null then 'CONFIRMED' else 'HELD' end, :createdAt::timestamptz, :expiresAt::timestamptz, ok.slot,
+              :ticketCodeHash::text, :ticketCodeSealed::text
+         from ok
+       returning *)`;
+
+/** The values of INSERT_BOOKING, by name. */
+export interface BookingInsert {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly ticketTypeId: string | null;
+  readonly quantity: number;
+  readonly attendeeEmail: string;
+  readonly attendeeName: string;
+  readonly createdAt: Date;
+  readonly expiresAt: Date | null;
+  readonly ticketCodeHash: string | null;
+  readonly ticketCodeSealed: string | null;
+}
+
+/** The texts a booking statement is made of besides its own (one statement per set: see bookEvent). */
+export interface BookingTexts {
+  /** With an Idempotency-Key (D17): the key's record locked first, the change gated on it, the point written after the booking row. */
+  readonly keyed: boolean;
+  readonly claim: string;
+  readonly gate: string;
+  readonly point: string;
+  readonly held: string;
+  /** booking.created (booking.held for a hold) as outbox CTEs over the booking row `b`. */
+  readonly messages: string;
+}
+
+/**
+ * What a booking statement adds around its own CTEs, for one request: its texts (BookingTexts) and
+ * their values, with the booking's insert (INSERT_BOOKING), by name.
  */
 export function bookingParts(request: BookingRequest) {
   const { organizationId, fields, idempotency } = request;
@@ -222,20 +253,33 @@ export function bookingParts(request: BookingRequest) {
   if (hold === (ticket !== null)) throw new Error(`booking ${fields.id}: a booking CONFIRMED when made needs a ticket code, a hold none (D29)`);
   const outbox = outboxCtes(organizationId, hold ? 'booking.held' : 'booking.created', 'b', request.webhookData, BOOKING_HOLES);
   const key = idempotency?.parts('b');
-  return {
-    outbox,
-    variant: key ? ':keyed' : '',
-    claim: key ? `${key.claim.sql},` : '',
+  const insert: BookingInsert = {
+    id: fields.id,
+    organizationId,
+    ticketTypeId: fields.ticketTypeId,
+    quantity: fields.quantity,
+    attendeeEmail: fields.attendeeEmail,
+    attendeeName: fields.attendeeName,
+    createdAt: fields.createdAt,
+    expiresAt: fields.expiresAt,
+    ticketCodeHash: ticket?.lookupHash ?? null,
+    ticketCodeSealed: ticket?.sealed ?? null,
+  };
+  const texts: BookingTexts = {
+    keyed: key !== undefined,
+    claim: key?.claim.sql ?? '',
     gate: key?.gate ?? '',
-    point: key ? `${key.point.sql},` : '',
+    point: key?.point.sql ?? '',
     held: key?.held ?? 'true',
-    claimBindings: key?.claim.bindings ?? [],
-    pointBindings: key?.point.bindings ?? [],
-    confirmed: hold ? 0 : fields.quantity,
-    heldSeats: hold ? fields.quantity : 0,
-    insert: [
-      fields.id, organizationId, fields.ticketTypeId, fields.quantity, fields.attendeeEmail, fields.attendeeName, fields.expiresAt, fields.createdAt, fields.expiresAt,
-      ticket?.lookupHash ?? null, ticket?.sealed ?? null,
-    ],
+    messages: outbox.sql,
+  };
+  return {
+    texts,
+    /** The seats of the booking that are held (D20): all of them for a hold. */
+    held: hold ? fields.quantity : 0,
+    insert,
+    messages: outbox.bindings,
+    claim: key?.claim.bindings ?? [],
+    point: key?.point.bindings ?? [],
   };
 }

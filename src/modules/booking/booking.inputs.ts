@@ -92,6 +92,20 @@ export class TransferBookingInput {
   reason?: string | null;
 }
 
+@InputType('ExchangeBookingInput', { description: 'Where the booking moves to (D29).' })
+export class ExchangeBookingInput {
+  @Field({ description: "Another event of the organization (not the booking's own); it must be PUBLISHED." })
+  eventSlug!: string;
+
+  @Field(() => ID, { nullable: true, description: 'A ticket type of that event: required when it has ticket types.' })
+  ticketTypeId?: string | null;
+}
+
+/** The rules of an ExchangeBookingInput that are not its class's own: the slug's and the ticket type id's shape. */
+export function exchangeInputErrors(input: ExchangeBookingInput): FieldError[] {
+  return [...slugErrors('eventSlug', input.eventSlug), ...(input.ticketTypeId == null ? [] : idErrors('ticketTypeId', input.ticketTypeId, 'tt'))];
+}
+
 /** A scanned ticket code (D29): URL-safe characters, bounded; the message never repeats it (a code opens a door). */
 export function ticketCodeErrors(field: string, code: string): FieldError[] {
   if (code.length >= 1 && code.length <= MAX_TICKET_CODE_LENGTH && TICKET_CODE_SHAPE.test(code)) return [];

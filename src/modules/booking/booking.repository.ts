@@ -1,22 +1,30 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
 import type { EventEntity } from '../event/event.entity';
-import { executePrepared, statementText } from '../../platform/db/prepared-statements';
-import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
+import { exampleOutbox } from '../event/event-change-statements';
+import { executeStatement } from '../../platform/db/prepared-statements';
+import { fragment, sqlStatements } from '../../platform/db/sql-statement';
+import { recoveryPointTexts } from '../../platform/idempotency/held-key';
+import { SLOT_COUNT } from '../inventory/inventory.policy';
+import { ROW_SEATS, SLOT_SEATS, slotHeld, slotRoomOfEvent, slotRoomOfTicketType, type Reservation } from '../inventory/inventory-modes.repository';
 import { BookingEntity, BookingStatus } from './booking.entity';
 import {
   BOOKING_COLUMNS,
-  columnsOf,
-  EVENT_COLUMNS,
+  BOOKING_HOLES,
   bookingParts,
   changeOf,
-  BOOKED_STATUS,
-  TICKET_TYPE_COLUMNS,
+  columnsOf,
+  EVENT_COLUMNS,
+  INSERT_BOOKING,
   type BookingChange,
+  type BookingInsert,
   type BookingRequest,
+  type BookingTexts,
 } from './booking-statement';
 
 export type { BookingChange, NewBooking } from './booking-statement';
+
+const sql = sqlStatements(__filename);
 
 /*
  * The only place that reaches the bookings table through the ORM (the batched pages of Event.bookings
@@ -33,80 +41,105 @@ export async function findById(em: EntityManager, organizationId: string, id: st
   return booking;
 }
 
-// ---- Write side: events that keep their count on their row (slotted ones: slotted-booking.repository.ts)
+// ---- Write side: a booking ----------------------------------------------------------------------
 
 /*
- * A rule of every booking statement (these, slotted-booking.repository.ts, booking-transitions and
- * check-in): a row that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed from the values that
- * CTE returned (`ok.registration_count + q`), never from the target's own column
- * (`x.registration_count + q`). PostgreSQL re-reads a locked row that changed while the lock waited, so
- * the CTE sees the latest version; an UPDATE of that same row in the same statement, though, computes
- * from the version its snapshot saw when the newer one is locked by this very statement: a concurrent
- * cancellation then let a booking past the capacity (found by test/bookings-processes.test.ts,
- * reproduced with pgbench; the CHECK constraints caught it as a 500). What the statements share
- * (answer columns, the answer as a BookingChange): booking-statement.ts.
+ * A rule of every booking statement (this one, booking-transitions.repository.ts, check-in): a row
+ * that a CTE locked (FOR UPDATE / FOR NO KEY UPDATE) is changed from the values that CTE returned
+ * (`e.registration_count + q`), never from the target's own column (`x.registration_count + q`).
+ * PostgreSQL re-reads a locked row that changed while the lock waited, so the CTE sees the latest
+ * version; an UPDATE of that same row in the same statement, though, computes from the version its
+ * snapshot saw when the newer one is locked by this very statement: a concurrent cancellation then
+ * let a booking past the capacity (found by test/bookings-processes.test.ts, reproduced with pgbench;
+ * the CHECK constraints caught it as a 500). What the statements share (answer columns, the answer as
+ * a BookingChange, the booking's insert): booking-statement.ts.
  */
 
-/** Runs a booking statement: the change, or what it found; a lost Idempotency-Key claim is refused. */
-export async function runBooking(
-  em: EntityManager,
-  sql: string,
-  idempotency: RecoveryPointCtes | undefined,
-  answers: EntityManager,
-  bindings: unknown[],
-): Promise<BookingChange> {
-  const [answer] = await executePrepared<Record<string, unknown>>(em, sql, bindings);
-  if (answer.claim_held === false) idempotency!.lost();
-  return changeOf(em, answer, answer['b.id'] != null, answers);
+/** The seats a booking takes, as the inventory modes' reserve reads them (inventory-modes.repository.ts). */
+const SEATS: Reservation = {
+  event: 'ev',
+  ticketTypeId: ':ticketTypeId::text',
+  quantity: ':quantity::int',
+  held: ':held::int',
+  at: ':createdAt::timestamptz',
+  start: ':start::int',
+  guard: '',
+};
+
+/** A booking's parameters: its insert's, and what its seats are taken with. */
+interface BookParams extends BookingInsert {
+  readonly eventSlug: string;
+  readonly held: number;
+  readonly start: number;
+  readonly messages: readonly unknown[];
+  readonly claim: readonly unknown[];
+  readonly point: readonly unknown[];
 }
 
+/** The found event: as locked when its counts are on its row, else as read. */
+const FOUND_EVENT = `left join lateral (
+            select ${EVENT_COLUMNS.map((column) => `e.${column}`).join(', ')} where ev.slots = 0
+            union all
+            select ${EVENT_COLUMNS.map((column) => `ev.${column}`).join(', ')} where ev.slots > 0) found on true`;
+
+/** A refused booking of a slotted event: what is left in all its slots, as this statement saw them. */
+const ROOM = `case when b.id is null and ev.slots > 0 then ${slotRoomOfEvent('ev.id')} end as "room.event",
+          case when b.id is null and ev.slots > 0 then ${slotRoomOfTicketType('tt.id')} end as "room.ticketType",
+          case when b.id is null and ev.slots > 0 then ${slotHeld('ev.id')} end as "room.held"`;
+
 /**
- * Books an event that keeps its counts on its row (not slotted) in one statement: locks the
- * organization's event `eventSlug`, then its ticket type, and only if the event is bookable (PUBLISHED
- * and not ended) and both the capacity and the type's quantity can take the seats, adds them to both
- * counts, inserts the booking and its `booking.created` message. `webhookData` is the message's data
- * with hole() for the event's id (filled in by the statement). A slotted event is left alone, its row
- * not even locked (`slots` tells the caller).
+ * A booking, ONE statement whatever the event's inventory mode: it reads the organization's event
+ * `eventSlug` with its mode (`ev`, no lock), and books in that mode: an event that keeps its counts on
+ * its row locks that row, then the ticket type's (ROW_SEATS); a slotted one claims one of its slots,
+ * then the ticket type's slot of the same number (SLOT_SEATS), without locking the event's or the
+ * ticket type's row. The other mode's CTEs find no row. Only if the event is bookable (PUBLISHED and not ended) and both the
+ * capacity and the type's quantity can take the seats on the locked rows does it add them to the
+ * counts, insert the booking (with its slot) and its `booking.created` message; with an
+ * Idempotency-Key, the key's record is locked first and the recovery point written with the booking.
  */
-export async function bookSeats(em: EntityManager, request: BookingRequest): Promise<BookingChange> {
-  const { organizationId, fields, answers, idempotency } = request;
-  const { eventSlug, ticketTypeId, quantity, createdAt } = fields;
+const BOOK = sql.family<BookingTexts, BookParams, Record<string, unknown>>(
+  'bookEvent',
+  (texts) => `with ${texts.keyed ? `${fragment('claim', texts.claim)},\n     ` : ''}ev as (select ${EVENT_COLUMNS.join(', ')} from events where organization_id = :organizationId and slug = :eventSlug),
+     ${ROW_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
+     ${SLOT_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
+     ok as (select event_id, slot from row_ok union all select event_id, slot from slot_ok),
+     ${INSERT_BOOKING},
+     ${texts.keyed ? `${fragment('point', texts.point)},\n     ` : ''}${fragment('messages', texts.messages)}
+   select ${columnsOf('found', 'e', EVENT_COLUMNS)},
+          coalesce(t.id, tt.id) as "t.id", coalesce(t.quantity, tt.quantity) as "t.quantity", t.sold as "t.sold", t.held as "t.held",
+          ${columnsOf('b', 'b', BOOKING_COLUMNS)},
+          ev.id as "ev.id", ev.slots as "ev.slots", exists (select 1 from outbox_message) as outbox_written, ${texts.held} as claim_held,
+          ${ROOM}
+     from (select 1) one left join ev on true left join e on true left join t on true left join tt on true left join b on true
+          ${FOUND_EVENT}`,
+  {
+    key: (texts) => (texts.keyed ? 'keyed' : 'plain'),
+    examples: () => {
+      const messages = exampleOutbox('booking.created', 'b', BOOKING_HOLES);
+      return { plain: { keyed: false, claim: '', gate: '', point: '', held: 'true', messages }, 'with an Idempotency-Key': { keyed: true, ...recoveryPointTexts('b'), messages } };
+    },
+  },
+);
+
+/**
+ * Books (BOOK) the request's seats: the booking made, or what the statement found (the command works
+ * out the refusal). A slotted event's slot is looked for from `start` (random: concurrent bookings
+ * spread over the slots). A lost Idempotency-Key claim is refused.
+ */
+export async function bookEvent(em: EntityManager, request: BookingRequest, start = Math.floor(Math.random() * SLOT_COUNT)): Promise<BookingChange> {
+  const { fields, answers, idempotency } = request;
   const parts = bookingParts(request);
-  const { outbox } = parts;
-  const sql = statementText(`bookSeats${parts.variant}`, () => `with ${parts.claim}
-     probe as (select id, slots from events where organization_id = ? and slug = ?),
-     e as (select * from events where organization_id = ? and slug = ? and slots = 0 for no key update),
-     t as (select t.* from ticket_types t join e on t.event_id = e.id where t.id = ?::text for update of t),
-     ok as (
-       select e.id, e.registration_count, e.held_count, t.sold, t.held from e left join t on true
-        where e.status = 'PUBLISHED' and e.end_date > ?::timestamptz
-          and (e.capacity is null or e.registration_count + e.held_count + ?::int <= e.capacity)
-          and (?::text is null or t.sold + t.held + ?::int <= t.quantity) ${parts.gate}),
-     ue as (
-       update events x set registration_count = ok.registration_count + ?::int, held_count = ok.held_count + ?::int, updated_at = ?::timestamptz
-         from ok where x.id = ok.id),
-     ut as (update ticket_types y set sold = ok.sold + ?::int, held = ok.held + ?::int from ok where y.id = ?::text),
-     b as (
-       insert into bookings (id, organization_id, event_id, ticket_type_id, quantity, attendee_email, attendee_name, status, created_at, expires_at, ticket_code_hash, ticket_code_sealed)
-       select ?::text, ?::text, ok.id, ?::text, ?::int, ?::text, ?::text, ${BOOKED_STATUS}, ?::timestamptz, ?::timestamptz, ?::text, ?::text from ok
-       returning *),
-     ${parts.point}
-     ${outbox.sql}
-   select ${columnsOf('e', 'e', EVENT_COLUMNS)}, ${columnsOf('t', 't', TICKET_TYPE_COLUMNS)}, ${columnsOf('b', 'b', BOOKING_COLUMNS)},
-          probe.id as "probe.id", probe.slots as "probe.slots", exists (select 1 from outbox_message) as outbox_written, ${parts.held} as claim_held
-     from (select 1) one left join probe on true left join e on true left join t on true left join b on true`);
-  return runBooking(em, sql, idempotency, answers, [
-    ...parts.claimBindings,
-    organizationId, eventSlug,
-    organizationId, eventSlug,
-    ticketTypeId,
-    createdAt, quantity, ticketTypeId, quantity,
-    parts.confirmed, parts.heldSeats, createdAt,
-    parts.confirmed, parts.heldSeats, ticketTypeId,
+  const [answer] = await executeStatement(em, BOOK(parts.texts), {
     ...parts.insert,
-    ...parts.pointBindings,
-    ...outbox.bindings,
-  ]);
+    eventSlug: fields.eventSlug,
+    held: parts.held,
+    start,
+    messages: parts.messages,
+    claim: parts.claim,
+    point: parts.point,
+  });
+  if (answer.claim_held === false) idempotency!.lost();
+  return changeOf(em, answer, answer['b.id'] != null, answers);
 }
 
 /** Confirmed bookings of an event (D3: an event with any cannot be deleted). */

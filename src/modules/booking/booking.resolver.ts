@@ -5,7 +5,7 @@ import { DEFAULT_LIMIT } from '../../foundation/validation/arguments';
 import { EventEntity } from '../event/event.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { BookingEntity, BookingStatus, effectiveBookingStatus } from './booking.entity';
-import { CreateBookingInput, TransferBookingInput } from './booking.inputs';
+import { CreateBookingInput, ExchangeBookingInput, TransferBookingInput } from './booking.inputs';
 import { bookingById, bookingPage } from './booking.read-model';
 import { cancelBooking } from './commands/cancel-booking';
 import { checkInBooking, undoCheckIn } from './commands/check-in-booking';
@@ -13,6 +13,7 @@ import { createBooking } from './commands/create-booking';
 import { confirmBooking } from './commands/confirm-booking';
 import { checkInByCode } from './commands/check-in-by-code';
 import { transferBooking } from './commands/transfer-booking';
+import { exchangeBooking } from './commands/exchange-booking';
 import { BookingList } from './booking.types';
 import { noTicketCodes } from '../../platform/crypto/ticket-codes';
 
@@ -86,7 +87,7 @@ export class BookingResolver {
   @FieldResolver(() => String, {
     nullable: true,
     description:
-      'The ticket code a gate scans (checkInByCode; a storefront shows it as a QR code): tk_ and 24 letters and digits, URL-safe. Issued when the booking is CONFIRMED (a hold gets one when confirmed), replaced by a transfer. null while it has none (D29).',
+      'The ticket code a gate scans (checkInByCode; a storefront shows it as a QR code): tk_ and 24 letters and digits, URL-safe. Issued when the booking is CONFIRMED (a hold gets one when confirmed), replaced by a transfer or an exchange. null while it has none (D29).',
   })
   @RequiresPermission('bookings:read')
   ticketCode(@Root() booking: BookingEntity, @Ctx() context: RequestContext): string | null {
@@ -96,7 +97,7 @@ export class BookingResolver {
 
   @Mutation(() => BookingEntity, {
     description:
-      'Checks in the booking whose ticketCode a gate of event eventSlug scanned (D29, by the rules of D22: one winner, ALREADY_CHECKED_IN). TICKET_TRANSFERRED for a code a transfer replaced (before any other check), TICKET_NOT_FOUND for an unknown code, WRONG_EVENT for a ticket of another event.',
+      'Checks in the booking whose ticketCode a gate of event eventSlug scanned (D29, by the rules of D22: one winner, ALREADY_CHECKED_IN). TICKET_TRANSFERRED for a code a transfer or an exchange replaced (before any other check), TICKET_NOT_FOUND for an unknown code, WRONG_EVENT for a ticket of another event.',
   })
   @RequiresPermission('checkin:write')
   checkInByCode(@Ctx() context: RequestContext, @Arg('code') code: string, @Arg('eventSlug') eventSlug: string): Promise<BookingEntity> {
@@ -114,6 +115,19 @@ export class BookingResolver {
     @Arg('input', () => TransferBookingInput) input: TransferBookingInput,
   ): Promise<BookingEntity> {
     return transferBooking(context.scope, context.auth.organization.id, id, input);
+  }
+
+  @Mutation(() => BookingEntity, {
+    description:
+      "Moves a CONFIRMED booking, not checked in, before its event's lock, to another event of the organization (a ticket type of it required when it has some), keeping its id: seats taken there and freed here in one transaction (freed seats offered to this event's waiting list), a new ticketCode, the old one superseded (D29). BOOKING_NOT_CONFIRMED, BOOKING_CHECKED_IN, TRANSFER_LOCKED, EVENT_NOT_FOUND, EVENT_NOT_PUBLISHED, TICKET_TYPE_NOT_FOUND, SOLD_OUT (nothing changed).",
+  })
+  @RequiresPermission('bookings:write')
+  exchangeBooking(
+    @Ctx() context: RequestContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => ExchangeBookingInput) input: ExchangeBookingInput,
+  ): Promise<BookingEntity> {
+    return exchangeBooking(context.scope, context.auth.organization.id, id, input);
   }
 
   @FieldResolver(() => BookingStatus, { description: 'A HELD booking reads EXPIRED from its expiresAt on (D20).' })

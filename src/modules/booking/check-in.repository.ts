@@ -15,9 +15,9 @@ import type { BookingBody } from './booking.presenter';
  */
 
 /** JSON text of an SQL value, `null` for NULL (format() would print NULL as nothing). */
-const json = (expression: string) => `coalesce(to_json(${expression})::text, 'null')`;
+export const jsonOf = (expression: string) => `coalesce(to_json(${expression})::text, 'null')`;
 /** A timestamp as JSON text the way the API writes dates: ISO 8601 UTC with milliseconds. */
-const isoJson = (expression: string) => json(`to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const isoJson = (expression: string) => jsonOf(`to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /**
  * The booking as presentBooking shows it, as SQL over the changed row (`g`, with its event's slug as
@@ -25,14 +25,14 @@ const isoJson = (expression: string) => json(`to_char(${expression} at time zone
  * fails to compile until the statement writes it too.
  */
 const BOOKING_BODY_SQL: { readonly [Field in keyof BookingBody]-?: string } = {
-  id: json('g.id'),
-  eventId: json('g.event_id'),
-  eventSlug: json('g.event_slug'),
-  ticketTypeId: json('g.ticket_type_id'),
-  quantity: json('g.quantity'),
-  attendeeEmail: json('g.attendee_email'),
-  attendeeName: json('g.attendee_name'),
-  status: json('g.status'),
+  id: jsonOf('g.id'),
+  eventId: jsonOf('g.event_id'),
+  eventSlug: jsonOf('g.event_slug'),
+  ticketTypeId: jsonOf('g.ticket_type_id'),
+  quantity: jsonOf('g.quantity'),
+  attendeeEmail: jsonOf('g.attendee_email'),
+  attendeeName: jsonOf('g.attendee_name'),
+  status: jsonOf('g.status'),
   createdAt: isoJson('g.created_at'),
   cancelledAt: isoJson('g.cancelled_at'),
   expiresAt: isoJson('g.expires_at'),
@@ -41,7 +41,7 @@ const BOOKING_BODY_SQL: { readonly [Field in keyof BookingBody]-?: string } = {
 };
 
 const BODY_FIELDS = Object.keys(BOOKING_BODY_SQL) as Array<keyof BookingBody>;
-/** A booking message's data and the SQL that fills it from the changed row `g` (also checkInByCode's and a transfer's, D29). */
+/** A booking message's data and the SQL that fills it from the changed row `g` (also checkInByCode's, a transfer's and an exchange's, D29). */
 export const BODY_DATA = Object.fromEntries(BODY_FIELDS.map((field) => [field, hole()]));
 export const BODY_HOLES = BODY_FIELDS.map((field) => BOOKING_BODY_SQL[field]);
 

@@ -20,9 +20,10 @@ export function assertTransferable(
   booking: { status: BookingStatus; expiresAt: Date | null; checkedInAt: Date | null },
   lockedAt: Date,
   now: Date,
+  change: 'transferred' | 'exchanged' = 'transferred',
 ): void {
   const status = effectiveBookingStatus(booking, now);
-  if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status, 'transferred');
+  if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status, change);
   if (booking.checkedInAt !== null) throw AppError.bookingCheckedIn(booking.checkedInAt);
   if (now >= lockedAt) throw AppError.transferLocked(lockedAt);
 }

@@ -1,6 +1,6 @@
 /*
  * Inventory slots (D7): the rules of a hot event's split inventory, as pure functions. The SQL
- * that keeps them is in inventory.repository.ts (and, for bookings, booking.repository.ts).
+ * that keeps them is in inventory.repository.ts (and, for the seats of bookings, inventory-modes.repository.ts).
  *
  * A single row holding an event's count can take one booking per commit flush, whatever the machine:
  * every buyer of a ticket drop waits for the one ahead. A slotted event splits what is left of its
@@ -81,4 +81,10 @@ export function reshare(slots: readonly SlotState[], room: number | null): SlotS
   if (room === null) return slots.map((slot) => ({ ...slot, seats: null }));
   const split = shares(room, slots.length);
   return slots.map((slot, index) => ({ ...slot, seats: slot.taken + split[index] }));
+}
+
+/** The slot of a pool with the most room (an unlimited one first): where a booking too large for any one slot gathers its room. */
+export function roomiestSlot(slots: readonly SlotState[]): number {
+  const room = (slot: SlotState) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
+  return slots.reduce((best, slot) => (room(slot) > room(best) ? slot : best), slots[0]).slot;
 }

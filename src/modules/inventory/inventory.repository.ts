@@ -6,8 +6,8 @@ export type { SlotState } from './inventory.policy';
 
 /*
  * The SQL of inventory slots (inventory.policy.ts has the rules): the tables event_slots and
- * ticket_type_slots, and the slot counts of events and ticket_types. A booking's own statements, which
- * claim a slot, are with the bookings (src/modules/booking/booking.repository.ts).
+ * ticket_type_slots, and the slot counts of events and ticket_types. The seats a booking takes and
+ * gives back, in each mode, are in inventory-modes.repository.ts (composed by the booking statements).
  *
  * Lock order, the same for every change: the event's row, then its slots (by slot number), then a
  * booking's row, then ticket type rows, then their slots (by slot number). A booking of a slotted event

@@ -91,8 +91,6 @@ export interface LockedEvent {
   readonly slug: string;
   readonly status: string;
   readonly endDate: Date;
-  /** Whether its seats are split over inventory slots. */
-  readonly slotted: boolean;
   /** Seats left as stored (null: no capacity); holds past their expiresAt still count until expired. */
   readonly room: number | null;
   /** Seats of holds past their expiresAt not expired yet (free for clients, D20). */
@@ -107,10 +105,10 @@ const lapsed = (filter: string) =>
   `coalesce((select sum(b.quantity) from bookings b where b.event_id = e.id ${filter} and b.status = 'HELD' and b.expires_at <= :at::timestamptz), 0)::int`;
 const READ_LOCKED_EVENT = sql.statement<
   { at: Date; eventId: string },
-  { id: string; slug: string; status: string; end_date: string | Date; slots: number; room: number | null; lapsed: number; offer_minutes: number; types: Array<{ id: string; room: number; lapsed: number }> }
+  { id: string; slug: string; status: string; end_date: string | Date; room: number | null; lapsed: number; offer_minutes: number; types: Array<{ id: string; room: number; lapsed: number }> }
 >(
   'readLockedEvent',
-  `select e.id, e.slug, e.status, e.end_date, e.slots, (e.capacity - ${EVENT_TAKEN})::int as room, ${lapsed('')} as lapsed,
+  `select e.id, e.slug, e.status, e.end_date, (e.capacity - ${EVENT_TAKEN})::int as room, ${lapsed('')} as lapsed,
             o.waitlist_offer_minutes as offer_minutes,
             coalesce((select json_agg(json_build_object('id', t.id, 'room', t.quantity - ${TYPE_TAKEN}, 'lapsed', ${lapsed('and b.ticket_type_id = t.id')}))
                         from ticket_types t where t.event_id = e.id), '[]'::json) as types
@@ -126,7 +124,6 @@ export async function readLockedEvent(em: EntityManager, eventId: string, at: Da
     slug: row.slug,
     status: row.status,
     endDate: new Date(row.end_date),
-    slotted: Number(row.slots) > 0,
     room: row.room === null ? null : Number(row.room),
     lapsed: Number(row.lapsed),
     offerMinutes: Number(row.offer_minutes),

@@ -1,4 +1,4 @@
-/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers, D19's ticket type changes), in the order the docs list them. */
+/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers and exchanges, D19's ticket type changes), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.checked_in',
   'booking.check_in_undone',
   'booking.transferred',
+  'booking.exchanged',
   'waitlist.offered',
 ] as const;
 

@@ -38,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'event.cancelled',
   'event.deleted',
   'booking.transferred',
+  'booking.exchanged',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -23,6 +23,17 @@ export interface HeldKey extends IdempotencyClaim {
   readonly trace?: TraceScope;
 }
 
+const CLAIM_GATE = 'and exists (select 1 from idem_claim)';
+const CLAIM_HELD = 'exists (select 1 from idem_claim)';
+
+/**
+ * The texts of a recovery point inside a change's own statement over `gate` (recoveryPointParts
+ * without its values): what a statement that carries one shows in its snapshot (sql/).
+ */
+export function recoveryPointTexts(gate: string): { claim: string; gate: string; point: string; held: string } {
+  return { claim: CLAIM_CTE, gate: CLAIM_GATE, point: pointCte(gate), held: CLAIM_HELD };
+}
+
 /** The held key for `claim`; `recovered` are the sealed recovery points of an earlier attempt. */
 export function holdKey(
   sealer: ResponseSealer,
@@ -50,9 +61,9 @@ export function holdKey(
     // Inside the change's own statement: the claim locked and checked first, the point written with the change.
     recoveryPointParts: (step: number, result: RecordedResult, actor: Actor, gate: string) => ({
       claim: { sql: CLAIM_CTE, bindings: [organizationId, key, claimToken] },
-      gate: 'and exists (select 1 from idem_claim)',
+      gate: CLAIM_GATE,
       point: { sql: pointCte(gate), bindings: [String(step), sealPoint(sealer, result), JSON.stringify(actor), organizationId, key, claimToken] },
-      held: 'exists (select 1 from idem_claim)',
+      held: CLAIM_HELD,
     }),
   };
 }

@@ -20,4 +20,5 @@ export const AUDIT_ACTION_NAMES: ReadonlyArray<readonly [action: string, name: s
   ['event.cancelled', 'Event cancelled'],
   ['event.deleted', 'Event deleted'],
   ['booking.transferred', 'Booking transferred'],
+  ['booking.exchanged', 'Booking exchanged'],
 ];

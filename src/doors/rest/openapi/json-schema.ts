@@ -61,7 +61,7 @@ function nullable(schema: JsonSchema): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-function withDescription(schema: JsonSchema, description: string | null | undefined): JsonSchema {
+export function withDescription(schema: JsonSchema, description: string | null | undefined): JsonSchema {
   return description ? { ...schema, description } : schema;
 }
 

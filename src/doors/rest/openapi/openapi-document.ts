@@ -27,7 +27,7 @@ import {
   replayedHeader,
   STATUS_TEXT,
 } from './openapi-responses';
-import { ref, SchemaConverter, withPatterns, type JsonSchema } from './json-schema';
+import { ref, SchemaConverter, withDescription, withPatterns, type JsonSchema } from './json-schema';
 
 type Json = Record<string, unknown>;
 
@@ -57,7 +57,6 @@ function bounded(schema: JsonSchema, bounds: ParameterBounds | undefined): JsonS
   const { pattern, ...rest } = bounds;
   return withPatterns({ ...schema, ...rest }, pattern === undefined ? [] : [pattern]);
 }
-
 
 function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
   const { node, field } = rootFieldOf(schema, route);
@@ -175,22 +174,17 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replace
 function fieldsBodyOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
   const { node, field } = rootFieldOf(schema, route);
   const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
   for (const name of route.bodyFields ?? []) {
     const type = route.variableTypes.get(name);
     if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
-    const description = argumentFor(node, field, name)?.description;
     const value = bounded(converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type)), route.parameterBounds?.[name]);
-    properties[name] = description ? { ...value, description } : value;
-    if (isNonNullType(type)) required.push(name);
+    properties[name] = withDescription(value, argumentFor(node, field, name)?.description);
   }
+  const required = (route.bodyFields ?? []).filter((name) => isNonNullType(route.variableTypes.get(name)));
   const name = `${route.operation}Body`;
   converter.components[name] = { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true };
-  return {
-    required: true,
-    description: 'JSON object. Fields the operation does not accept are ignored (D4); a failing field answers 400 VALIDATION_ERROR naming it.',
-    content: { 'application/json': { schema: ref(name) } },
-  };
+  const description = 'JSON object. Fields the operation does not accept are ignored (D4); a failing field answers 400 VALIDATION_ERROR naming it.';
+  return { required: true, description, content: { 'application/json': { schema: ref(name) } } };
 }
 
 /** A download route (not a GraphQL operation) as the document shows it: from its declaration. */

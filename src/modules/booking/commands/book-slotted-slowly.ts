@@ -5,9 +5,9 @@ import { effectiveStatus, type EventStatus } from '../../event/event-status';
 import type { BookingEntity } from '../booking.entity';
 import { assertAvailable } from '../booking.policy';
 import type { BookingRequest } from '../booking-statement';
-import { bookSlotted } from '../slotted-booking.repository';
+import { bookEvent } from '../booking.repository';
 import { withinTransaction } from '../../../platform/db/unit-of-work';
-import { roomOf } from '../../inventory/inventory.policy';
+import { roomiestSlot, roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
 
 /*
@@ -61,12 +61,11 @@ export async function bookSlottedSlowly(em: EntityManager, request: BookingReque
 
     // There is room, spread over several slots: gather it into the slot with the most.
     const pool = ticketTypeSlots ?? eventSlots.slots;
-    const roomy = (slot: { seats: number | null; taken: number }) => (slot.seats === null ? Infinity : slot.seats - slot.taken);
-    const target = pool.reduce((best, slot) => (roomy(slot) > roomy(best) ? slot : best), pool[0]).slot;
+    const target = roomiestSlot(pool);
     if (roomOf(pool) !== null || roomOf(eventSlots.slots) !== null) {
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
-    const change = await bookSlotted(tx, request, target);
+    const change = await bookEvent(tx, request, target);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };

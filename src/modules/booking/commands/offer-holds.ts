@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../../foundation/errors/app-error';
 import { hole } from '../../../platform/outbox/outbox';
-import { SLOT_COUNT } from '../../inventory/inventory.policy';
 import { BookingStatus, effectiveBookingStatus, newBookingId } from '../booking.entity';
 import { presentBooking } from '../booking.presenter';
-import { bookSeats, findById, type NewBooking } from '../booking.repository';
+import { bookEvent, findById, type NewBooking } from '../booking.repository';
 import type { BookingRequest } from '../booking-statement';
 import { changeBooking } from '../booking-transitions.repository';
-import { bookSlotted } from '../slotted-booking.repository';
 import { bookSlottedSlowly } from './book-slotted-slowly';
 
 /*
@@ -18,8 +16,6 @@ import { bookSlottedSlowly } from './book-slotted-slowly';
 /** The seats an offer holds, and for whom. */
 export interface OfferedSeats {
   readonly eventSlug: string;
-  /** Whether the event's seats are split over inventory slots (read under its locks). */
-  readonly slotted: boolean;
   readonly ticketTypeId: string | null;
   readonly quantity: number;
   readonly attendeeEmail: string;
@@ -27,7 +23,7 @@ export interface OfferedSeats {
 }
 
 /**
- * A HELD booking (D20) of `seats` from `at` until `expiresAt`, made by the booking statements (guarded
+ * A HELD booking (D20) of `seats` from `at` until `expiresAt`, made by the booking statement (guarded
  * by the capacity and the quantity on the locked rows, with its `booking.held` message): its id, or
  * null when they refused it (nothing was changed then).
  */
@@ -47,10 +43,11 @@ export async function holdOfferedSeats(tx: EntityManager, organizationId: string
     { id: hole(), slug: seats.eventSlug },
   );
   const request: BookingRequest = { organizationId, fields, webhookData, answers: tx };
-  if (!seats.slotted) return (await bookSeats(tx, request)).changed ? fields.id : null;
-  if ((await bookSlotted(tx, request, Math.floor(Math.random() * SLOT_COUNT))).changed) return fields.id;
+  const change = await bookEvent(tx, request);
+  if (change.changed) return fields.id;
+  if (!change.slots) return null;
   try {
-    // Room enough, but not in one slot: gathered under the slots' locks (held by the caller).
+    // A slotted event: room enough, but not in one slot? Gathered under the slots' locks (held by the caller).
     await bookSlottedSlowly(tx, request);
     return fields.id;
   } catch (error) {

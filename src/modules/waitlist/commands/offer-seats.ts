@@ -74,7 +74,7 @@ export async function offerSeats(tx: EntityManager, organizationId: string, even
     const expiresAt = new Date(at.getTime() + event.offerMinutes * 60_000);
     let round = 0;
     for (const entry of chosen) {
-      const bookingId = await holdOfferedSeats(tx, organizationId, { ...entry, eventSlug: event.slug, slotted: event.slotted }, at, expiresAt);
+      const bookingId = await holdOfferedSeats(tx, organizationId, { ...entry, eventSlug: event.slug }, at, expiresAt);
       if (bookingId === null) continue;
       const data = presentOffer({
         ...entry,

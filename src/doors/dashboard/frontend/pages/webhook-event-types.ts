@@ -23,6 +23,7 @@ const EVENT_TYPES = [
   'booking.checked_in',
   'booking.check_in_undone',
   'booking.transferred',
+  'booking.exchanged',
   'waitlist.offered',
 ];
 
