@@ -52,6 +52,14 @@ export type EventStatus =
   | 'DRAFT'
   | 'PUBLISHED';
 
+/** Where the booking moves to (D29). */
+export type ExchangeBookingInput = {
+  /** Another event of the organization (not the booking's own); it must be PUBLISHED. */
+  eventSlug: string;
+  /** A ticket type of that event: required when it has ticket types. */
+  ticketTypeId: string | number | null | undefined;
+};
+
 export type InviteMemberInput = {
   email: string;
   name: string;
@@ -350,6 +358,14 @@ export type CheckInByCodeMutationVariables = Exact<{
 
 export type CheckInByCodeMutation = { checkInByCode: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
 
+export type ExchangeBookingMutationVariables = Exact<{
+  id: string | number;
+  input: ExchangeBookingInput;
+}>;
+
+
+export type ExchangeBookingMutation = { exchangeBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
 export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n  transferLockMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -382,3 +398,4 @@ export const CheckInBookingDocument = "mutation CheckInBooking($id: ID!) {\n  ch
 export const BookingTicketCodeDocument = "query BookingTicketCode($id: ID!) {\n  booking(id: $id) {\n    id\n    ticketCode\n  }\n}";
 export const TransferBookingDocument = "mutation TransferBooking($id: ID!, $input: TransferBookingInput!) {\n  transferBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const CheckInByCodeDocument = "mutation CheckInByCode($code: String!, $eventSlug: String!) {\n  checkInByCode(code: $code, eventSlug: $eventSlug) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const ExchangeBookingDocument = "mutation ExchangeBooking($id: ID!, $input: ExchangeBookingInput!) {\n  exchangeBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";

@@ -18,6 +18,7 @@ import {
   type TransferBookingMutationVariables,
 } from '../generated/operations';
 import type { PageContext } from '../page';
+import { exchange } from './booking-exchange';
 
 type EventDetail = NonNullable<EventDetailQuery['event']>;
 
@@ -69,10 +70,10 @@ async function transfer(context: PageContext, booking: BookingFieldsFragment): P
  * A booking's actions, each shown only where the signed-in member's permissions and the booking's state
  * allow it (the server checks both again: a hidden button is a courtesy, not the guard).
  */
-export function bookingActions(context: PageContext, _event: EventDetail, booking: BookingFieldsFragment): HTMLTableCellElement {
+export function bookingActions(context: PageContext, event: EventDetail, booking: BookingFieldsFragment): HTMLTableCellElement {
   const { permissions } = context.session;
   const who = booking.attendeeName;
-  const cell = h('td', { class: 'row-actions' });
+  const cell = h('td', { class: 'row-actions booking-actions' });
   const confirmed = booking.status === 'CONFIRMED';
   if (confirmed && booking.checkedInAt === null && permissions.includes('checkin:write')) {
     cell.append(
@@ -85,7 +86,15 @@ export function bookingActions(context: PageContext, _event: EventDetail, bookin
     );
   }
   if (confirmed && booking.checkedInAt === null && permissions.includes('bookings:write')) {
-    cell.append(h('button', { type: 'button', class: 'secondary', 'aria-label': `Transfer the ticket of ${who}`, onclick: () => void transfer(context, booking) }, 'Transfer'));
+    cell.append(
+      h('button', { type: 'button', class: 'secondary', 'aria-label': `Transfer the ticket of ${who}`, onclick: () => void transfer(context, booking) }, 'Transfer'),
+      h('button', {
+        type: 'button',
+        class: 'secondary',
+        'aria-label': `Exchange the booking of ${who}`,
+        onclick: () => void exchange(context, event.slug, booking).catch((error: unknown) => context.showError(error)),
+      }, 'Exchange'),
+    );
   }
   if ((confirmed || booking.status === 'HELD') && permissions.includes('bookings:write')) {
     cell.append(h('button', { type: 'button', class: 'danger', 'aria-label': `Cancel the booking of ${who}`, onclick: () => void cancel(context, booking) }, 'Cancel'));

@@ -32,7 +32,7 @@ function bookingRow(context: PageContext, event: EventDetail, booking: BookingFi
     'tr',
     {},
     h('td', {}, booking.attendeeName, h('div', { class: 'hint' }, booking.attendeeEmail)),
-    h('td', {}, `${booking.quantity} × ${ticketTypeName(booking.ticketType)}`),
+    h('td', { class: 'tickets' }, `${booking.quantity} × ${ticketTypeName(booking.ticketType)}`),
     h('td', {}, statusText(booking)),
     h('td', { class: 'when' }, formatDate(booking.createdAt)),
     h('td', { class: 'when' }, booking.checkedInAt ? formatDate(booking.checkedInAt) : 'not yet'),
