@@ -1,22 +1,16 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { addMember } from '../src/modules/member/commands/add-member';
 import { OrganizationPlan } from '../src/modules/organization/organization.entity';
 import { WEBHOOK_EVENT_TYPES } from '../src/modules/webhook/webhook-types';
 import { runCliInProcess, within } from './helpers/admin-cli';
 import { createMemberWithPassword } from './helpers/dashboard';
+import { capture, goTo, launchChromium, newPage as openPage, signInThroughPage } from './helpers/dashboard-browser';
 import { createApiKey, createOrganization, eventInput } from './helpers/factories';
 import { startTestApp, type TestApp } from './helpers/test-app';
 import { CREATE_ENDPOINT, verify, WEBHOOK_TEST_ENV, WebhookReceiver } from './helpers/webhook-receiver';
 import { systemScope } from '../src/platform/db/unit-of-work-scope';
 
-// One browser for the file, one page per person, reused across pages and widths. Screenshots of every
-// page at 1280 and 390 px wide are kept in test-artifacts/dashboard/ (git-ignored) for review.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.resolve(__dirname, '../test-artifacts/dashboard');
-const AXE = require.resolve('axe-core/axe.min.js');
-const WIDTHS = [1280, 390] as const;
+// One browser for the file, one page per person, reused across pages and widths (helpers/dashboard-browser.ts).
 const PASSWORD = 'a long enough password';
 
 jest.setTimeout(90_000);
@@ -25,15 +19,10 @@ let app: TestApp;
 let browser: Browser;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/install-chromium (apt-get install chromium)`);
-  mkdirSync(ARTIFACTS, { recursive: true });
   // A real receiver on loopback for the webhooks page (private networks allowed in this test app only).
   receiver = await new WebhookReceiver().listen();
   app = await startTestApp({ USAGE_FLUSH_MS: '3600000', ...WEBHOOK_TEST_ENV });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -41,42 +30,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function newPage(): Promise<{ page: Page; errors: string[] }> {
-  // bypassCSP lets the test inject axe-core; the pages themselves run under the server's CSP.
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true, viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => void errors.push(error.message));
-  return { page, errors };
-}
-
-/** axe-core in the page: no serious or critical violation. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe.run();
-    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.target) }));
-  });
-  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
-
-/** Screenshots at both widths, and an accessibility check at each. */
-async function capture(page: Page, name: string): Promise<void> {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    await expectAccessible(page, `${name} at ${width} px`);
-    // Nothing is wider than the screen except the tables, which scroll inside their own region.
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect({ page: name, width, overflow }).toEqual({ page: name, width, overflow: 0 });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-async function go(page: Page, hash: string, heading: string): Promise<void> {
-  await page.goto(`${app.url}/dashboard/#/${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+const newPage = () => openPage(browser);
+const go = (page: Page, hash: string, heading: string) => goTo(page, app.url, hash, heading);
 
 test('invite link → set password → sign in → create a key → it lists events over REST → revoke → 401 within a second; every page readable and accessible', async () => {
   const organization = await createOrganization(app.orm, { name: 'Acme Events', plan: OrganizationPlan.ENTERPRISE });
@@ -323,13 +278,7 @@ test('an admin demotes a member in the page; the MEMBER signs in and reads every
   expect(errors).toEqual([]);
 });
 
-async function signInAs(page: Page, email: string): Promise<void> {
-  await page.goto(`${app.url}/dashboard/`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-}
+const signInAs = (page: Page, email: string) => signInThroughPage(page, app.url, email, PASSWORD);
 
 test('webhooks page: edit an endpoint (URL, description, types), see its messages arrive without reloading, disable and enable it', async () => {
   const organization = await createOrganization(app.orm, { name: 'Hooks Inc' });

@@ -28,6 +28,22 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A refusal as the door reads it: the error code (`ALREADY_CHECKED_IN`, …) and its details, beside the message. */
+export interface Refusal {
+  readonly code: string | undefined;
+  readonly message: string;
+  readonly details: Record<string, unknown>;
+}
+
+export function refusalOf(error: unknown): Refusal {
+  if (error instanceof ClientError) {
+    const extensions = (error.response.errors?.[0]?.extensions ?? {}) as { code?: unknown; details?: unknown };
+    const details = extensions.details !== null && typeof extensions.details === 'object' ? (extensions.details as Record<string, unknown>) : {};
+    return { code: typeof extensions.code === 'string' ? extensions.code : undefined, message: messageOf(error), details };
+  }
+  return { code: undefined, message: messageOf(error), details: {} };
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,

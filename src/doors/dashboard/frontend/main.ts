@@ -1,7 +1,7 @@
 import { acceptInvitation, currentSession, messageOf, signIn, signOut, type SessionInfo } from './api';
 import { append, field, h } from './dom';
 import type { Page, PageContext } from './page';
-import { PAGES } from './pages';
+import { PAGES, pageAt } from './pages';
 
 const root = document.getElementById('app') as HTMLElement;
 const status = h('div', { role: 'status', 'aria-live': 'polite', class: 'status' });
@@ -79,7 +79,8 @@ function shell(session: SessionInfo, page: Page): HTMLElement {
   const nav = h(
     'nav',
     { 'aria-label': 'Dashboard' },
-    h('ul', {}, ...PAGES.map((one) => h('li', {}, h('a', { href: `#/${one.path}`, 'aria-current': one === page ? 'page' : false }, one.title)))),
+    // A page under another (an event's) marks its section's entry as the current location, not as itself.
+    h('ul', {}, ...PAGES.map((one) => h('li', {}, h('a', { href: `#/${one.path}`, 'aria-current': one === page ? 'page' : one.path === page.section ? 'true' : false }, one.title)))),
   );
   const signOutButton = h('button', {
     type: 'button',
@@ -95,8 +96,13 @@ function shell(session: SessionInfo, page: Page): HTMLElement {
   );
   const main = h('main', { id: 'main', tabindex: -1 }, h('h1', {}, page.title), alert, status);
   root.replaceChildren(h('a', { href: '#main', class: 'skip-link', onclick: (event: Event) => { event.preventDefault(); main.focus(); } }, 'Skip to content'), header, nav, main);
-  document.title = `${page.title} · ${session.organization.name}`;
+  setTitle(session, main, page.title);
   return main;
+}
+
+function setTitle(session: SessionInfo, main: HTMLElement, title: string): void {
+  (main.querySelector('h1') as HTMLElement).textContent = title;
+  document.title = `${title} · ${session.organization.name}`;
 }
 
 async function renderPage(session: SessionInfo, page: Page): Promise<void> {
@@ -114,6 +120,7 @@ async function renderPage(session: SessionInfo, page: Page): Promise<void> {
       content.replaceChildren();
       page.render(context).catch(showError);
     },
+    setTitle: (title) => setTitle(session, main, title),
   };
   await page.render(context).catch(showError);
 }
@@ -143,8 +150,7 @@ async function route(): Promise<void> {
   }
   if (generation !== routeGeneration) return;
   if (!session) return signInPage();
-  const page = PAGES.find((one) => one.path === path) ?? PAGES[0];
-  await renderPage(session, page);
+  await renderPage(session, pageAt(path));
 }
 
 window.addEventListener('hashchange', () => void route());

@@ -11,11 +11,22 @@ export interface PageContext {
   announce(message: string): void;
   /** Re-renders the current page. */
   reload(): void;
+  /** Names the page once its data says what it is (an event's title): the heading and the window's title. */
+  setTitle(title: string): void;
 }
 
-/** One page of the dashboard: add an entry to PAGES in pages/index.ts to add a page. */
+/** One page of the dashboard: add an entry to PAGES (or ROUTES) in pages/index.ts to add a page. */
 export interface Page {
   readonly path: string;
   readonly title: string;
+  /** The navigation entry a page under another belongs to (an event's page: events). */
+  readonly section?: string;
   render(context: PageContext): Promise<void>;
+}
+
+/** A page reached from another one, with a part of its address as its argument (#/events/launch-2027). */
+export interface Route {
+  readonly pattern: RegExp;
+  /** The page for a matching path; `parts` are the pattern's groups, already decoded. */
+  page(parts: string[]): Page;
 }

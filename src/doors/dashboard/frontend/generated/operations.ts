@@ -10,6 +10,13 @@ export type AuditActorKind =
   | 'MEMBER'
   | 'SYSTEM';
 
+/** HELD bookings take their seats until expiresAt, then read EXPIRED unless confirmed; CONFIRMED bookings keep their seats; CANCELLED and EXPIRED ones have given them back (D20). */
+export type BookingStatus =
+  | 'CANCELLED'
+  | 'CONFIRMED'
+  | 'EXPIRED'
+  | 'HELD';
+
 export type CreateApiKeyInput = {
   /** live or test. */
   environment: string;
@@ -31,6 +38,28 @@ export type CreateWebhookEndpointInput = {
   url: string;
 };
 
+/** Sort order of an event list; ties are broken by id in the same direction. */
+export type EventOrder =
+  | 'CREATED_AT_ASC'
+  | 'CREATED_AT_DESC'
+  | 'START_DATE_ASC'
+  | 'START_DATE_DESC';
+
+/** DRAFT on create; a PUBLISHED event whose endDate has passed reads as COMPLETED. */
+export type EventStatus =
+  | 'CANCELLED'
+  | 'COMPLETED'
+  | 'DRAFT'
+  | 'PUBLISHED';
+
+/** Where the booking moves to (D29). */
+export type ExchangeBookingInput = {
+  /** Another event of the organization (not the booking's own); it must be PUBLISHED. */
+  eventSlug: string;
+  /** A ticket type of that event: required when it has ticket types. */
+  ticketTypeId: string | number | null | undefined;
+};
+
 export type InviteMemberInput = {
   email: string;
   name: string;
@@ -40,6 +69,16 @@ export type InviteMemberInput = {
 export type MemberRole =
   | 'ADMIN'
   | 'MEMBER';
+
+/** Who holds the ticket from now on (D29). */
+export type TransferBookingInput = {
+  /** The new attendee's email address, at most 254 characters. */
+  attendeeEmail: string;
+  /** The new attendee: 1 to 200 characters, not blank. */
+  attendeeName: string;
+  /** Why, for the audit log: at most 500 characters. */
+  reason: string | null | undefined;
+};
 
 /** Only the given fields change. */
 export type UpdateOrganizationSettingsInput = {
@@ -246,6 +285,87 @@ export type AuditActorsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type AuditActorsQuery = { members: { members: Array<{ id: string, email: string, name: string }> }, apiKeys: Array<{ id: string, name: string, prefix: string }> };
 
+export type EventSummaryFieldsFragment = { id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number };
+
+export type EventsQueryVariables = Exact<{
+  limit: number;
+  after: string | null | undefined;
+  status: EventStatus | null | undefined;
+  search: string | null | undefined;
+  startsAfter: string | null | undefined;
+  startsBefore: string | null | undefined;
+  orderBy: EventOrder | null | undefined;
+}>;
+
+
+export type EventsQuery = { events: { total: number, nextCursor: string | null, events: Array<{ id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number }> } };
+
+export type TicketTypeFieldsFragment = { id: string, name: string, price: number, currency: string, quantity: number, sold: number, held: number };
+
+export type EventDetailQueryVariables = Exact<{
+  slug: string;
+}>;
+
+
+export type EventDetailQuery = { event: { venueAddress: string | null, id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number, ticketTypes: Array<{ id: string, name: string, price: number, currency: string, quantity: number, sold: number, held: number }> } | null };
+
+export type BookingFieldsFragment = { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null };
+
+export type EventBookingsQueryVariables = Exact<{
+  eventSlug: string;
+  limit: number;
+  after: string | null | undefined;
+  status: BookingStatus | null | undefined;
+}>;
+
+
+export type EventBookingsQuery = { bookings: { total: number, nextCursor: string | null, bookings: Array<{ id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null }> } };
+
+export type CancelBookingMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CancelBookingMutation = { cancelBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export type CheckInBookingMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type CheckInBookingMutation = { checkInBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export type BookingTicketCodeQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type BookingTicketCodeQuery = { booking: { id: string, ticketCode: string | null } | null };
+
+export type TransferBookingMutationVariables = Exact<{
+  id: string | number;
+  input: TransferBookingInput;
+}>;
+
+
+export type TransferBookingMutation = { transferBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export type CheckInByCodeMutationVariables = Exact<{
+  code: string;
+  eventSlug: string;
+}>;
+
+
+export type CheckInByCodeMutation = { checkInByCode: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
+export type ExchangeBookingMutationVariables = Exact<{
+  id: string | number;
+  input: ExchangeBookingInput;
+}>;
+
+
+export type ExchangeBookingMutation = { exchangeBooking: { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null } };
+
 export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n  transferLockMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -270,3 +390,12 @@ export const SendTestWebhookDocument = "mutation SendTestWebhook($endpointId: ID
 export const RedeliverWebhookMessageDocument = "mutation RedeliverWebhookMessage($endpointId: ID!, $messageId: ID!) {\n  redeliverWebhookMessage(endpointId: $endpointId, messageId: $messageId) {\n    id\n  }\n}";
 export const AuditLogDocument = "query AuditLog($page: Int!, $limit: Int!, $action: String, $actor: String, $since: DateTimeISO, $until: DateTimeISO) {\n  auditLog(\n    page: $page\n    limit: $limit\n    action: $action\n    actor: $actor\n    since: $since\n    until: $until\n  ) {\n    total\n    page\n    limit\n    entries {\n      ...AuditEntryFields\n    }\n  }\n}\n\nfragment AuditEntryFields on AuditEntry {\n  id\n  action\n  actor {\n    kind\n    id\n    label\n  }\n  targetId\n  summary\n  clientIp\n  requestId\n  createdAt\n}";
 export const AuditActorsDocument = "query AuditActors {\n  members(page: 1, limit: 100) {\n    members {\n      id\n      email\n      name\n    }\n  }\n  apiKeys {\n    id\n    name\n    prefix\n  }\n}";
+export const EventsDocument = "query Events($limit: Int!, $after: String, $status: EventStatus, $search: String, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $orderBy: EventOrder) {\n  events(\n    limit: $limit\n    after: $after\n    status: $status\n    search: $search\n    startsAfter: $startsAfter\n    startsBefore: $startsBefore\n    orderBy: $orderBy\n  ) {\n    total\n    nextCursor\n    events {\n      ...EventSummaryFields\n    }\n  }\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}";
+export const EventDetailDocument = "query EventDetail($slug: String!) {\n  event(slug: $slug) {\n    ...EventSummaryFields\n    venueAddress\n    ticketTypes {\n      ...TicketTypeFields\n    }\n  }\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}\n\nfragment TicketTypeFields on TicketType {\n  id\n  name\n  price\n  currency\n  quantity\n  sold\n  held\n}";
+export const EventBookingsDocument = "query EventBookings($eventSlug: String!, $limit: Int!, $after: String, $status: BookingStatus) {\n  bookings(eventSlug: $eventSlug, limit: $limit, after: $after, status: $status) {\n    total\n    nextCursor\n    bookings {\n      ...BookingFields\n    }\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const CancelBookingDocument = "mutation CancelBooking($id: ID!) {\n  cancelBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const CheckInBookingDocument = "mutation CheckInBooking($id: ID!) {\n  checkInBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const BookingTicketCodeDocument = "query BookingTicketCode($id: ID!) {\n  booking(id: $id) {\n    id\n    ticketCode\n  }\n}";
+export const TransferBookingDocument = "mutation TransferBooking($id: ID!, $input: TransferBookingInput!) {\n  transferBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const CheckInByCodeDocument = "mutation CheckInByCode($code: String!, $eventSlug: String!) {\n  checkInByCode(code: $code, eventSlug: $eventSlug) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
+export const ExchangeBookingDocument = "mutation ExchangeBooking($id: ID!, $input: ExchangeBookingInput!) {\n  exchangeBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";

@@ -16,9 +16,10 @@ function timeZones(): string[] {
 
 /** The longest hold or offer an organization may set (a day), as the server checks it (D20, D21). */
 const MAX_MINUTES = 1440;
-/** transferLockMinutes' upper bound (D29: a week). */
-const MAX_TRANSFER_LOCK_MINUTES = 10_080;
 const MINUTES_INPUT = { type: 'number', min: 1, max: MAX_MINUTES, step: 1, required: true, inputmode: 'numeric' } as const;
+
+/** The longest transfer lock (a week before the start), as the server checks it (D29). */
+const MAX_LOCK_MINUTES = 10_080;
 
 function minutes(value: number): string {
   return value === 1 ? '1 minute' : `${value} minutes`;
@@ -58,6 +59,8 @@ export const settingsPage: Page = {
           h('dd', {}, minutes(organization.holdMinutes)),
           h('dt', {}, 'Waiting-list offer length'),
           h('dd', {}, minutes(organization.waitlistOfferMinutes)),
+          h('dt', {}, 'Transfer lock'),
+          h('dd', {}, organization.transferLockMinutes === 0 ? 'none: transfers until the start' : `${minutes(organization.transferLockMinutes)} before the start`),
         ),
         h('p', {}, 'Only organization admins can change these settings.'),
       );
@@ -76,9 +79,21 @@ export const settingsPage: Page = {
       h('label', { for: 'settings-offer' }, 'Waiting-list offer length in minutes'),
       h('input', { ...MINUTES_INPUT, id: 'settings-offer', name: 'waitlistOfferMinutes', value: organization.waitlistOfferMinutes, 'aria-describedby': 'settings-offer-hint' }),
       h('p', { id: 'settings-offer-hint', class: 'hint' }, `How long seats offered to the waiting list are held for the person offered them (1 to ${MAX_MINUTES}).`),
-      h('label', { for: 'settings-transfer-lock' }, 'Transfer lock in minutes before the start'),
-      h('input', { ...MINUTES_INPUT, min: 0, max: MAX_TRANSFER_LOCK_MINUTES, id: 'settings-transfer-lock', name: 'transferLockMinutes', value: organization.transferLockMinutes, 'aria-describedby': 'settings-transfer-lock-hint' }),
-      h('p', { id: 'settings-transfer-lock-hint', class: 'hint' }, `Transfers and exchanges are refused from this many minutes before an event starts (D29; 0 to ${MAX_TRANSFER_LOCK_MINUTES}).`),
+      h('label', { for: 'settings-transfer-lock' }, 'Transfer lock in minutes'),
+      h('input', {
+        ...MINUTES_INPUT,
+        min: 0,
+        max: MAX_LOCK_MINUTES,
+        id: 'settings-transfer-lock',
+        name: 'transferLockMinutes',
+        value: organization.transferLockMinutes,
+        'aria-describedby': 'settings-transfer-lock-hint',
+      }),
+      h(
+        'p',
+        { id: 'settings-transfer-lock-hint', class: 'hint' },
+        `How long before an event starts its bookings can no longer be transferred or exchanged (0, the default: until the start; at most ${MAX_LOCK_MINUTES}, a week).`,
+      ),
       enterprise
         ? h(
             'div',
