@@ -23,7 +23,11 @@ export interface RestRoute {
   readonly operation: string;
   /** Query-string parameters passed as variables of the same name (converted to the variable's type). */
   readonly query?: readonly string[];
-  /** The variable that receives the JSON body (fields the operation does not accept are dropped). */
+  /**
+   * The variable that receives the JSON body (fields the operation does not accept are dropped), or
+   * BODY_VARIABLES: each field of the body is the variable of its name (an operation whose arguments
+   * stand side by side, as updateSeries's: `changes`, `scope`, `expectedVersion`…).
+   */
   readonly body?: string;
   /**
    * Fields of the body's variable taken from the path instead (field → path parameter): the resource
@@ -50,6 +54,9 @@ export interface RestRoute {
   readonly tag?: string;
 }
 
+/** `body` of a route whose body's fields are its operation's variables (see RestRoute.body). */
+export const BODY_VARIABLES = '*';
+
 const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
 /** `?after=` of a list (D25): a previous page's nextCursor. */
 const afterBounds = { after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } };
@@ -64,10 +71,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events',
     operation: 'ListEvents',
-    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'series', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, ...afterBounds },
+    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, series: slugBounds(), ...afterBounds },
   },
   {
     method: 'POST',
@@ -187,6 +194,56 @@ export const REST_ROUTES: readonly RestRoute[] = [
     errors: ['WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_ENTRY_NOT_WAITING'],
     parameterBounds: { id: idBounds('wl') },
     tag: 'Waiting list',
+  },
+
+  // Event series (D28): the GraphQL series operations, one route each.
+  {
+    method: 'GET',
+    path: '/v1/series',
+    operation: 'ListSeries',
+    query: ['page', 'limit', 'after'],
+    status: 200,
+    result: 'seriesList',
+    parameterBounds: { ...pageBounds, ...afterBounds },
+  },
+  {
+    method: 'POST',
+    path: '/v1/series',
+    operation: 'CreateSeries',
+    body: 'input',
+    status: 201,
+    result: 'createSeries',
+    location: { path: '/v1/series/', field: 'slug' },
+  },
+  { method: 'GET', path: '/v1/series/:slug', operation: 'GetSeries', status: 200, result: 'series', errors: ['SERIES_NOT_FOUND'] },
+  {
+    method: 'PUT',
+    path: '/v1/series/:slug',
+    operation: 'UpdateSeries',
+    body: BODY_VARIABLES,
+    status: 200,
+    result: 'updateSeries',
+    errors: ['SERIES_NOT_FOUND', 'SERIES_CHANGED'],
+  },
+  { method: 'DELETE', path: '/v1/series/:slug', operation: 'DeleteSeries', status: 204, errors: ['SERIES_NOT_FOUND', 'SERIES_HAS_BOOKINGS'] },
+  {
+    method: 'POST',
+    path: '/v1/series/:slug/preview',
+    operation: 'PreviewSeriesChange',
+    body: BODY_VARIABLES,
+    status: 200,
+    result: 'previewSeriesChange',
+    errors: ['SERIES_NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/series/:slug/occurrences',
+    operation: 'ListSeriesOccurrences',
+    query: ['page', 'limit', 'after'],
+    status: 200,
+    result: 'seriesOccurrences',
+    errors: ['SERIES_NOT_FOUND'],
+    parameterBounds: { ...pageBounds, ...afterBounds },
   },
 ];
 

@@ -37,6 +37,9 @@ export const AUDIT_ACTIONS = [
   'event.published',
   'event.cancelled',
   'event.deleted',
+  'series.created',
+  'series.updated',
+  'series.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -13,7 +13,7 @@ import {
 import { permissionOf } from '../../../platform/graphql/requires-permission';
 import { MAX_BODY_BYTES } from '../../../platform/web/json-body';
 import type { CompiledRoute } from '../rest-executor';
-import { REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
+import { BODY_VARIABLES, REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
 import { errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
 import {
   commonHeaders,
@@ -133,6 +133,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
  * a component of its own named after the operation: CreateBookingBody).
  */
 function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
+  if (route.body === BODY_VARIABLES) return variablesBodyOf(route, converter);
   const input = converter.input(route.variableTypes.get(route.body!)!);
   const fromPath = Object.entries(route.bodyFromPath ?? {});
   let schema = input;
@@ -164,6 +165,26 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replace
       "runtime knows; a hold's holdMinutes up to the organization's setting, holdMinutes only with hold): 400 VALIDATION_ERROR naming each failing field." +
       givenByPath,
     content: { 'application/json': { schema } },
+  };
+}
+
+/**
+ * The body of a route whose body's fields are its operation's variables (BODY_VARIABLES): an object
+ * with a property per variable that the path and the query do not give, required where the variable is.
+ */
+function variablesBodyOf(route: CompiledRoute, converter: SchemaConverter): Json {
+  const fromRequest = new Set([...pathParameters(route.path), ...(route.query ?? [])]);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, type] of route.variableTypes) {
+    if (fromRequest.has(name)) continue;
+    properties[name] = converter.input(type);
+    if (isNonNullType(type)) required.push(name);
+  }
+  return {
+    required: true,
+    description: 'JSON object: each field is an argument of the operation. Fields the operation does not accept are ignored, at every depth (D4).',
+    content: { 'application/json': { schema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}) } } },
   };
 }
 
