@@ -89,6 +89,8 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'startsAfter', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$' } }),
+    // D28: a series' occurrences.
+    expect.objectContaining({ name: 'series', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', maxLength: 100 }) }),
     expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
     expect.objectContaining({
       name: 'after',
@@ -148,7 +150,8 @@ test('every error response carries the envelope of its codes with their details'
     expect(codesOf(schemaOf('500'))).toEqual(['INTERNAL_ERROR']);
     expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
     const withTicketType = ['CreateBooking', 'JoinWaitlist'].includes(route.operation);
-    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND']);
+    const notFound = route.path.startsWith('/v1/series/') ? ['SERIES_NOT_FOUND'] : withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND'];
+    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(notFound);
     if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : ['BOOKING_NOT_FOUND']);
     if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
     if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
