@@ -10,8 +10,9 @@ import type { Occurrence } from './series-planner';
  * 2. The rest are paired in order, as many as both sides allow, choosing among the orders the one that
  *    moves the dates least in total: "an hour later" pairs each date with the same day's, "Tuesdays
  *    become Wednesdays" each Tuesday with the next day, and a date removed while all others move
- *    leaves exactly that one over. An occurrence that has started or was edited on its own takes no
- *    part (it keeps its date), nor does a date that has passed (it is never made).
+ *    leaves exactly that one over. An occurrence that has started takes no part (it keeps its date),
+ *    nor does a date that has passed (it is never made). One edited on its own (detached) or with
+ *    bookings does: the planner then skips it, and nothing is made beside it.
  */
 
 export interface Alignment {
@@ -35,7 +36,7 @@ export function alignOccurrences(existing: readonly Occurrence[], desired: reado
     if (target && !taken.has(target.key) && (started || target.start > now)) {
       pairs.push([occurrence, target]);
       taken.add(target.key);
-    } else if (started || occurrence.detached) {
+    } else if (started) {
       unwanted.push(occurrence);
     } else {
       free.push(occurrence);

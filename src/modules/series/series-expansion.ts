@@ -11,6 +11,7 @@ import { addCalendarYears, formatLocalDateTime, instantOf, localDate, localOf, t
  */
 
 export const MAX_OCCURRENCES = 1_000;
+export const MUST_END = 'recurrence must end: give every RRULE a COUNT or an UNTIL (e.g. UNTIL=20270601T000000Z)';
 export const MAX_YEARS = 3;
 
 /** What a series' occurrences are made from. */
@@ -45,7 +46,7 @@ function localValue(value: RecurrenceDate, schedule: Schedule): Floating {
 export async function expandSchedule(schedule: Schedule): Promise<Expansion> {
   const { recurrence, firstStart, timeZone } = schedule;
   const endless = recurrence.rules.filter((rule) => rule.count === undefined && rule.until === undefined);
-  if (endless.length > 0) return { errors: ['recurrence must end: give every RRULE a COUNT or an UNTIL (e.g. UNTIL=20270601T000000Z)'] };
+  if (endless.length > 0) return { errors: [MUST_END] };
   const lastAllowed = addCalendarYears(firstStart, MAX_YEARS);
   const excluded = recurrence.exdates.length;
   const answer = await ruleDates({

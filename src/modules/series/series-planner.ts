@@ -1,7 +1,7 @@
 import type { Expanded } from './series-expansion';
 import { alignOccurrences } from './series-alignment';
 import { assignSlugs } from './series-slugs';
-import type { Floating } from './series-time';
+import { localDate, type Floating } from './series-time';
 
 /*
  * The plan of a series change (D28): pure functions of the occurrences as they are and the
@@ -166,7 +166,11 @@ export function planSeriesChange(input: PlanInput): Plan {
   const staying = input.existing.filter((occurrence) => !moving.some((move) => move.occurrence === occurrence) && !plan.delete.some((entry) => entry.eventId === occurrence.id));
   const slugs = assignSlugs(
     input.seriesSlug,
-    [...moving.map(({ occurrence, target }) => ({ key: target.key, current: occurrence.slug })), ...unpaired.map((target) => ({ key: target.key, current: undefined }))],
+    [
+      // "Its slug follows its new local date": kept while that date is the same (a new time, a new timezone).
+      ...moving.map(({ occurrence, target }) => ({ key: target.key, current: localDate(occurrence.key) === localDate(target.key) ? occurrence.slug : undefined })),
+      ...unpaired.map((target) => ({ key: target.key, current: undefined })),
+    ],
     new Set([...staying.map((occurrence) => occurrence.slug), ...(input.takenSlugs ?? [])]),
   );
   moving.forEach(({ occurrence, target, fields }, index) => {

@@ -1,6 +1,6 @@
 import type { FieldError } from '../../foundation/errors/app-error';
 import { ruleDates } from './rrule-runner';
-import { expandSchedule, type Expanded } from './series-expansion';
+import { expandSchedule, MUST_END, type Expanded } from './series-expansion';
 import { parseRecurrence, type RecurrenceDate, type RuleOptions } from './series-recurrence';
 import { firstStartErrors } from './series.policy';
 import { icalUtc, instantOf, isKnownZone, localDate, localOf, type Floating } from './series-time';
@@ -34,6 +34,10 @@ export async function checkSchedule(fields: ScheduleFields, now: Date, options: 
   errors.push(...start.errors);
   const parsed = failing.has('recurrence') ? { errors: [] } : parseRecurrence(fields.recurrence, zoneValid ? fields.timezone : undefined);
   errors.push(...parsed.errors.map((message) => ({ field: 'recurrence', message })));
+  // The rule must end (D28): said whatever else fails, as its other limits are once it can be expanded.
+  if (parsed.recurrence?.rules.some((rule) => rule.count === undefined && rule.until === undefined)) {
+    errors.push({ field: 'recurrence', message: MUST_END });
+  }
   const ready = 'recurrence' in parsed && parsed.recurrence && start.local !== undefined && zoneValid && !failing.has('durationMinutes');
   if (errors.length > 0 || !ready) return { errors };
   const expansion = await expandSchedule({ timeZone: fields.timezone, firstStart: start.local!, durationMinutes: fields.durationMinutes, recurrence: parsed.recurrence! });
@@ -68,20 +72,20 @@ function splitDates(line: string, at: Floating, before: boolean, timeZone: strin
   return kept.length > 0 ? `${head}:${kept.join(',')}` : undefined;
 }
 
-/** The last date of one rule from `firstStart` (RFC 5545: DTSTART counts toward COUNT). */
-async function lastDateOf(rule: RuleOptions, firstStart: Floating, timeZone: string, end: Floating): Promise<Floating | undefined> {
+/** How many dates of one rule from `firstStart` are at `at` or later (RFC 5545: DTSTART counts toward COUNT). */
+async function datesFrom(rule: RuleOptions, firstStart: Floating, timeZone: string, end: Floating, at: Floating): Promise<number | undefined> {
   const answer = await ruleDates({ rules: [rule], start: firstStart, until: [rule.until === undefined ? null : localOf(rule.until, timeZone)], end, beyond: 1, cap: 1_002 });
   if ('error' in answer) return undefined;
   const [dates] = answer.dates;
-  const counted = rule.count !== undefined && dates[0] !== firstStart && dates.length >= rule.count ? dates.slice(0, rule.count - 1) : dates;
-  return counted.at(-1);
+  const counted = rule.count !== undefined && dates[0] !== firstStart && dates.length >= rule.count ? [firstStart, ...dates.slice(0, rule.count - 1)] : dates;
+  return counted.filter((date) => date >= at).length;
 }
 
 /**
  * The lines of a series split at the occurrence whose key is `at` (FOLLOWING): the earlier series'
  * rules end just before it (UNTIL one second before its start), the new one's start there and end
- * where the old ones did (a COUNT becomes the UNTIL of its last date); RDATE and EXDATE values go to
- * the side of their date.
+ * where the old ones did (a COUNT becomes the number of its dates left, so a new first start keeps
+ * them all); RDATE and EXDATE values go to the side of their date.
  */
 export async function splitRecurrence(
   lines: readonly string[],
@@ -99,9 +103,11 @@ export async function splitRecurrence(
     if (isRule(line)) {
       const rule = parsed?.rules[ruleIndex++];
       earlier.push(rewriteRule(line, ['COUNT', 'UNTIL'], stop));
-      if (rule?.count !== undefined) {
-        const last = await lastDateOf(rule, firstStart, timeZone, end);
-        later.push(last === undefined ? line.trim() : rewriteRule(line, ['COUNT'], `UNTIL=${icalUtc(instantOf(last, timeZone))}`));
+      const left = rule?.count !== undefined ? await datesFrom(rule, firstStart, timeZone, end, at) : undefined;
+      if (left !== undefined && left > 0) {
+        later.push(rewriteRule(line, ['COUNT'], `COUNT=${left}`));
+      } else if (left === 0) {
+        continue;
       } else {
         later.push(line.trim());
       }

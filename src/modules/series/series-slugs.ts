@@ -17,10 +17,10 @@ export function occurrenceSlugs(seriesSlug: string, key: Floating): [string, str
 /**
  * The slug of each occurrence to be named (made, or moved to `key`), in the order given: taken in
  * order of their keys, the first of a date gets the date alone, later ones the time too. A moved
- * occurrence keeps its slug when that is one of its new candidates and free. `taken`: the slugs of
+ * occurrence whose local date stays keeps its slug (`current`, when free). `taken`: the slugs of
  * occurrences that keep theirs and of the organization's other events. When both candidates are
- * taken (an event of the organization already uses them), the slug is refused by the caller: the
- * answer names it (`slugTakenBy`).
+ * taken (events of the organization already use them), the second is given anyway: the caller
+ * refuses the plan, naming it.
  */
 export function assignSlugs(seriesSlug: string, items: ReadonlyArray<{ key: Floating; current?: string }>, taken: ReadonlySet<string>): string[] {
   const used = new Set(taken);
@@ -28,7 +28,7 @@ export function assignSlugs(seriesSlug: string, items: ReadonlyArray<{ key: Floa
   const order = items.map((item, index) => ({ ...item, index })).sort((a, b) => a.key - b.key || a.index - b.index);
   for (const item of order) {
     const candidates = occurrenceSlugs(seriesSlug, item.key);
-    const keep = item.current !== undefined && candidates.includes(item.current) && !used.has(item.current) ? item.current : undefined;
+    const keep = item.current !== undefined && !used.has(item.current) ? item.current : undefined;
     const slug = keep ?? candidates.find((candidate) => !used.has(candidate)) ?? candidates[1];
     used.add(slug);
     slugs[item.index] = slug;

@@ -70,7 +70,7 @@ export class SeriesResolver {
   @Mutation(() => SeriesEntity, { description: 'Creates a series and every occurrence (events in DRAFT), all or nothing (D28).' })
   @RequiresPermission('events:write')
   createSeries(@Ctx() context: RequestContext, @Arg('input') input: CreateSeriesInput): Promise<SeriesEntity> {
-    return createSeries(context.scope, context.auth.organization, input);
+    return createSeries(context.scope, context.auth.organization.id, input);
   }
 
   @Mutation(() => SeriesPlan, { description: 'The plan of a change (D28), changing nothing; also a query of the same name.' })

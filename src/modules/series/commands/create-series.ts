@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../../foundation/errors/app-error';
 import { newId } from '../../../foundation/ids';
 import { inputErrors } from '../../../foundation/validation/validate-input';
-import type { OrganizationSnapshot } from '../../../platform/auth/auth-context';
 import { auditCtes } from '../../../platform/audit/audit-log';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
@@ -27,7 +26,8 @@ import { templateOf, ticketTypesOf, newTicketTypes } from './series-template';
  * audit entry: one statement, all or nothing, the unique indexes deciding a slug taken meanwhile
  * (two identical creates: one series, the other a 400 on `slug`).
  */
-export async function createSeries(scope: UnitOfWorkScope, organization: OrganizationSnapshot, input: CreateSeriesInput): Promise<SeriesEntity> {
+export async function createSeries(scope: UnitOfWorkScope, organizationId: string, input: CreateSeriesInput): Promise<SeriesEntity> {
+  const organization = { id: organizationId };
   const { em } = scope;
   const now = new Date();
   const errors: FieldError[] = inputErrors(input);
@@ -61,7 +61,7 @@ export async function createSeries(scope: UnitOfWorkScope, organization: Organiz
     createdAt: now,
     updatedAt: now,
   };
-  return guardingSlugs(input.slug, () =>
+  return guardingSlugs(em, organization.id, input.slug, () =>
     inUnitOfWork(
       scope,
       async (tx: EntityManager, unit) => {
@@ -92,17 +92,16 @@ export async function createSeries(scope: UnitOfWorkScope, organization: Organiz
 }
 
 /**
- * Runs `work`; a slug taken since it was looked up (a concurrent create) answers as a sequential
- * duplicate would: 400 on `slug`, never a 500.
+ * Runs `work`; a slug taken since it was looked up (a concurrent create or split) answers as a
+ * sequential duplicate would: 400 on `field` (the series slug) when a series has it now, else on
+ * `slug` naming the occurrences' slugs, never a 500.
  */
-export async function guardingSlugs<T>(slug: string, work: () => Promise<T>, field = 'slug'): Promise<T> {
+export async function guardingSlugs<T>(em: EntityManager, organizationId: string, slug: string | undefined, work: () => Promise<T>, field = 'slug'): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
-    const constraint = (error as { constraint?: string }).constraint;
-    if (constraint === 'series_organization_id_slug_unique') throw AppError.validation([seriesSlugTakenError(slug, field)]);
-    if (constraint === 'events_organization_id_slug_unique') throw AppError.validation([occurrenceSlugTakenError([`${slug}-…`])]);
-    throw error;
+    if (slug !== undefined && (await seriesSlugTaken(em, organizationId, slug))) throw AppError.validation([seriesSlugTakenError(slug, field)]);
+    throw AppError.validation([occurrenceSlugTakenError([`${slug ?? 'the series'}-…`])]);
   }
 }

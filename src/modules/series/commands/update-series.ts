@@ -7,7 +7,7 @@ import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { enqueueWebhook } from '../../../platform/outbox/outbox';
 import type { SeriesEntity } from '../series.entity';
-import type { SeriesChangeArguments } from '../series.inputs';
+import { SeriesScope, type SeriesChangeArguments } from '../series.inputs';
 import { assertVersion } from '../series.policy';
 import { occurrenceIdsOf, seriesMessage } from '../series.presenter';
 import { planView, type SeriesPlanView } from '../series-plan.view';
@@ -40,7 +40,9 @@ export async function updateSeries(scope: UnitOfWorkScope, organizationId: strin
   assertValidInput(argumentErrors(args));
   const at = new Date();
   return guardingSlugs(
-    args.newSlug ?? args.slug,
+    scope.em,
+    organizationId,
+    args.scope === SeriesScope.FOLLOWING ? (args.newSlug ?? undefined) : undefined,
     () =>
       inUnitOfWork(scope, async (tx, unit) => {
         const previewed = await planChange(tx, organizationId, args, at, false);
@@ -70,7 +72,7 @@ export async function updateSeries(scope: UnitOfWorkScope, organizationId: strin
           newSeries: applied.newSeries ? managedSeries(tx, applied.newSeries) : null,
         };
       }),
-    args.newSlug ? 'newSlug' : 'slug',
+    'newSlug',
   );
 }
 
