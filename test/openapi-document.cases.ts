@@ -137,6 +137,12 @@ test('parameters and bodies come from the operations variables and arguments', (
   expect(update.status.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED']);
   // Fields the operation does not take are ignored (D4), at every depth: the document says so.
   expect(input.additionalProperties).toBe(true);
+  // D28: a body whose fields are the operation's arguments (updateSeries), the path's slug left out.
+  const change = operation('PUT', '/v1/series/{slug}').requestBody.content['application/json'].schema;
+  expect(Object.keys(change.properties).sort()).toEqual(['changes', 'expectedVersion', 'from', 'moveBooked', 'newSlug', 'scope']);
+  expect(change.required).toEqual(['expectedVersion']);
+  expect(operation('POST', '/v1/series/{slug}/preview').requestBody.content['application/json'].schema.required).toBeUndefined();
+  expect(operation('POST', '/v1/series').requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateSeriesInput' });
 });
 
 test('every error response carries the envelope of its codes with their details', () => {

@@ -130,7 +130,7 @@ describe('properties', () => {
     title: fc.constantFrom('Yoga', 'New'),
     now: fc.integer({ min: -2, max: 10 }).map((days) => BASE + days * DAY),
   });
-  const inputOf = ({ existing, desired, moveBooked, title, now }: fc.RecordValue<{ existing: Occurrence[]; desired: Expanded[]; moveBooked: boolean; title: string; now: number }>): PlanInput => ({
+  const inputOf = ({ existing, desired, moveBooked, title, now }: { existing: Occurrence[]; desired: Expanded[]; moveBooked: boolean; title: string; now: number }): PlanInput => ({
     seriesSlug: 's',
     template: { ...TEMPLATE, title },
     desired: [...desired].sort((a, b) => a.key - b.key),

@@ -1,7 +1,6 @@
 import type * as CreateModule from '../../modules/series/commands/create-series';
-import type * as InputsModule from '../../modules/series/series.inputs';
 import type * as OrganizationRepositoryModule from '../../modules/organization/organization.repository';
-import type * as PresenterModule from '../../modules/series/series.presenter';
+import type * as ViewModule from '../../modules/series/series.view';
 import { parseAll, parseCsv, parsePositiveInteger, required } from './arguments';
 import { type Command, parser } from './command';
 
@@ -39,9 +38,8 @@ export const SERIES_COMMANDS: Command[] = [
     }),
     async run(scope, options) {
       const { findOrganization } = require('../../modules/organization/organization.repository') as typeof OrganizationRepositoryModule;
-      const { createSeries } = require('../../modules/series/commands/create-series') as typeof CreateModule;
-      const { CreateSeriesInput } = require('../../modules/series/series.inputs') as typeof InputsModule;
-      const { presentSeries } = require('../../modules/series/series.presenter') as typeof PresenterModule;
+      const { createSeriesFrom } = require('../../modules/series/commands/create-series') as typeof CreateModule;
+      const { seriesView } = require('../../modules/series/series.view') as typeof ViewModule;
       const given = parseAll({
         org: () => required(options, 'org'),
         slug: () => required(options, 'slug'),
@@ -55,7 +53,7 @@ export const SERIES_COMMANDS: Command[] = [
       // Like the other commands that take --org: an unknown organization is NOT_FOUND.
       await findOrganization(scope.em, given.org);
       const rule = /^RRULE:/i.test(given.rule) ? given.rule : `RRULE:${given.rule}`;
-      const input = Object.assign(new CreateSeriesInput(), {
+      const series = await createSeriesFrom(scope, given.org, {
         slug: given.slug,
         title: given.title,
         timezone: given.timezone,
@@ -66,8 +64,7 @@ export const SERIES_COMMANDS: Command[] = [
         venue: options.venue ?? null,
         description: options.description ?? null,
       });
-      const series = await createSeries(scope, given.org, input);
-      return presentSeries(series, series.occurrenceCount ?? 0);
+      return seriesView(series);
     },
   },
 ];

@@ -50,7 +50,9 @@ function searchErrors(query: EventListQuery): FieldError[] {
   if (query.search != null && [...query.search].length > MAX_SEARCH_LENGTH) {
     errors.push({ field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters` });
   }
-  if (query.series != null) errors.push(...slugErrors('series', query.series));
+  if (query.series != null && slugErrors('series', query.series).length > 0) {
+    errors.push({ field: 'series', message: 'series must be a series slug: lower-case letters and digits joined by single hyphens' });
+  }
   if (query.startsAfter != null && query.startsBefore != null && query.startsBefore.getTime() <= query.startsAfter.getTime()) {
     errors.push({ field: 'startsBefore', message: 'startsBefore must be after startsAfter' });
   }

@@ -1,5 +1,11 @@
 import type { Expanded } from './series-expansion';
-import type { Occurrence } from './series-planner';
+
+/** What pairing reads of an occurrence (the planner's Occurrence has more). */
+interface Placed {
+  id: string;
+  key: number;
+  start: number;
+}
 
 /*
  * Which existing occurrence becomes which date of the changed series (D28), for the planner. Pure.
@@ -15,7 +21,7 @@ import type { Occurrence } from './series-planner';
  *    bookings does: the planner then skips it, and nothing is made beside it.
  */
 
-export interface Alignment {
+export interface Alignment<Occurrence> {
   /** Occurrence and the date it becomes (itself when nothing changes). */
   pairs: Array<[Occurrence, Expanded]>;
   /** Dates no occurrence becomes: to be made (none has started). */
@@ -24,7 +30,7 @@ export interface Alignment {
   unwanted: Occurrence[];
 }
 
-export function alignOccurrences(existing: readonly Occurrence[], desired: readonly Expanded[], now: number): Alignment {
+export function alignOccurrences<Occurrence extends Placed>(existing: readonly Occurrence[], desired: readonly Expanded[], now: number): Alignment<Occurrence> {
   const byKey = new Map(desired.map((target) => [target.key, target]));
   const pairs: Array<[Occurrence, Expanded]> = [];
   const unwanted: Occurrence[] = [];
@@ -60,7 +66,7 @@ export function alignOccurrences(existing: readonly Occurrence[], desired: reado
  * shorter side is paired whole; which items of the longer one are left over is chosen by dynamic
  * programming over the band of possible offsets: O(short × (long − short + 1)).
  */
-function orderedPairs(occurrences: readonly Occurrence[], targets: readonly Expanded[]): Array<[Occurrence, Expanded]> {
+function orderedPairs<Occurrence extends Placed>(occurrences: readonly Occurrence[], targets: readonly Expanded[]): Array<[Occurrence, Expanded]> {
   const occurrencesShorter = occurrences.length <= targets.length;
   const shortLength = Math.min(occurrences.length, targets.length);
   const slack = Math.abs(occurrences.length - targets.length);

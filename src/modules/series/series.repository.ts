@@ -1,3 +1,4 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeStatement } from '../../platform/db/prepared-statements';
 import { fragment, sqlStatements } from '../../platform/db/sql-statement';
@@ -191,3 +192,6 @@ export async function occurrenceCount(em: EntityManager, organizationId: string,
   const [row] = await executeStatement(em, OCCURRENCE_COUNT, { organizationId, seriesId });
   return row.count;
 }
+
+/** Whether a statement failed on a unique index (a slug taken by a concurrent change). */
+export const isUniqueViolation = (error: unknown): boolean => error instanceof UniqueConstraintViolationException;

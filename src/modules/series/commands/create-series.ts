@@ -1,4 +1,3 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError, type FieldError } from '../../../foundation/errors/app-error';
 import { newId } from '../../../foundation/ids';
@@ -9,10 +8,10 @@ import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { outboxCtes } from '../../../platform/outbox/outbox';
 import { canonicalTimeZone } from '../../event/event.queries';
 import type { SeriesEntity } from '../series.entity';
-import type { CreateSeriesInput } from '../series.inputs';
+import { CreateSeriesInput } from '../series.inputs';
 import { occurrenceSlugTakenError, seriesSlugTakenError } from '../series.policy';
 import { seriesMessage } from '../series.presenter';
-import { eventSlugsTaken, insertSeries, seriesSlugTaken } from '../series.repository';
+import { eventSlugsTaken, insertSeries, isUniqueViolation, seriesSlugTaken } from '../series.repository';
 import { firstStartText, managedSeries, occurrencesParams, type NewOccurrence, type SeriesRow } from '../series-rows';
 import { checkSchedule } from '../series-schedule';
 import { assignSlugs, occurrenceSlugs } from '../series-slugs';
@@ -91,6 +90,11 @@ export async function createSeries(scope: UnitOfWorkScope, organizationId: strin
   );
 }
 
+/** createSeries from plain fields (the admin CLI): the same input class, so the same rules. */
+export function createSeriesFrom(scope: UnitOfWorkScope, organizationId: string, fields: Partial<CreateSeriesInput>): Promise<SeriesEntity> {
+  return createSeries(scope, organizationId, Object.assign(new CreateSeriesInput(), fields));
+}
+
 /**
  * Runs `work`; a slug taken since it was looked up (a concurrent create or split) answers as a
  * sequential duplicate would: 400 on `field` (the series slug) when a series has it now, else on
@@ -100,7 +104,7 @@ export async function guardingSlugs<T>(em: EntityManager, organizationId: string
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+    if (!isUniqueViolation(error)) throw error;
     if (slug !== undefined && (await seriesSlugTaken(em, organizationId, slug))) throw AppError.validation([seriesSlugTakenError(slug, field)]);
     throw AppError.validation([occurrenceSlugTakenError([`${slug ?? 'the series'}-…`])]);
   }
