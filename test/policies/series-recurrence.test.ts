@@ -40,6 +40,10 @@ describe('local times and their instants (RFC 5545 3.3.5)', () => {
     expect(iso(instantOf(local('2027-07-01T18:00'), 'Europe/Berlin'))).toBe('2027-07-01T16:00:00.000Z');
     expect(formatLocalDateTime(addCalendarYears(local('2028-02-29T18:00'), 3))).toBe('2031-02-28T18:00');
     expect(formatLocalDateTime(addCalendarYears(local('2027-03-01T18:00'), 3))).toBe('2030-03-01T18:00');
+    // A local date-time takes seconds (a fraction of one is dropped), never an offset, and exists on the calendar.
+    expect(parseLocalDateTime('2027-03-01T18:00:00.000')).toBe(local('2027-03-01T18:00'));
+    expect(formatLocalDateTime(local('2027-03-01T18:00:30'))).toBe('2027-03-01T18:00:30');
+    for (const text of ['2027-03-01T18:00Z', '2027-03-01T18:00+01:00', '2027-02-29T18:00', '2027-03-01T24:00', '2027-03-01 18:00']) expect(parseLocalDateTime(text)).toBeUndefined();
   });
 });
 

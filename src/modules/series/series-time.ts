@@ -12,14 +12,14 @@ export type Floating = number;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-/** `2027-03-01T18:00` or `2027-03-01T18:00:30`: a local date-time without offset. */
-const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+/** `2027-03-01T18:00`, `2027-03-01T18:00:30` (a fraction of a second is dropped): a local date-time without offset. */
+const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?$/;
 
 /** A local date-time as a floating time, or undefined when it is not one (shape or calendar). */
 export function parseLocalDateTime(text: string): Floating | undefined {
   const match = LOCAL_DATE_TIME.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part)));
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => (part === undefined ? 0 : Number(part)));
   return floatingOf(year, month, day, hour, minute, second);
 }
 

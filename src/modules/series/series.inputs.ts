@@ -9,7 +9,7 @@ import { MAX_DURATION_MINUTES } from './series.policy';
 
 const SLUG_MESSAGE = 'slug must be lower-case letters and digits in groups joined by single hyphens, e.g. yoga-tuesdays';
 /** The shape of firstStart (the calendar is checked by the policy). */
-export const LOCAL_DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/;
+export const LOCAL_DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
 const LOCAL_MESSAGE = 'firstStart must be a local date-time without offset, e.g. 2027-03-01T18:00';
 
 @InputType('CreateSeriesInput', { description: 'A series (D28): the template of every occurrence, flat as on createEvent, and its schedule.' })
