@@ -173,6 +173,27 @@ describe.each(DOORS)('createSeries through %s', (door: Door) => {
     expect((await theirs.create({ ...input })).error).toBeUndefined();
   });
 
+  test('the events list\'s series filter: a slug no series has lists nothing, a malformed one is a 400 on series', async () => {
+    const list = eventApi(ctx.app.client, key, door);
+    expect((await list.list({ series: 'no-such-series' })).data).toMatchObject({ total: 0, events: [] });
+    expectValidationError(await list.list({ series: 'Not A Slug' }), door, ['series']);
+  });
+
+  test('a series read with its occurrences in one GraphQL query', async () => {
+    if (door === 'rest') return;
+    const input = seriesInput();
+    expect((await api.create(input)).error).toBeUndefined();
+    const answer = await ctx.app.client.graphql(key, `query($slug: String!) {
+      series(slug: $slug) { slug occurrenceCount occurrences(limit: 2) { total nextCursor events { slug series { slug } ticketTypes { name } } } }
+    }`, { slug: input.slug });
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data.series).toMatchObject({
+      slug: input.slug,
+      occurrenceCount: 6,
+      occurrences: { total: 6, nextCursor: expect.any(String), events: [{ slug: `${input.slug}-2027-03-02`, series: { slug: input.slug }, ticketTypes: [{ name: 'Drop-in' }] }, expect.any(Object)] },
+    });
+  });
+
   test('permissions: events:read reads, events:write writes', async () => {
     const reader = (await createApiKey(ctx.app.orm, organizationId, { permissions: ['events:read'] })).key;
     const readOnly = seriesApi(ctx.app.client, reader, door);
