@@ -1,5 +1,5 @@
 import { expandSchedule, type Expanded } from '../../src/modules/series/series-expansion';
-import { parseRecurrence, MAX_RECURRENCE_LINES } from '../../src/modules/series/series-recurrence';
+import { parseRecurrence, recurrenceLines, MAX_RECURRENCE_LINES } from '../../src/modules/series/series-recurrence';
 import { addCalendarYears, formatLocalDateTime, instantOf, localOf, parseLocalDateTime } from '../../src/modules/series/series-time';
 
 // D28: a series' rule read strictly, expanded on local wall-clock times (rrule, on its worker) and
@@ -134,5 +134,11 @@ describe('reading the lines', () => {
     expect(parseRecurrence([`RRULE:FREQ=DAILY;COUNT=2;${'X'.repeat(25_000)}`], 'UTC').errors).toEqual([expect.stringMatching(/longer than/)]);
     expect(parseRecurrence(['RDATE:20270305T180000'], 'UTC').errors).toEqual([expect.stringMatching(/needs an RRULE/)]);
     expect(parseRecurrence(['rrule:freq=weekly;byday=tu;count=2'], 'UTC').errors).toEqual([]);
+    // iCalendar text in one element: its lines, unfolded.
+    expect(recurrenceLines(['RRULE:FREQ=WEEKLY;BYDAY=TU;\r\n COUNT=3\r\nEXDATE:20270309T180000\n', ' RDATE:20270305T180000 '])).toEqual([
+      'RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=3',
+      'EXDATE:20270309T180000',
+      'RDATE:20270305T180000',
+    ]);
   });
 });

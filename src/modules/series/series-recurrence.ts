@@ -52,6 +52,24 @@ export interface ParsedRecurrence {
   errors: string[];
 }
 
+/**
+ * The lines as given, one per element, or several in one element as iCalendar text has them (CRLF or
+ * LF between them, a long line folded onto the next with a leading space, RFC 5545 3.1): unfolded,
+ * trimmed, empty ones dropped. What a series stores. Bounded like parseRecurrence (a list or text
+ * longer than it takes is cut here and refused there).
+ */
+export function recurrenceLines(given: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (const element of given.slice(0, MAX_RECURRENCE_LINES + 1)) {
+    for (const line of element.replace(/\r?\n[ \t]/g, '').split(/\r?\n/)) {
+      const trimmed = line.trim();
+      if (trimmed !== '') lines.push(trimmed);
+      if (lines.length > MAX_RECURRENCE_LINES) return lines;
+    }
+  }
+  return lines;
+}
+
 /** Reads the lines; `timeZone` (when valid) is what a TZID parameter must name. */
 export function parseRecurrence(lines: readonly unknown[], timeZone: string | undefined): ParsedRecurrence {
   if (lines.length > MAX_RECURRENCE_LINES) return { errors: [`recurrence has ${lines.length} lines; at most ${MAX_RECURRENCE_LINES} are allowed`] };

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../foundation/errors/app-error';
 import { ruleDates } from './rrule-runner';
 import { expandSchedule, MUST_END, type Expanded } from './series-expansion';
-import { parseRecurrence, type RecurrenceDate, type RuleOptions } from './series-recurrence';
+import { parseRecurrence, recurrenceLines, type RecurrenceDate, type RuleOptions } from './series-recurrence';
 import { firstStartErrors } from './series.policy';
 import { icalUtc, instantOf, isKnownZone, localDate, localOf, type Floating } from './series-time';
 
@@ -32,7 +32,7 @@ export async function checkSchedule(fields: ScheduleFields, now: Date, options: 
   if (!failing.has('timezone') && !zoneValid) errors.push({ field: 'timezone', message: 'timezone must be an IANA time zone name such as Europe/Paris' });
   const start = failing.has('firstStart') ? { errors: [] } : firstStartErrors(fields.firstStart, zoneValid ? fields.timezone : undefined, now, options.mustBeFuture);
   errors.push(...start.errors);
-  const parsed = failing.has('recurrence') ? { errors: [] } : parseRecurrence(fields.recurrence, zoneValid ? fields.timezone : undefined);
+  const parsed = failing.has('recurrence') ? { errors: [] } : parseRecurrence(recurrenceLines(fields.recurrence), zoneValid ? fields.timezone : undefined);
   errors.push(...parsed.errors.map((message) => ({ field: 'recurrence', message })));
   // The rule must end (D28): said whatever else fails, as its other limits are once it can be expanded.
   if (parsed.recurrence?.rules.some((rule) => rule.count === undefined && rule.until === undefined)) {

@@ -14,6 +14,7 @@ import { seriesMessage } from '../series.presenter';
 import { eventSlugsTaken, insertSeries, isUniqueViolation, seriesSlugTaken } from '../series.repository';
 import { firstStartText, managedSeries, occurrencesParams, type NewOccurrence, type SeriesRow } from '../series-rows';
 import { checkSchedule } from '../series-schedule';
+import { recurrenceLines } from '../series-recurrence';
 import { assignSlugs, occurrenceSlugs } from '../series-slugs';
 import { templateOf, ticketTypesOf, newTicketTypes } from './series-template';
 
@@ -55,7 +56,7 @@ export async function createSeries(scope: UnitOfWorkScope, organizationId: strin
     ticketTypes,
     firstStart: firstStartText(schedule.firstStart),
     durationMinutes: input.durationMinutes,
-    recurrence: input.recurrence.map((line) => line.trim()),
+    recurrence: recurrenceLines(input.recurrence),
     version: 1,
     createdAt: now,
     updatedAt: now,

@@ -8,6 +8,7 @@ import { eventSlugsTaken, lockSeries, occurrencesOf, seriesBySlug, seriesSlugTak
 import { firstStartText, type SeriesRow } from '../series-rows';
 import { planSeriesChange, type Plan, type TemplateFields } from '../series-planner';
 import { checkSchedule, splitRecurrence } from '../series-schedule';
+import { recurrenceLines } from '../series-recurrence';
 import { occurrenceSlugs } from '../series-slugs';
 import { addCalendarYears, formatLocalDateTime, parseLocalDateTime } from '../series-time';
 import { ticketTypesOf } from './series-template';
@@ -89,7 +90,7 @@ export async function planChange(em: EntityManager, organizationId: string, args
     ticketTypes: changes.ticketTypes ? ticketTypesOf(changes.ticketTypes) : series.ticketTypes,
     firstStart: firstStartText(schedule.firstStart),
     durationMinutes,
-    recurrence: recurrence.map((line) => line.trim()),
+    recurrence: recurrenceLines(recurrence),
   };
   const affected = start ? occurrences.filter((occurrence) => occurrence.key >= start.key) : occurrences;
   const plan = await planAroundSlugs(em, organizationId, {
