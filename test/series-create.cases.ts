@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { createApiKey, createTenant, eventInput } from './helpers/factories';
 import { DOORS, eventApi, expectError, expectValidationError, failingFields, type Door } from './helpers/event-api';
 import { seriesApi, seriesInput, type SeriesApi } from './helpers/series';
@@ -242,4 +243,51 @@ describe('createSeries with an Idempotency-Key, and concurrently', () => {
     expect((await plain.list()).data.total).toBe(2);
     expect((await eventApi(ctx.app.client, tenant.key, door).list({ limit: 100 })).data.total).toBe(12);
   });
+});
+
+test('whatever the body, a series write answers 2xx or 4xx in the envelope, never a 5xx (a seeded property)', async () => {
+  const tenant = await createTenant(ctx.app.orm);
+  const existing = seriesInput();
+  expect((await seriesApi(ctx.app.client, tenant.key, 'rest').create(existing)).error).toBeUndefined();
+  const part = fc.oneof(
+    fc.constantFrom('FREQ=DAILY', 'FREQ=WEEKLY', 'FREQ=MONTHLY', 'FREQ=YEARLY', 'FREQ=HOURLY', 'FREQ=NEVER', 'WKST=SU', 'INTERVAL=0', 'BYSETPOS=-1'),
+    fc.integer({ min: -3, max: 40 }).map((n) => `COUNT=${n}`),
+    fc.integer({ min: 1, max: 12 }).map((n) => `BYMONTHDAY=${n}`),
+    fc.integer({ min: 0, max: 25 }).map((n) => `BYHOUR=${n}`),
+    fc.subarray(['MO', 'TU', '2WE', '-1FR', 'XX']).map((days) => `BYDAY=${days.join(',')}`),
+    fc.constantFrom('UNTIL=20270601T000000Z', 'UNTIL=20270601', 'UNTIL=garbage'),
+    fc.string({ maxLength: 12 }),
+  );
+  const line = fc.oneof(
+    fc.array(part, { maxLength: 5 }).map((parts) => `RRULE:${parts.join(';')}`),
+    fc.constantFrom('RDATE:20270305T180000', 'EXDATE:20270309T180000', 'RDATE;VALUE=DATE:20270401', 'EXDATE:20261231T235959Z', 'RDATE:1', 'DTSTART:20270301T180000'),
+    fc.string({ maxLength: 40 }),
+  );
+  const body = fc.record(
+    {
+      title: fc.oneof(fc.constant('Yoga'), fc.string({ maxLength: 5 }), fc.integer()),
+      slug: fc.oneof(fc.constant(existing.slug as string), fc.stringMatching(/^[a-z0-9-]{0,12}$/), fc.constant(null)),
+      timezone: fc.constantFrom('Europe/Berlin', 'UTC', 'Mars/Base', '', 'america/new_york'),
+      firstStart: fc.constantFrom('2027-03-02T18:00', '2027-02-30T18:00', '2020-01-01T00:00', '2027-03-28T02:30', 'tomorrow', '2027-03-02T18:00:00Z'),
+      durationMinutes: fc.oneof(fc.integer({ min: -5, max: 20_000 }), fc.constant('60')),
+      recurrence: fc.oneof(fc.array(line, { maxLength: 4 }), fc.string({ maxLength: 20 })),
+      capacity: fc.oneof(fc.constant(undefined), fc.integer({ min: -1, max: 2_000_000 })),
+    },
+    { requiredKeys: [] },
+  );
+  const changes = fc.record({ firstStart: fc.constantFrom('2027-03-02T19:00', 'x'), recurrence: fc.array(line, { maxLength: 3 }), title: fc.string({ maxLength: 3 }) }, { requiredKeys: [] });
+  await fc.assert(
+    fc.asyncProperty(body, changes, fc.constantFrom('ALL', 'FOLLOWING', 'SOMETIMES'), fc.integer({ min: 0, max: 3 }), async (input, change, scope, version) => {
+      const created = await ctx.app.client.rest('POST', '/v1/series', tenant.key, input);
+      expect([created.status, created.status < 500]).toEqual([created.status, true]);
+      if (created.status >= 400) expect(created.body.error.code).toEqual(expect.any(String));
+      const path = `/v1/series/${existing.slug as string}`;
+      const args = { changes: change, scope, from: `${existing.slug as string}-2027-03-16`, newSlug: 'fuzz-split', expectedVersion: version };
+      for (const [method, route] of [['POST', `${path}/preview`], ['PUT', path]] as const) {
+        const answer = await ctx.app.client.rest(method, route, tenant.key, args);
+        expect([route, answer.status < 500]).toEqual([route, true]);
+      }
+    }),
+    { numRuns: Number(process.env.SERIES_FUZZ_RUNS ?? 60), seed: process.env.SERIES_FUZZ_RUNS ? Date.now() % 2 ** 31 : 20_261_128 },
+  );
 });
