@@ -31,7 +31,10 @@ with deleted as (
        delete from events e
         where e.organization_id = $1 and e.slug = $2 and e.registration_count = 0 and e.slots = 0
           and not exists (select 1 from bookings b where b.event_id = e.id and b.status = 'CONFIRMED')
-       returning e.id),
+       returning e.id, e.organization_id, e.series_id, e.occurrence_key),
+     forgotten as (
+       update series s set recurrence = s.recurrence || ('EXDATE:' || to_char(d.occurrence_key, 'YYYYMMDD"T"HH24MISS')), version = s.version + 1
+         from deleted d where d.series_id is not null and s.organization_id = d.organization_id and s.id = d.series_id),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
         where organization_id = $3::text and enabled and (cardinality(event_types) = 0 or $4::text = any(event_types))),
@@ -54,7 +57,10 @@ with deleted as (
        delete from events e
         where e.organization_id = $1 and e.slug = $2 and e.registration_count = 0 and e.slots > 0
           and not exists (select 1 from bookings b where b.event_id = e.id and b.status = 'CONFIRMED')
-       returning e.id),
+       returning e.id, e.organization_id, e.series_id, e.occurrence_key),
+     forgotten as (
+       update series s set recurrence = s.recurrence || ('EXDATE:' || to_char(d.occurrence_key, 'YYYYMMDD"T"HH24MISS')), version = s.version + 1
+         from deleted d where d.series_id is not null and s.organization_id = d.organization_id and s.id = d.series_id),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
         where organization_id = $3::text and enabled and (cardinality(event_types) = 0 or $4::text = any(event_types))),

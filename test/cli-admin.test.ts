@@ -209,3 +209,46 @@ test('a DATABASE_URL naming a database that does not exist is an error, and no d
   const rows = await withAdminClient((client) => client.query('select 1 from pg_database where datname = $1', [name]));
   expect(rows.rowCount).toBe(0);
 });
+
+describe('series create (D28)', () => {
+  let organizationId: string;
+  beforeAll(async () => {
+    organizationId = jsonOf(await admin(['org', 'create', '--name', 'Studio'])).id;
+  });
+
+  test('makes the series from a rule, with its occurrences (events in DRAFT), as createSeries does', async () => {
+    const series = jsonOf(
+      await admin([
+        'series', 'create', '--org', organizationId, '--slug', 'evening-yoga', '--title', 'Evening yoga', '--timezone', 'Europe/Berlin',
+        '--first-start', '2027-03-02T18:00', '--duration', '60', '--rule', 'FREQ=WEEKLY;BYDAY=TU;UNTIL=20270401T000000Z', '--exdates', '2027-03-16T18:00',
+        '--rdates', '2027-03-05T18:00', '--capacity', '12',
+      ]),
+    );
+    expect(series).toMatchObject({
+      id: expect.stringMatching(/^ser_/),
+      slug: 'evening-yoga',
+      organizationId,
+      recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20270401T000000Z', 'RDATE:20270305T180000', 'EXDATE:20270316T180000'],
+      occurrenceCount: 5,
+      capacity: 12,
+      version: 1,
+    });
+    const rows = await app.orm.em.fork().getConnection().execute('select slug, status from events where organization_id = ? order by start_date', [organizationId]);
+    expect(rows.map((row: any) => [row.slug, row.status])).toEqual(
+      ['2027-03-02', '2027-03-05', '2027-03-09', '2027-03-23', '2027-03-30'].map((date) => [`evening-yoga-${date}`, 'DRAFT']),
+    );
+    // The CLI is an actor of the audit log (D26).
+    const [entry] = await app.orm.em.fork().getConnection().execute("select actor_kind from audit_log where organization_id = ? and action = 'series.created'", [organizationId]);
+    expect(entry).toEqual({ actor_kind: 'CLI' });
+  });
+
+  test('the rule\'s limits and the other fields are checked (every failing one), and an unknown organization is NOT_FOUND', async () => {
+    const base = ['series', 'create', '--org', organizationId, '--slug', 'bad-series', '--title', 'X', '--timezone', 'Europe/Berlin', '--first-start', '2027-03-02T18:00'];
+    expectFailure(await admin([...base, '--duration', '60', '--rule', 'FREQ=DAILY']), /recurrence must end/);
+    expectFailure(await admin([...base, '--duration', '60', '--rule', 'FREQ=DAILY;COUNT=1001']), /more than 1,000 occurrences/);
+    expectFailure(await admin([...base, '--duration', 'x', '--rule', 'FREQ=DAILY;COUNT=2', '--capacity', '0']), /duration[\s\S]*capacity/);
+    expectFailure(await admin([...base.slice(0, 3), 'org_doesnotexist', ...base.slice(4), '--duration', '60', '--rule', 'FREQ=DAILY;COUNT=2']), /org_doesnotexist/);
+    const [row] = await app.orm.em.fork().getConnection().execute("select count(*)::int as count from series where slug = 'bad-series'");
+    expect(row.count).toBe(0);
+  });
+});

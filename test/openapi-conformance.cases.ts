@@ -238,6 +238,12 @@ function samples(start: Date): Record<string, Sample> {
     page: { valid: [1, 2] },
     limit: { valid: [1, 50] },
     search: { valid: ['party', 'ÉTÉ'], fill: text },
+    // D28: a series slug (one no series has lists nothing).
+    series: {
+      valid: [unique('series')],
+      invalid: ['Has Caps', 'double--hyphen', 'spa ce'],
+      fill: (length) => `${unique('s')}-${'a'.repeat(length)}`.slice(0, length).replace(/-$/, 'a'),
+    },
     startsAfter: { valid: [iso(later)], invalid: ['yesterday', '2027-03-01'] },
     startsBefore: { valid: [iso(new Date(start.getTime() + 365 * DAY))], invalid: ['2027-13-01T00:00:00Z'] },
     orderBy: { valid: [] },

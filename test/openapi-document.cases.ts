@@ -89,6 +89,8 @@ test('parameters and bodies come from the operations variables and arguments', (
     expect.objectContaining({ name: 'startsAfter', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'startsBefore', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', format: 'date-time' }) }),
     expect.objectContaining({ name: 'search', in: 'query', required: false, schema: { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$' } }),
+    // D28: a series' occurrences.
+    expect.objectContaining({ name: 'series', in: 'query', required: false, schema: expect.objectContaining({ type: 'string', maxLength: 100 }) }),
     expect.objectContaining({ name: 'orderBy', in: 'query', required: false, schema: expect.objectContaining({ $ref: '#/components/schemas/EventOrder' }) }),
     expect.objectContaining({
       name: 'after',
@@ -135,6 +137,16 @@ test('parameters and bodies come from the operations variables and arguments', (
   expect(update.status.enum).toEqual(['DRAFT', 'PUBLISHED', 'CANCELLED']);
   // Fields the operation does not take are ignored (D4), at every depth: the document says so.
   expect(input.additionalProperties).toBe(true);
+  // D28: a body whose fields are the operation's arguments (updateSeries), the path's slug left out.
+  const change = resolve(operation('PUT', '/v1/series/{slug}').requestBody.content['application/json'].schema);
+  expect(Object.keys(change.properties).sort()).toEqual(['changes', 'expectedVersion', 'from', 'moveBooked', 'newSlug', 'scope']);
+  expect(change.required).toEqual(['expectedVersion']);
+  expect(resolve(operation('POST', '/v1/series/{slug}/preview').requestBody.content['application/json'].schema).required).toBeUndefined();
+  // D29: a scan's body is its two arguments, with the bounds the service checks them with.
+  const scan = resolve(operation('POST', '/v1/check-ins').requestBody.content['application/json'].schema);
+  expect(scan.required).toEqual(['code', 'eventSlug']);
+  expect(scan.properties.code).toMatchObject({ maxLength: 128 });
+  expect(operation('POST', '/v1/series').requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateSeriesInput' });
 });
 
 test('every error response carries the envelope of its codes with their details', () => {
@@ -148,7 +160,8 @@ test('every error response carries the envelope of its codes with their details'
     expect(codesOf(schemaOf('500'))).toEqual(['INTERNAL_ERROR']);
     expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
     const withTicketType = ['CreateBooking', 'JoinWaitlist'].includes(route.operation);
-    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND']);
+    const notFound = route.path.startsWith('/v1/series/') ? ['SERIES_NOT_FOUND'] : withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND'];
+    if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(notFound);
     // An exchange (D29) also names the event it moves to, and that event's ticket type.
     const byId = route.operation === 'ExchangeBooking' ? ['BOOKING_NOT_FOUND', 'EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['BOOKING_NOT_FOUND'];
     if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : byId);

@@ -6,6 +6,7 @@ import { OrganizationEntity } from '../modules/organization/organization.entity'
 import { TicketTypeEntity } from '../modules/ticket-type/ticket-type.entity';
 import { WaitlistEntryEntity } from '../modules/waitlist/waitlist-entry.entity';
 import { WebhookEndpointEntity } from '../modules/webhook/webhook-endpoint.entity';
+import { SeriesEntity } from '../modules/series/series.entity';
 
 /** Every entity, as class references (MikroORM discovery by folder does not work under jest). */
-export const ENTITIES = [OrganizationEntity, ApiKeyEntity, EventEntity, TicketTypeEntity, BookingEntity, MemberEntity, WebhookEndpointEntity, WaitlistEntryEntity];
+export const ENTITIES = [OrganizationEntity, ApiKeyEntity, EventEntity, TicketTypeEntity, BookingEntity, MemberEntity, WebhookEndpointEntity, WaitlistEntryEntity, SeriesEntity];

@@ -19,6 +19,8 @@ import { requiresSessionDirective } from '../platform/graphql/requires-session';
 import { WaitlistResolver } from '../modules/waitlist/waitlist.resolver';
 import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 import { AuditResolver } from '../modules/audit/audit.resolver';
+import { EventSeriesResolver, SeriesResolver } from '../modules/series/series.resolver';
+import { SeriesEntity } from '../modules/series/series.entity';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -35,10 +37,12 @@ const RESOLVERS: NonEmptyArray<Function> = [
   WebhookResolver,
   WaitlistResolver,
   AuditResolver,
+  SeriesResolver,
+  EventSeriesResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */
-const GETTER_FIELDS: Readonly<Record<string, readonly string[]>> = { Event: gettersOf(EventEntity.prototype) };
+const GETTER_FIELDS: Readonly<Record<string, readonly string[]>> = { Event: gettersOf(EventEntity.prototype), Series: gettersOf(SeriesEntity.prototype) };
 
 function gettersOf(prototype: object): string[] {
   return Object.entries(Object.getOwnPropertyDescriptors(prototype))

@@ -25,9 +25,10 @@ export const FULL_EVENT_FIELDS = [
   'organizationId',
   'createdAt',
   'updatedAt',
+  'series',
 ].sort();
 
-/** Spec 2.1: the fields of a list item, and D20's counts (D29: list items included). */
+/** Spec 2.1: the fields of a list item, and D20's counts (D29: list items included), and the series (D28). */
 export const LIST_ITEM_FIELDS = [
   'id',
   'slug',
@@ -44,6 +45,7 @@ export const LIST_ITEM_FIELDS = [
   'checkedInCount',
   'createdAt',
   'updatedAt',
+  'series',
 ].sort();
 
 export const TICKET_TYPE_FIELDS = ['id', 'name', 'price', 'currency', 'quantity', 'sold', 'held'].sort();
@@ -52,8 +54,8 @@ export const TICKET_TYPE_FIELDS = ['id', 'name', 'price', 'currency', 'quantity'
 export const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const FULL_SELECTION = `id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-  registrationCount heldCount checkedInCount organizationId createdAt updatedAt ticketTypes { id name price currency quantity sold held }`;
-const LIST_SELECTION = 'id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount createdAt updatedAt';
+  registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug } ticketTypes { id name price currency quantity sold held }`;
+const LIST_SELECTION = 'id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount createdAt updatedAt series { id slug }';
 
 export interface ApiError {
   code: string;
@@ -93,8 +95,8 @@ export class EventApi {
     }
     return this.graphql(
       'events',
-      `query List($page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String, $orderBy: EventOrder, $after: String) {
-        events(page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search, orderBy: $orderBy, after: $after) {
+      `query List($page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String, $series: String, $orderBy: EventOrder, $after: String) {
+        events(page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search, series: $series, orderBy: $orderBy, after: $after) {
           events { ${LIST_SELECTION} } total page limit nextCursor
         }
       }`,

@@ -5,6 +5,7 @@ import { MEMBER_INVITE_COMMAND } from './member-invite.command';
 import { MEMBER_COMMANDS } from './member.commands';
 import { ORGANIZATION_COMMANDS } from './organization.commands';
 import { SECRET_COMMANDS } from './secret.commands';
+import { SERIES_COMMANDS } from './series.commands';
 import { WEBHOOK_COMMANDS } from './webhook.commands';
 
 export type { Command } from './command';
@@ -18,4 +19,5 @@ export const COMMANDS: Command[] = [
   ...MEMBER_COMMANDS,
   MEMBER_INVITE_COMMAND,
   ...WEBHOOK_COMMANDS,
+  ...SERIES_COMMANDS,
 ];

@@ -5,24 +5,25 @@
 export const REST_OPERATIONS = /* GraphQL */ `
   # The spec's fields, and the counts of D20 (heldCount, checkedInCount, each ticket type's held):
   # both doors show them, so that a REST client can tell how many seats are free.
+  # And the series an event is an occurrence of (D28), null for the others.
   fragment EventListItem on Event {
     id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount
-    createdAt updatedAt
+    createdAt updatedAt series { id slug }
   }
 
   fragment FullEvent on Event {
     id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-    registrationCount heldCount checkedInCount organizationId createdAt updatedAt
+    registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug }
     ticketTypes { id name price currency quantity sold held }
   }
 
   query ListEvents(
     $page: Int, $limit: Int, $status: EventStatus, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $search: String,
-    $orderBy: EventOrder, $after: String
+    $series: String, $orderBy: EventOrder, $after: String
   ) {
     events(
       page: $page, limit: $limit, status: $status, startsAfter: $startsAfter, startsBefore: $startsBefore, search: $search,
-      orderBy: $orderBy, after: $after
+      series: $series, orderBy: $orderBy, after: $after
     ) { events { ...EventListItem } total page limit nextCursor }
   }
 
@@ -106,5 +107,56 @@ export const REST_OPERATIONS = /* GraphQL */ `
 
   mutation LeaveWaitlist($id: ID!) {
     leaveWaitlist(id: $id) { ...WaitlistEntry }
+  }
+
+  # Event series (D28): the series as REST shows it (its webhook messages carry the same fields: series.presenter.ts).
+  fragment FullSeries on Series {
+    id slug title description venue venueAddress coverImage capacity ticketTypes { name price currency quantity }
+    timezone firstStart durationMinutes recurrence version occurrenceCount organizationId createdAt updatedAt
+  }
+
+  fragment SeriesPlanBody on SeriesPlan {
+    version
+    create { eventId slug start localStart fields }
+    update { eventId slug start localStart fields }
+    delete { eventId slug start localStart fields }
+    move { eventId slug toSlug start from to localStart booked fields }
+    skip { eventId slug start reason }
+  }
+
+  query ListSeries($page: Int, $limit: Int, $after: String) {
+    seriesList(page: $page, limit: $limit, after: $after) { series { ...FullSeries } total page limit nextCursor }
+  }
+
+  mutation CreateSeries($input: CreateSeriesInput!) {
+    createSeries(input: $input) { ...FullSeries }
+  }
+
+  query GetSeries($slug: String!) {
+    series(slug: $slug) { ...FullSeries }
+  }
+
+  mutation UpdateSeries(
+    $slug: String!, $changes: SeriesChangesInput, $scope: SeriesScope, $from: String, $newSlug: String, $expectedVersion: Int!, $moveBooked: Boolean
+  ) {
+    updateSeries(slug: $slug, changes: $changes, scope: $scope, from: $from, newSlug: $newSlug, expectedVersion: $expectedVersion, moveBooked: $moveBooked) {
+      ...FullSeries plan { ...SeriesPlanBody } newSeries { ...FullSeries }
+    }
+  }
+
+  mutation PreviewSeriesChange(
+    $slug: String!, $changes: SeriesChangesInput, $scope: SeriesScope, $from: String, $newSlug: String, $expectedVersion: Int, $moveBooked: Boolean
+  ) {
+    previewSeriesChange(slug: $slug, changes: $changes, scope: $scope, from: $from, newSlug: $newSlug, expectedVersion: $expectedVersion, moveBooked: $moveBooked) {
+      ...SeriesPlanBody
+    }
+  }
+
+  mutation DeleteSeries($slug: String!) {
+    deleteSeries(slug: $slug) { id slug deletedOccurrences }
+  }
+
+  query ListSeriesOccurrences($slug: String!, $page: Int, $limit: Int, $after: String) {
+    seriesOccurrences(slug: $slug, page: $page, limit: $limit, after: $after) { events { ...EventListItem } total page limit nextCursor }
   }
 `;

@@ -22,7 +22,7 @@ import type { RequestContext } from '../../platform/graphql/request-context';
 import { assertOperationAllowed, operationPermissions } from '../../platform/graphql/requires-permission';
 import type { Permission } from '../../platform/auth/permissions';
 import { REST_OPERATIONS } from './operations';
-import { REST_ROUTES, type RestDownload, type RestRoute } from './routes';
+import { BODY_VARIABLES, REST_ROUTES, type RestDownload, type RestRoute } from './routes';
 
 export interface CompiledRoute extends RestRoute {
   readonly document: DocumentNode;
@@ -133,17 +133,22 @@ function variablesOf(route: CompiledRoute, request: RestRequest): Record<string,
     const type = route.variableTypes.get(name);
     if (type && request.query[name] !== undefined) variables[name] = fromQueryString(request.query[name], type);
   }
-  if (route.body || route.bodyFields) {
+  if (route.body) {
     const body = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw AppError.validation([
         { field: 'body', message: 'the request body must be a JSON object, sent with Content-Type: application/json' },
       ]);
     }
-    for (const name of route.bodyFields ?? []) if ((body as Record<string, unknown>)[name] !== undefined) variables[name] = (body as Record<string, unknown>)[name];
-  }
-  if (route.body) {
-    const body = request.body as Record<string, unknown>;
+    if (route.body === BODY_VARIABLES) {
+      // Each field of the body is the variable of its name; the path's and the query's are not the body's.
+      const taken = new Set([...Object.keys(request.params), ...(route.query ?? [])]);
+      for (const [name, value] of Object.entries(body)) {
+        const type = route.variableTypes.get(name);
+        if (type && !taken.has(name)) variables[name] = acceptedFields(value, type);
+      }
+      return variables;
+    }
     const accepted = acceptedFields(body, route.variableTypes.get(route.body) as GraphQLInputType) as Record<string, unknown>;
     for (const [field, parameter] of Object.entries(route.bodyFromPath ?? {})) accepted[field] = request.params[parameter];
     variables[route.body] = accepted;

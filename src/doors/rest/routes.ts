@@ -24,7 +24,12 @@ export interface RestRoute {
   readonly operation: string;
   /** Query-string parameters passed as variables of the same name (converted to the variable's type). */
   readonly query?: readonly string[];
-  /** The variable that receives the JSON body (fields the operation does not accept are dropped). */
+  /**
+   * The variable that receives the JSON body (fields the operation does not accept are dropped), or
+   * BODY_VARIABLES: each field of the body is the variable of its name (an operation whose arguments
+   * stand side by side, as checkInByCode's `code` and `eventSlug`, or updateSeries's `changes`, `scope`,
+   * `expectedVersion`…; the body must be an object, its other fields are dropped).
+   */
   readonly body?: string;
   /**
    * Fields of the body's variable taken from the path instead (field → path parameter): the resource
@@ -32,11 +37,6 @@ export interface RestRoute {
    * cannot set them, and the document's body schema leaves them out.
    */
   readonly bodyFromPath?: Readonly<Record<string, string>>;
-  /**
-   * Variables taken from the JSON body's fields of the same name, for an operation whose arguments are
-   * scalars (checkInByCode's `code` and `eventSlug`); the body must be an object, its other fields are dropped.
-   */
-  readonly bodyFields?: readonly string[];
   readonly status: 200 | 201 | 204;
   /** The root field of the result sent back (none for 204). */
   readonly result?: string;
@@ -48,7 +48,7 @@ export interface RestRoute {
    */
   readonly errors?: readonly ErrorCode[];
   /**
-   * Bounds of path and query parameters (and of bodyFields), for the OpenAPI document: the constants the
+   * Bounds of path and query parameters (and of a BODY_VARIABLES body's fields), for the OpenAPI document: the constants the
    * service checks them with (a path parameter the operation refuses as malformed, 400, rather than not found, 404).
    */
   readonly parameterBounds?: Readonly<Record<string, ParameterBounds>>;
@@ -56,8 +56,11 @@ export interface RestRoute {
   readonly tag?: string;
 }
 
-/** Whether a route reads a JSON body (into one input variable, or field by field). */
-export const readsBody = (route: RestRoute): boolean => route.body !== undefined || route.bodyFields !== undefined;
+/** `body` of a route whose body's fields are its operation's variables (see RestRoute.body). */
+export const BODY_VARIABLES = '*';
+
+/** Whether a route reads a JSON body (into one input variable, or each field into the variable of its name). */
+export const readsBody = (route: RestRoute): boolean => route.body !== undefined;
 
 const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
 /** `?after=` of a list (D25): a previous page's nextCursor. */
@@ -73,10 +76,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'GET',
     path: '/v1/events',
     operation: 'ListEvents',
-    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'orderBy', 'after'],
+    query: ['page', 'limit', 'status', 'startsAfter', 'startsBefore', 'search', 'series', 'orderBy', 'after'],
     status: 200,
     result: 'events',
-    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, ...afterBounds },
+    parameterBounds: { ...pageBounds, search: { maxLength: MAX_SEARCH_LENGTH }, series: slugBounds(), ...afterBounds },
   },
   {
     method: 'POST',
@@ -168,7 +171,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     method: 'POST',
     path: '/v1/check-ins',
     operation: 'CheckInByCode',
-    bodyFields: ['code', 'eventSlug'],
+    body: BODY_VARIABLES,
     status: 200,
     result: 'checkInByCode',
     errors: ['TICKET_TRANSFERRED', 'EVENT_NOT_FOUND', 'TICKET_NOT_FOUND', 'WRONG_EVENT', 'ALREADY_CHECKED_IN', 'BOOKING_NOT_CONFIRMED'],
@@ -229,6 +232,56 @@ export const REST_ROUTES: readonly RestRoute[] = [
     errors: ['WAITLIST_ENTRY_NOT_FOUND', 'WAITLIST_ENTRY_NOT_WAITING'],
     parameterBounds: { id: idBounds('wl') },
     tag: 'Waiting list',
+  },
+
+  // Event series (D28): the GraphQL series operations, one route each.
+  {
+    method: 'GET',
+    path: '/v1/series',
+    operation: 'ListSeries',
+    query: ['page', 'limit', 'after'],
+    status: 200,
+    result: 'seriesList',
+    parameterBounds: { ...pageBounds, ...afterBounds },
+  },
+  {
+    method: 'POST',
+    path: '/v1/series',
+    operation: 'CreateSeries',
+    body: 'input',
+    status: 201,
+    result: 'createSeries',
+    location: { path: '/v1/series/', field: 'slug' },
+  },
+  { method: 'GET', path: '/v1/series/:slug', operation: 'GetSeries', status: 200, result: 'series', errors: ['SERIES_NOT_FOUND'] },
+  {
+    method: 'PUT',
+    path: '/v1/series/:slug',
+    operation: 'UpdateSeries',
+    body: BODY_VARIABLES,
+    status: 200,
+    result: 'updateSeries',
+    errors: ['SERIES_NOT_FOUND', 'SERIES_CHANGED'],
+  },
+  { method: 'DELETE', path: '/v1/series/:slug', operation: 'DeleteSeries', status: 204, errors: ['SERIES_NOT_FOUND', 'SERIES_HAS_BOOKINGS'] },
+  {
+    method: 'POST',
+    path: '/v1/series/:slug/preview',
+    operation: 'PreviewSeriesChange',
+    body: BODY_VARIABLES,
+    status: 200,
+    result: 'previewSeriesChange',
+    errors: ['SERIES_NOT_FOUND'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/series/:slug/occurrences',
+    operation: 'ListSeriesOccurrences',
+    query: ['page', 'limit', 'after'],
+    status: 200,
+    result: 'seriesOccurrences',
+    errors: ['SERIES_NOT_FOUND'],
+    parameterBounds: { ...pageBounds, ...afterBounds },
   },
 ];
 

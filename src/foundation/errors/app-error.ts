@@ -112,6 +112,10 @@ export class AppError extends Error {
     return new AppError('WEBHOOK_MESSAGE_NOT_FOUND', `No webhook message with id "${echo(id)}" for this endpoint`, { id: echo(id) });
   }
 
+  static seriesNotFound(slug: string): AppError {
+    return new AppError('SERIES_NOT_FOUND', `No series with slug "${echo(slug)}"`, { slug: echo(slug) });
+  }
+
   /** The operator's and the dashboard's lookups (D8, D9, D19): another organization's answers as a missing one. */
   static organizationNotFound(id: string): AppError {
     return new AppError('NOT_FOUND', `No organization with id "${echo(id)}"`, { id: echo(id) });
@@ -252,6 +256,23 @@ export class AppError extends Error {
       'TICKET_TYPE_HAS_SALES',
       `${sold} ticket${sold === 1 ? ' is' : 's are'} sold of this type; cancel those bookings first, or set its quantity to the number sold to stop sales`,
       { id, sold },
+    );
+  }
+
+  // Event series (D28)
+  static seriesChanged(expectedVersion: number, version: number): AppError {
+    return new AppError(
+      'SERIES_CHANGED',
+      `The series changed since version ${expectedVersion} (it is at version ${version} now): nothing was changed; preview the change again`,
+      { expectedVersion, version },
+    );
+  }
+
+  static seriesHasBookings(bookedOccurrences: number): AppError {
+    return new AppError(
+      'SERIES_HAS_BOOKINGS',
+      `${bookedOccurrences} occurrence${bookedOccurrences === 1 ? ' has' : 's have'} confirmed bookings; nothing was deleted`,
+      { bookedOccurrences },
     );
   }
 

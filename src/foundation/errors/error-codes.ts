@@ -78,6 +78,11 @@ export const ERROR_TABLE = {
     when: 'GraphQL only: no webhook message with this id for this endpoint.',
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   }),
+  SERIES_NOT_FOUND: code<{ slug: string }>({
+    status: 404,
+    when: "No series with this slug in the key's organization (another organization's series answers the same) (D28).",
+    details: { type: 'object', properties: { slug: { type: 'string' } }, required: ['slug'] },
+  }),
   NOT_FOUND: code<{ id: string } | undefined>({ status: 404, when: 'No route has this path.' }),
   METHOD_NOT_ALLOWED: code<{ allowed: string[] }>({
     status: 405,
@@ -219,6 +224,22 @@ export const ERROR_TABLE = {
     status: 409,
     when: 'GraphQL only: a ticket type with confirmed sales cannot be removed.',
     details: { type: 'object', properties: { id: { type: 'string' }, sold: { type: 'integer' } }, required: ['id', 'sold'] },
+  }),
+  // Event series (D28)
+  SERIES_CHANGED: code<{ expectedVersion: number; version: number }>({
+    status: 409,
+    when:
+      'updateSeries with an expectedVersion the series no longer has: it changed since the preview (a change of the series, a booking that made or ended an occurrence\'s bookings, an occurrence detached), so the plan would be another one. Nothing was changed: preview again.',
+    details: {
+      type: 'object',
+      properties: { expectedVersion: { type: 'integer' }, version: { type: 'integer', description: 'The version the series has now.' } },
+      required: ['expectedVersion', 'version'],
+    },
+  }),
+  SERIES_HAS_BOOKINGS: code<{ bookedOccurrences: number }>({
+    status: 409,
+    when: 'deleteSeries while occurrences have confirmed bookings; nothing was deleted (cancel or delete those dates first).',
+    details: { type: 'object', properties: { bookedOccurrences: { type: 'integer', minimum: 1 } }, required: ['bookedOccurrences'] },
   }),
 
   // Idempotent retries (D17)

@@ -55,7 +55,7 @@ const KEPT = (columns: string) => `coalesce((select sum(${columns}) from event_c
  * index of those only). Other filters (search, start window) count the matching rows.
  */
 function totalSql(query: ListShape, where: string): string {
-  const filtered = query.startsAfter || query.startsBefore || query.search;
+  const filtered = query.startsAfter || query.startsBefore || query.search || query.series;
   if (filtered) return `select count(*)::int as total from events e where ${where}`;
   switch (query.status) {
     case undefined:
@@ -80,6 +80,8 @@ interface ListShape {
   readonly startsAfter: boolean;
   readonly startsBefore: boolean;
   readonly search: boolean;
+  /** Only a series' occurrences (D28): at most 1,000 rows, counted on the series' index. */
+  readonly series: boolean;
   readonly orderBy: EventOrder;
   readonly start: 'first' | 'page' | 'after';
 }
@@ -91,6 +93,8 @@ interface ListParams {
   startsBefore: Date | null;
   /** A LIKE pattern (likePattern). */
   search: string | null;
+  /** A series' slug. */
+  series: string | null;
   /** One more than the page (whether another follows). */
   limit: number;
   offset: number | null;
@@ -118,6 +122,7 @@ const LIST_PAGE = sql.family<ListShape, ListParams, EventView & { total: number;
     if (shape.startsAfter) conditions.push(`e.start_date > :startsAfter::timestamptz`);
     if (shape.startsBefore) conditions.push(`e.start_date < :startsBefore::timestamptz`);
     if (shape.search) conditions.push(`e.title ilike :search`);
+    if (shape.series) conditions.push(`e.series_id = (select s.id from series s where s.organization_id = :organizationId and s.slug = :series)`);
     const where = conditions.join(' and ');
     const { column, descending } = ORDER[shape.orderBy];
     const direction = descending ? 'desc' : 'asc';
@@ -147,15 +152,16 @@ const LIST_PAGE = sql.family<ListShape, ListParams, EventView & { total: number;
   },
   {
     key: (shape) =>
-      `${shape.status ?? '-'}${shape.startsAfter ? ',startsAfter' : ''}${shape.startsBefore ? ',startsBefore' : ''}${shape.search ? ',search' : ''},${shape.orderBy},${shape.start}`,
+      `${shape.status ?? '-'}${shape.startsAfter ? ',startsAfter' : ''}${shape.startsBefore ? ',startsBefore' : ''}${shape.search ? ',search' : ''}${shape.series ? ',series' : ''},${shape.orderBy},${shape.start}`,
     examples: () => {
-      const plain: ListShape = { status: null, startsAfter: false, startsBefore: false, search: false, orderBy: EventOrder.CREATED_AT_DESC, start: 'first' };
+      const plain: ListShape = { status: null, startsAfter: false, startsBefore: false, search: false, series: false, orderBy: EventOrder.CREATED_AT_DESC, start: 'first' };
       return {
         'first page': plain,
         'page number, start date ascending': { ...plain, orderBy: EventOrder.START_DATE_ASC, start: 'page' },
         'cursor, PUBLISHED': { ...plain, status: EventStatus.PUBLISHED, start: 'after' },
         'COMPLETED, created ascending': { ...plain, status: EventStatus.COMPLETED, orderBy: EventOrder.CREATED_AT_ASC },
-        'DRAFT, every filter, page number': { status: EventStatus.DRAFT, startsAfter: true, startsBefore: true, search: true, orderBy: EventOrder.START_DATE_DESC, start: 'page' },
+        'DRAFT, every filter, page number': { status: EventStatus.DRAFT, startsAfter: true, startsBefore: true, search: true, series: false, orderBy: EventOrder.START_DATE_DESC, start: 'page' },
+        "a series' occurrences by start, cursor": { ...plain, series: true, orderBy: EventOrder.START_DATE_ASC, start: 'after' },
         'CANCELLED, search, cursor': { ...plain, status: EventStatus.CANCELLED, search: true, start: 'after' },
       };
     },
@@ -176,6 +182,7 @@ export async function listEvents(
     startsAfter: query.startsAfter != null,
     startsBefore: query.startsBefore != null,
     search: search !== null,
+    series: query.series != null,
     orderBy: query.orderBy ?? EventOrder.CREATED_AT_DESC,
     start: after ? 'after' : 'page' in start && start.page > 1 ? 'page' : 'first',
   });
@@ -185,6 +192,7 @@ export async function listEvents(
     startsAfter: query.startsAfter ?? null,
     startsBefore: query.startsBefore ?? null,
     search,
+    series: query.series ?? null,
     limit: query.limit + 1,
     offset: 'page' in start ? (start.page - 1) * query.limit : null,
     sortKey: after?.[0] ?? null,

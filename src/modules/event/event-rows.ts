@@ -28,6 +28,8 @@ export interface EventRow {
   registrationCount: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The series it is an occurrence of (D28), or null. */
+  seriesId: string | null;
 }
 
 /** What clients read of an event beside its row: seats held now (D20) and check-ins (D22). */
@@ -54,7 +56,7 @@ export const iso = (column: string) => `to_json(${column}) #>> '{}'`;
 export const EVENT_ROW = `e.id, e.organization_id as organization, e.slug, e.title, e.description, ${iso('e.start_date')} as "startDate",
   ${iso('e.end_date')} as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   e.status as "storedStatus", e.capacity, ${registrationCountSql('e')} as "registrationCount", ${iso('e.created_at')} as "createdAt",
-  ${iso('e.updated_at')} as "updatedAt"`;
+  ${iso('e.updated_at')} as "updatedAt", e.series_id as "seriesId"`;
 
 export type AsText<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
 

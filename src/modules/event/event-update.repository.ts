@@ -19,6 +19,7 @@ import {
 } from './event-rows';
 import { byMessages, exampleAudit, exampleOutbox, noteOutbox, OUTBOX_WRITTEN, type OutboxOf, type WithMessages } from './event-change-statements';
 import { heldCountSql, registrationCountSql, storedHeldSql } from '../inventory/inventory.repository';
+import type { EventSeriesRef } from './event.presenter';
 import { checkedInCountSql } from './event.read-repository';
 
 const sql = sqlStatements(__filename);
@@ -43,6 +44,8 @@ export interface StoredEvent {
   seatsTaken: number;
   /** Its counts as clients read them (what an update that changes nothing answers). */
   counts: EventCounts;
+  /** The series it is an occurrence of (D28): its webhook payloads show it. */
+  series: EventSeriesRef | null;
 }
 
 /** The fields a client sets (what an update compares to tell whether the event changed meanwhile). */
@@ -52,11 +55,13 @@ const SETTABLE_VERSION = (alias: string) =>
 
 const READ_FOR_CHANGE = sql.statement<
   { organizationId: string; slug: string; at: Date },
-  AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> & EventCounts & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number }
+  AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> &
+    EventCounts & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number; series: EventSeriesRef | null }
 >(
   'readForChange',
   `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e', 'k.at')} as "ticketTypes", e.slots, ${storedHeldSql('e')} as held,
-            ${heldCountSql('e', 'k.at')} as "heldCount", ${checkedInCountSql('e')} as "checkedInCount"
+            ${heldCountSql('e', 'k.at')} as "heldCount", ${checkedInCountSql('e')} as "checkedInCount",
+            (select json_build_object('id', s.id, 'slug', s.slug) from series s where s.organization_id = e.organization_id and s.id = e.series_id) as series
        from events e cross join (select :at::timestamptz as at) k where e.organization_id = :organizationId and e.slug = :slug`,
 );
 
@@ -64,7 +69,7 @@ const READ_FOR_CHANGE = sql.statement<
 export async function readForChange(em: EntityManager, organizationId: string, slug: string, at: Date): Promise<StoredEvent | null> {
   const [row] = await executeStatement(em, READ_FOR_CHANGE, { organizationId, slug, at });
   if (!row) return null;
-  const { version, ticketTypes, slots, held, heldCount, checkedInCount, ...event } = row;
+  const { version, ticketTypes, slots, held, heldCount, checkedInCount, series, ...event } = row;
   return {
     event: asEventRow(event),
     version,
@@ -72,6 +77,7 @@ export async function readForChange(em: EntityManager, organizationId: string, s
     slots,
     seatsTaken: event.registrationCount + held,
     counts: { heldCount, checkedInCount },
+    series,
   };
 }
 
@@ -89,7 +95,7 @@ export type EventChange = Pick<
  * of `outbox` (gated on the updated row). Returns the event as changed, with its counts and its ticket
  * types as the statement read them (holds judged at the change's time).
  */
-type UpdateEventParams = Omit<EventChange, 'storedStatus'> & { storedStatus: string; id: string; version: string; messages: readonly unknown[] };
+type UpdateEventParams = Omit<EventChange, 'storedStatus'> & { storedStatus: string; id: string; version: string; detaches: boolean; messages: readonly unknown[] };
 
 // `counted` (the gate) reads the event in the statement's snapshot, as the ticket types are read.
 const UPDATE_EVENT = sql.family<
@@ -100,7 +106,8 @@ const UPDATE_EVENT = sql.family<
   'updateEventIfUnchanged',
   ({ messages }) => `with changed as (
        update events e set slug = :slug, title = :title, description = :description, start_date = :startDate, end_date = :endDate, timezone = :timezone, venue = :venue,
-                           venue_address = :venueAddress, cover_image = :coverImage, status = :storedStatus, capacity = :capacity, updated_at = :updatedAt
+                           venue_address = :venueAddress, cover_image = :coverImage, status = :storedStatus, capacity = :capacity, updated_at = :updatedAt,
+                           detached = e.detached or (e.series_id is not null and :detaches::boolean)
         where e.id = :id and ${SETTABLE_VERSION('e')} = :version and (:capacity::int is null or e.registration_count + e.held_count <= :capacity::int)
        returning e.id),
      counted as (
@@ -123,17 +130,24 @@ const UPDATE_EVENT = sql.family<
   },
 );
 
+/**
+ * `detaches`: the change sets more than the status, so an occurrence of a series becomes detached
+ * (D28: series changes skip it; the series' version changes with it, by the trigger of
+ * Migration20261130020000_series). An event of no series is not affected.
+ */
 export async function updateEventIfUnchanged(
   em: EntityManager,
   stored: StoredEvent,
   change: EventChange,
   outbox: OutboxOf,
+  detaches = false,
 ): Promise<EventEntity | null> {
   const messages = outbox('counted');
   const [row] = await executeStatement(em, UPDATE_EVENT({ messages: messages.sql }), {
     ...change,
     id: stored.event.id,
     version: stored.version,
+    detaches,
     messages: messages.bindings,
   });
   noteOutbox(em, row);

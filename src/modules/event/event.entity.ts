@@ -44,7 +44,8 @@ export class EventEntity {
     | 'createdAt'
     | 'updatedAt'
     | 'status'
-    | 'organizationId';
+    | 'organizationId'
+    | 'seriesId';
 
   @Field(() => ID, { description: 'evt_ followed by an opaque part.' })
   @PrimaryKey({ type: 'string', length: 40 })
@@ -116,6 +117,10 @@ export class EventEntity {
   @Field(() => GraphQLDateTimeISO)
   @Property({ type: 'timestamptz', length: 3, onUpdate: () => new Date() })
   updatedAt: Date = new Date();
+
+  /** The series it is an occurrence of (D28), or null: Event.series reads it (src/modules/series/). */
+  @Property({ type: 'string', length: 40, nullable: true })
+  seriesId: string | null = null;
 
   /**
    * Seats held now (D20) and CONFIRMED bookings checked in (D22), where the statement that made this

@@ -4,8 +4,14 @@ import { effectiveStatus } from './event-status';
 import type { EventView, TicketTypeView } from './event.read-repository';
 import type { EventCounts } from './event-rows';
 
-/** An event as `GET /v1/events/{slug}` returns it: every field of the spec and the counts of D20, ticket types included. */
-export type EventBody = Omit<EventView, 'ticketTypes'> & { ticketTypes: TicketTypeView[] };
+/** The series an event is an occurrence of (D28), as Event.series shows it. */
+export interface EventSeriesRef {
+  id: string;
+  slug: string;
+}
+
+/** An event as `GET /v1/events/{slug}` returns it: every field of the spec, the counts of D20 and its series (D28), ticket types included. */
+export type EventBody = Omit<EventView, 'ticketTypes' | 'seriesId'> & { series: EventSeriesRef | null; ticketTypes: TicketTypeView[] };
 
 /** What presentEvent reads of an event: its entity, or the row a command is about to write. */
 export type EventFields = Pick<
@@ -25,7 +31,7 @@ export type EventFields = Pick<
   | 'registrationCount'
   | 'createdAt'
   | 'updatedAt'
-> & { readonly organization: { readonly id: string } };
+> & { readonly organization: { readonly id: string }; readonly series?: EventSeriesRef | null };
 
 /** What presentTicketType reads of a ticket type: its fields and the tickets held now (D20). */
 export type TicketTypeFields = Pick<TicketTypeEntity, 'id' | 'name' | 'price' | 'currency' | 'quantity' | 'sold'> & { readonly held: number };
@@ -35,7 +41,7 @@ export type TicketTypeFields = Pick<TicketTypeEntity, 'id' | 'name' | 'price' | 
  * already holds: no request, no query. Pure. The fields in the order the REST body has them; dates as
  * ISO 8601 UTC with milliseconds (D5); `status` as clients see it (COMPLETED derived from the end, D3);
  * the counts of both doors (D20: heldCount, checkedInCount, each ticket type's held); `ticketTypes` in
- * the order given (the reads' order: creation, then id).
+ * the order given (the reads' order: creation, then id); `series` (D28) null for an event of no series.
  */
 export function presentEvent(event: EventFields, ticketTypes: readonly TicketTypeFields[], counts: EventCounts, now: Date = new Date()): EventBody {
   return {
@@ -57,6 +63,7 @@ export function presentEvent(event: EventFields, ticketTypes: readonly TicketTyp
     organizationId: event.organization.id,
     createdAt: event.createdAt.toISOString(),
     updatedAt: event.updatedAt.toISOString(),
+    series: event.series ?? null,
     ticketTypes: ticketTypes.map(presentTicketType),
   };
 }

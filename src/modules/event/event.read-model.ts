@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { AppError, type FieldError } from '../../foundation/errors/app-error';
 import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
-import { paginationErrors } from '../../foundation/validation/arguments';
+import { paginationErrors, slugErrors } from '../../foundation/validation/arguments';
 import {
   checkedInCountsOfEvents,
   findEventBySlug,
@@ -40,6 +40,7 @@ function listOf(query: EventListQuery): string {
     query.startsAfter?.toISOString() ?? null,
     query.startsBefore?.toISOString() ?? null,
     query.search || null,
+    ...(query.series != null ? [query.series] : []),
   ]);
 }
 
@@ -48,6 +49,9 @@ function searchErrors(query: EventListQuery): FieldError[] {
   const errors: FieldError[] = [];
   if (query.search != null && [...query.search].length > MAX_SEARCH_LENGTH) {
     errors.push({ field: 'search', message: `search must be at most ${MAX_SEARCH_LENGTH} characters` });
+  }
+  if (query.series != null && slugErrors('series', query.series).length > 0) {
+    errors.push({ field: 'series', message: 'series must be a series slug: lower-case letters and digits joined by single hyphens' });
   }
   if (query.startsAfter != null && query.startsBefore != null && query.startsBefore.getTime() <= query.startsAfter.getTime()) {
     errors.push({ field: 'startsBefore', message: 'startsBefore must be after startsAfter' });

@@ -37,6 +37,8 @@ export interface EventView {
   createdAt: string;
   updatedAt: string;
   ticketTypes?: TicketTypeView[];
+  /** The series it is an occurrence of (D28), or null: Event.series reads it. */
+  seriesId: string | null;
 }
 
 export interface TicketTypeView {
@@ -60,6 +62,8 @@ export interface EventListQuery {
   startsBefore?: Date | null;
   /** Case-insensitive substring of the title. */
   search?: string | null;
+  /** Only the occurrences of the organization's series with this slug (D28). */
+  series?: string | null;
   orderBy?: EventOrder | null;
   /** A cursor (D25): the page after the row it names, instead of a page number. */
   after?: string | null;
@@ -87,7 +91,7 @@ export const eventColumns = (at: string) => `
   e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, ${registrationCountSql('e')} as "registrationCount", ${heldCountSql('e', at)} as "heldCount",
-  ${checkedInCountSql('e')} as "checkedInCount", e.organization_id as "organizationId"`;
+  ${checkedInCountSql('e')} as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId"`;
 
 const ticketTypesJson = (at: string) => `
   coalesce((select json_agg(json_build_object(

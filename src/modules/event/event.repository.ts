@@ -96,7 +96,7 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
   // A new event has no booking: nothing sold, held or checked in.
   return managedEvent(
     em,
-    { ...fields, organization: organizationId, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt },
+    { ...fields, organization: organizationId, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt, seriesId: null },
     ticketTypes.map((type) => ({ ...type, sold: 0, held: 0 })),
     { heldCount: 0, checkedInCount: 0 },
   );
@@ -135,7 +135,9 @@ const INSERT_EVENT = sql.family<WithMessages, InsertEventParams, { outbox_writte
  * Deletes the organization's event `slug` with its ticket types and cancelled bookings (ON DELETE
  * CASCADE), as one statement, only without confirmed bookings (D3; the registrations, which every
  * booking changes under the event's row lock, are checked on the row as locked); with the outbox rows
- * of `outbox` (gated on the deleted row). Returns the deleted event's id, or null (not found, it has
+ * of `outbox` (gated on the deleted row). An occurrence of a series (D28) leaves its date in the
+ * series as an EXDATE line (a later change of the series does not make it again), and the series'
+ * version changes. Returns the deleted event's id, or null (not found, it has
  * bookings, or it is of the other kind: the caller works out which). A slotted event's bookings take
  * no lock on its row: `slotted` deletes one only after the caller locked every slot of it (in the same
  * transaction), so that no booking is in flight when this statement looks for them.
@@ -146,7 +148,10 @@ const DELETE_EVENT = sql.family<WithMessages & { slotted: boolean }, { organizat
        delete from events e
         where e.organization_id = :organizationId and e.slug = :slug and e.registration_count = 0 and ${slotted ? 'e.slots > 0' : 'e.slots = 0'}
           and not exists (select 1 from bookings b where b.event_id = e.id and b.status = 'CONFIRMED')
-       returning e.id),
+       returning e.id, e.organization_id, e.series_id, e.occurrence_key),
+     forgotten as (
+       update series s set recurrence = s.recurrence || ('EXDATE:' || to_char(d.occurrence_key, 'YYYYMMDD"T"HH24MISS')), version = s.version + 1
+         from deleted d where d.series_id is not null and s.organization_id = d.organization_id and s.id = d.series_id),
      ${fragment('messages', messages)}
      select d.id, ${OUTBOX_WRITTEN} from (select 1) one left join deleted d on true`,
   {

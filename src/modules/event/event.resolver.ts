@@ -30,6 +30,8 @@ export class EventResolver {
     startsBefore?: Date | null,
     @Arg('search', () => String, { nullable: true, description: 'Only events whose title contains this text, ignoring case.' })
     search?: string | null,
+    @Arg('series', () => String, { nullable: true, description: "Only the occurrences of the organization's series with this slug (D28)." })
+    series?: string | null,
     @Arg('orderBy', () => EventOrder, { nullable: true, defaultValue: EventOrder.CREATED_AT_DESC, description: 'Sort order of the page.' })
     orderBy?: EventOrder | null,
     @Arg('after', () => String, {
@@ -38,7 +40,7 @@ export class EventResolver {
     })
     after?: string | null,
   ): Promise<EventPage> {
-    return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, orderBy, after });
+    return eventPage(context, { page, limit, status, startsAfter, startsBefore, search, series, orderBy, after });
   }
 
   @Query(() => EventEntity, {

@@ -1,4 +1,4 @@
-/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers and exchanges, D19's ticket type changes), in the order the docs list them. */
+/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers and exchanges, D19's ticket type changes, D28's series), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -18,6 +18,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.transferred',
   'booking.exchanged',
   'waitlist.offered',
+  'series.created',
+  'series.updated',
+  'series.deleted',
+  'event.rescheduled',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

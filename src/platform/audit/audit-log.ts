@@ -39,6 +39,9 @@ export const AUDIT_ACTIONS = [
   'event.deleted',
   'booking.transferred',
   'booking.exchanged',
+  'series.created',
+  'series.updated',
+  'series.deleted',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

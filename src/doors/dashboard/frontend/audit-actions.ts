@@ -21,4 +21,7 @@ export const AUDIT_ACTION_NAMES: ReadonlyArray<readonly [action: string, name: s
   ['event.deleted', 'Event deleted'],
   ['booking.transferred', 'Booking transferred'],
   ['booking.exchanged', 'Booking exchanged'],
+  ['series.created', 'Series created'],
+  ['series.updated', 'Series changed'],
+  ['series.deleted', 'Series deleted'],
 ];

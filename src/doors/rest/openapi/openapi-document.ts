@@ -13,7 +13,7 @@ import {
 import { permissionOf } from '../../../platform/graphql/requires-permission';
 import { MAX_BODY_BYTES } from '../../../platform/web/json-body';
 import type { CompiledRoute } from '../rest-executor';
-import { REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
+import { BODY_VARIABLES, REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
 import { errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
 import {
   commonHeaders,
@@ -122,8 +122,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     'x-required-permission': permission,
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(route.body ? { requestBody: requestBodyOf(route, converter, replaced) } : {}),
-    ...(route.bodyFields ? { requestBody: fieldsBodyOf(schema, route, converter) } : {}),
+    ...(route.body ? { requestBody: requestBodyOf(schema, route, converter, replaced) } : {}),
     responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
   };
 }
@@ -132,7 +131,8 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
  * The body of a write: the input type of its variable, less the fields the path gives (bodyFromPath,
  * a component of its own named after the operation: CreateBookingBody).
  */
-function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
+function requestBodyOf(graphqlSchema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter, replaced: Set<string>): Json {
+  if (route.body === BODY_VARIABLES) return variablesBodyOf(graphqlSchema, route, converter);
   const input = converter.input(route.variableTypes.get(route.body!)!);
   const fromPath = Object.entries(route.bodyFromPath ?? {});
   let schema = input;
@@ -168,22 +168,23 @@ function requestBodyOf(route: CompiledRoute, converter: SchemaConverter, replace
 }
 
 /**
- * The body of a route whose operation takes scalar arguments (bodyFields): an object with one field per
- * variable, of the variable's type and bounds (a component of its own: CheckInByCodeBody).
+ * The body of a route whose body's fields are its operation's variables (BODY_VARIABLES): an object
+ * with a property per variable that the path and the query do not give, of the variable's type and
+ * bounds, required where the variable is (a component of its own: CheckInByCodeBody).
  */
-function fieldsBodyOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
+function variablesBodyOf(schema: GraphQLSchema, route: CompiledRoute, converter: SchemaConverter): Json {
   const { node, field } = rootFieldOf(schema, route);
+  const fromRequest = new Set([...pathParameters(route.path), ...(route.query ?? [])]);
   const properties: Record<string, JsonSchema> = {};
-  for (const name of route.bodyFields ?? []) {
-    const type = route.variableTypes.get(name);
-    if (!type) throw new Error(`Route ${route.path}: no variable $${name} in ${route.operation}`);
-    const value = bounded(converter.input(isNonNullType(type) ? type : new GraphQLNonNull(type)), route.parameterBounds?.[name]);
-    properties[name] = withDescription(value, argumentFor(node, field, name)?.description);
+  const required: string[] = [];
+  for (const [name, type] of route.variableTypes) {
+    if (fromRequest.has(name)) continue;
+    properties[name] = withDescription(bounded(converter.input(type), route.parameterBounds?.[name]), argumentFor(node, field, name)?.description);
+    if (isNonNullType(type)) required.push(name);
   }
-  const required = (route.bodyFields ?? []).filter((name) => isNonNullType(route.variableTypes.get(name)));
   const name = `${route.operation}Body`;
   converter.components[name] = { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: true };
-  const description = 'JSON object. Fields the operation does not accept are ignored (D4); a failing field answers 400 VALIDATION_ERROR naming it.';
+  const description = 'JSON object: each field is an argument of the operation. Fields the operation does not accept are ignored, at every depth (D4); a failing field answers 400 VALIDATION_ERROR naming it.';
   return { required: true, description, content: { 'application/json': { schema: ref(name) } } };
 }
 

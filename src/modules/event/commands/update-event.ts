@@ -64,20 +64,22 @@ export async function updateEvent(scope: UnitOfWorkScope, organizationId: string
             // An update that changes nothing writes nothing and sends nothing.
             if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes, stored.counts);
             const outbox = withUpdateAudit(
-              eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId } }),
+              eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId }, series: stored.series }),
               unit,
               organizationId,
               type,
               { slug: change.slug, from: stored.event.storedStatus, to: change.storedStatus },
             );
+            // D28: an occurrence of a series edited beyond its status (publish, cancel) is detached.
+            const detaches = detachingChange(stored.event, change);
             const updated = changesSlots(stored, change)
               ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
                 await withinTransaction(locked, async (slotsLocked) => {
-                  const applied = await updateEventIfUnchanged(slotsLocked, stored, change, outbox);
+                  const applied = await updateEventIfUnchanged(slotsLocked, stored, change, outbox, detaches);
                   if (applied) await applyToSlots(slotsLocked, stored, change);
                   return applied;
                 })
-              : await updateEventIfUnchanged(locked, stored, change, outbox);
+              : await updateEventIfUnchanged(locked, stored, change, outbox, detaches);
             if (updated) return updated;
             // The event changed since it was read (or a booking took the capacity): read and decide again.
             if (attempt === MAX_ATTEMPTS) throw new Error(`updateEvent: event ${stored.event.id} changed under ${MAX_ATTEMPTS} attempts in a row`);
@@ -154,6 +156,11 @@ function changed(stored: EventRow, input: UpdateEventInput): EventChange | undef
   if (input.status != null) next.storedStatus = input.status;
   const differs = (Object.keys(next) as Array<keyof EventChange>).some((field) => field !== 'updatedAt' && !same(next[field], stored[field]));
   return differs ? next : undefined;
+}
+
+/** Whether a change sets more than the status (D28: such an update detaches an occurrence from its series). */
+function detachingChange(stored: EventRow, change: EventChange): boolean {
+  return (Object.keys(change) as Array<keyof EventChange>).some((field) => field !== 'updatedAt' && field !== 'storedStatus' && !same(change[field], stored[field]));
 }
 
 const same = (a: unknown, b: unknown): boolean => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);

@@ -25,6 +25,10 @@ const EVENT_TYPES = [
   'booking.transferred',
   'booking.exchanged',
   'waitlist.offered',
+  'series.created',
+  'series.updated',
+  'series.deleted',
+  'event.rescheduled',
 ];
 
 /** A checkbox per event type, those of `checked` ticked. */
