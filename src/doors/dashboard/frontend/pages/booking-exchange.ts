@@ -46,7 +46,7 @@ async function fillTicketTypes(select: HTMLSelectElement, hint: HTMLElement, slu
  * one transaction, or nothing changes (a full target answers SOLD_OUT in the dialog).
  */
 export async function exchange(context: PageContext, eventSlug: string, booking: BookingFieldsFragment): Promise<void> {
-  const variables: EventsQueryVariables = { limit: TARGETS, after: null, status: 'PUBLISHED', search: null, startsAfter: null, startsBefore: null, orderBy: 'START_DATE_ASC' };
+  const variables: EventsQueryVariables = { limit: TARGETS, after: null, status: 'PUBLISHED', search: null, startsAfter: null, startsBefore: null, orderBy: 'START_DATE_ASC', series: null };
   const { events } = await request<EventsQuery, EventsQueryVariables>(EventsDocument, variables);
   const targets = events.events.filter((event) => event.slug !== eventSlug);
   const typeSelect = h('select', { id: 'exchange-ticket-type', name: 'ticketTypeId', disabled: true, 'aria-describedby': 'exchange-ticket-type-hint' });

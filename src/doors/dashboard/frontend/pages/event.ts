@@ -1,6 +1,6 @@
 import { request } from '../api';
 import { h, scrollingTable } from '../dom';
-import { eventHref, freeSeats, schedule } from '../event-format';
+import { eventHref, freeSeats, schedule, seriesHref } from '../event-format';
 import { EventDetailDocument, type EventDetailQuery, type EventDetailQueryVariables, type TicketTypeFieldsFragment } from '../generated/operations';
 import type { Page, Route } from '../page';
 import { bookingsSection } from './event-bookings';
@@ -10,7 +10,7 @@ type EventDetail = NonNullable<EventDetailQuery['event']>;
 /** The event's facts: status, when, where, and its counts as D20 and D22 define them. */
 function facts(event: EventDetail): HTMLElement {
   const free = freeSeats(event);
-  const pairs: Array<[string, string]> = [
+  const pairs: Array<[string, string | Node]> = [
     ['Status', event.status],
     ['When', schedule(event)],
     ['Venue', [event.venue, event.venueAddress].filter(Boolean).join(', ') || '—'],
@@ -20,6 +20,8 @@ function facts(event: EventDetail): HTMLElement {
     ['Free seats', free === null ? 'no limit' : String(free)],
     ['Checked in (bookings)', String(event.checkedInCount)],
   ];
+  // An occurrence of a series (D28) links back to it; a series' slug is what the API gives (Event.series { id slug }).
+  if (event.series) pairs.splice(1, 0, ['Series', h('a', { href: seriesHref(event.series.slug) }, `Part of series ${event.series.slug}`)]);
   return h(
     'section',
     { 'aria-labelledby': 'event-facts-title' },

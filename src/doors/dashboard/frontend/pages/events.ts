@@ -1,7 +1,7 @@
 import { request } from '../api';
 import { CursorPages, cursorPager } from '../cursor-pages';
 import { field, h, scrollingTable } from '../dom';
-import { eventHref, formatInZone, freeSeats } from '../event-format';
+import { eventHref, formatInZone, seatsText } from '../event-format';
 import { EventsDocument, type EventOrder, type EventStatus, type EventSummaryFieldsFragment, type EventsQuery, type EventsQueryVariables } from '../generated/operations';
 import type { Page, PageContext } from '../page';
 
@@ -22,8 +22,10 @@ interface Filters {
   from: string;
   to: string;
   orderBy: EventOrder;
+  /** A series' slug (D28): only its dates; '' for every event. */
+  series: string;
 }
-const NO_FILTERS: Filters = { search: '', status: '', from: '', to: '', orderBy: 'CREATED_AT_DESC' };
+const NO_FILTERS: Filters = { search: '', status: '', from: '', to: '', orderBy: 'CREATED_AT_DESC', series: '' };
 let filters: Filters = NO_FILTERS;
 const pages = new CursorPages();
 
@@ -43,7 +45,14 @@ function variables(): EventsQueryVariables {
     startsAfter: filters.from ? new Date(localDay(filters.from).getTime() - 1).toISOString() : null,
     startsBefore: filters.to ? localDay(filters.to, 1).toISOString() : null,
     orderBy: filters.orderBy,
+    series: filters.series || null,
   };
+}
+
+/** The list filtered to one series' dates, soonest first (the series page's link here). */
+export function showSeriesInEvents(slug: string): void {
+  filters = { ...NO_FILTERS, series: slug, orderBy: 'START_DATE_ASC' };
+  pages.reset();
 }
 
 function filterForm(context: PageContext): HTMLFormElement {
@@ -60,6 +69,8 @@ function filterForm(context: PageContext): HTMLFormElement {
     h('input', { id: 'events-from', name: 'from', type: 'date', value: filters.from }),
     h('label', { for: 'events-to' }, 'Starting until (day, included)'),
     h('input', { id: 'events-to', name: 'to', type: 'date', value: filters.to }),
+    h('label', { for: 'events-series' }, 'Series (its slug)'),
+    h('input', { id: 'events-series', name: 'series', type: 'text', value: filters.series, autocomplete: 'off', spellcheck: 'false' }),
     h('label', { for: 'events-order' }, 'Order'),
     h('select', { id: 'events-order', name: 'orderBy' }, ...ORDERS.map(([value, label]) => option(value, label, filters.orderBy))),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters'), h('button', { type: 'reset', class: 'secondary' }, 'Clear filters')),
@@ -73,6 +84,7 @@ function filterForm(context: PageContext): HTMLFormElement {
       from: field(data, 'from'),
       to: field(data, 'to'),
       orderBy: (field(data, 'orderBy') || 'CREATED_AT_DESC') as EventOrder,
+      series: field(data, 'series').trim(),
     };
     // A cursor belongs to its filters and order: new ones start from the first page.
     pages.reset();
@@ -85,11 +97,6 @@ function filterForm(context: PageContext): HTMLFormElement {
     context.reload();
   });
   return form;
-}
-
-function seatsText(event: EventSummaryFieldsFragment): string {
-  const free = freeSeats(event);
-  return event.capacity === null ? `${event.registrationCount} booked · no capacity set` : `${event.registrationCount} of ${event.capacity} booked · ${free} free`;
 }
 
 function eventRow(event: EventSummaryFieldsFragment): HTMLTableRowElement {

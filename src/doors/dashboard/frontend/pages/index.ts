@@ -5,15 +5,17 @@ import { eventRoute } from './event';
 import { eventsPage } from './events';
 import { keysPage } from './keys';
 import { membersPage } from './members';
+import { seriesRoute } from './series';
+import { seriesListPage } from './series-list';
 import { settingsPage } from './settings';
 import { usagePage } from './usage';
 import { webhooksPage } from './webhooks';
 
 /** The pages in navigation order; a new page is one import and one entry here. */
-export const PAGES: readonly Page[] = [keysPage, eventsPage, membersPage, webhooksPage, settingsPage, usagePage, auditPage];
+export const PAGES: readonly Page[] = [keysPage, eventsPage, seriesListPage, membersPage, webhooksPage, settingsPage, usagePage, auditPage];
 
 /** Pages reached from another page, with an argument in their address; not in the navigation. */
-const ROUTES: readonly Route[] = [eventRoute, doorRoute];
+const ROUTES: readonly Route[] = [eventRoute, doorRoute, seriesRoute];
 
 /** The page at a path (the address after `#/`); an unknown path shows the first page. */
 export function pageAt(path: string): Page {
