@@ -6,21 +6,28 @@ select e.id, e.organization_id as organization, e.slug, e.title, e.description, 
   to_json(e.end_date) #>> '{}' as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   e.status as "storedStatus", e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", to_json(e.created_at) #>> '{}' as "createdAt",
   to_json(e.updated_at) #>> '{}' as "updatedAt", md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) as version, coalesce((select json_agg(json_build_object(
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) as version, coalesce((select json_agg(json_build_object(
     'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end),
     'held', case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= k.at), 0))::int end, 'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = e.id), '[]'::json) as "ticketTypes", e.slots, (e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as held,
+            case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue,
             case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= k.at), 0))::int end as "heldCount", (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount"
        from events e cross join (select $1::timestamptz as at) k where e.organization_id = $2 and e.slug = $3;
 
 -- name: updateEventIfUnchanged (event.updated)
--- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 id, $14 version, $15 messages[0], $16 messages[1], $17 messages[2], $18 messages[3], $19 messages[4], $20 messages[5], $21 messages[6], $22 messages[7]
+-- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 queueEnabled, $14 queueOpensAt, $15 queueOnSaleAt, $16 queueAdmitPerMinute, $17 queueAdmissionMinutes, $18 queueMaxSeats, $19 id, $20 version, $21 messages[0], $22 messages[1], $23 messages[2], $24 messages[3], $25 messages[4], $26 messages[5], $27 messages[6], $28 messages[7]
 with changed as (
        update events e set slug = $1, title = $2, description = $3, start_date = $4, end_date = $5, timezone = $6, venue = $7,
-                           venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12
-        where e.id = $13 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) = $14 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
+                           venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12,
+                           queue_enabled = $13::boolean, queue_opens_at = $14::timestamptz, queue_on_sale_at = $15::timestamptz,
+                           queue_admit_per_minute = $16::int, queue_admission_minutes = $17::int, queue_max_seats = $18::int
+        where e.id = $19 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) = $20 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
        returning e.id),
      counted as (
        select e.id, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as registration_count, case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
@@ -29,15 +36,15 @@ with changed as (
          from events e join changed c on c.id = e.id cross join (select $12::timestamptz as at) k),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $15::text and enabled and (cardinality(event_types) = 0 or $16::text = any(event_types))),
+        where organization_id = $21::text and enabled and (cardinality(event_types) = 0 or $22::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $17::text, $18::text, $19::text, format($20::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
+       select $23::text, $24::text, $25::text, format($26::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
     '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s,"held":%s}',
     to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end), case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= g.at), 0))::int end),
     ',' order by t.created_at, t.id) || ']'
-  from ticket_types t where t.event_id = g.id), '[]')), $21::timestamptz, nullif($22::text, '{traceparent}') from counted g
+  from ticket_types t where t.event_id = g.id), '[]')), $27::timestamptz, nullif($28::text, '{traceparent}') from counted g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
@@ -51,12 +58,15 @@ with changed as (
        from (select 1) one left join counted r on true;
 
 -- name: updateEventIfUnchanged (event.published, audited)
--- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 id, $14 version, $15 messages[0], $16 messages[1], $17 messages[2], $18 messages[3], $19 messages[4], $20 messages[5], $21 messages[6], $22 messages[7], $23 messages[8], $24 messages[9], $25 messages[10], $26 messages[11], $27 messages[12], $28 messages[13], $29 messages[14], $30 messages[15], $31 messages[16]
+-- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 queueEnabled, $14 queueOpensAt, $15 queueOnSaleAt, $16 queueAdmitPerMinute, $17 queueAdmissionMinutes, $18 queueMaxSeats, $19 id, $20 version, $21 messages[0], $22 messages[1], $23 messages[2], $24 messages[3], $25 messages[4], $26 messages[5], $27 messages[6], $28 messages[7], $29 messages[8], $30 messages[9], $31 messages[10], $32 messages[11], $33 messages[12], $34 messages[13], $35 messages[14], $36 messages[15], $37 messages[16]
 with changed as (
        update events e set slug = $1, title = $2, description = $3, start_date = $4, end_date = $5, timezone = $6, venue = $7,
-                           venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12
-        where e.id = $13 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) = $14 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
+                           venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12,
+                           queue_enabled = $13::boolean, queue_opens_at = $14::timestamptz, queue_on_sale_at = $15::timestamptz,
+                           queue_admit_per_minute = $16::int, queue_admission_minutes = $17::int, queue_max_seats = $18::int
+        where e.id = $19 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) = $20 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
        returning e.id),
      counted as (
        select e.id, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as registration_count, case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
@@ -65,15 +75,15 @@ with changed as (
          from events e join changed c on c.id = e.id cross join (select $12::timestamptz as at) k),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $15::text and enabled and (cardinality(event_types) = 0 or $16::text = any(event_types))),
+        where organization_id = $21::text and enabled and (cardinality(event_types) = 0 or $22::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $17::text, $18::text, $19::text, format($20::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
+       select $23::text, $24::text, $25::text, format($26::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
     '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s,"held":%s}',
     to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end), case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= g.at), 0))::int end),
     ',' order by t.created_at, t.id) || ']'
-  from ticket_types t where t.event_id = g.id), '[]')), $21::timestamptz, nullif($22::text, '{traceparent}') from counted g
+  from ticket_types t where t.event_id = g.id), '[]')), $27::timestamptz, nullif($28::text, '{traceparent}') from counted g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
@@ -81,7 +91,7 @@ with changed as (
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w),
      audit_entry as (
        insert into audit_log (id, organization_id, action, actor_kind, actor_id, actor_label, target_id, summary, client_ip, request_id, created_at)
-       select $23::text, $24::text, $25::text, $26::text, $27::text, $28::text, g.id, $29::text::jsonb, $30::text, $31::text, now() from counted g where true)
+       select $29::text, $30::text, $31::text, $32::text, $33::text, $34::text, g.id, $35::text::jsonb, $36::text, $37::text, now() from counted g where true)
      select r.id, r.registration_count as "registrationCount", r.held_count as "heldCount", r.checked_in_count as "checkedInCount",
             coalesce((select json_agg(json_build_object(
     'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end),

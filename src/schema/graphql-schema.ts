@@ -19,6 +19,7 @@ import { requiresSessionDirective } from '../platform/graphql/requires-session';
 import { WaitlistResolver } from '../modules/waitlist/waitlist.resolver';
 import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 import { AuditResolver } from '../modules/audit/audit.resolver';
+import { EventQueueResolver, EventQueueStatsResolver, QueueResolver } from '../modules/queue/queue.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -35,6 +36,10 @@ const RESOLVERS: NonEmptyArray<Function> = [
   WebhookResolver,
   WaitlistResolver,
   AuditResolver,
+  // The on-sale queue (D30).
+  QueueResolver,
+  EventQueueResolver,
+  EventQueueStatsResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */

@@ -66,6 +66,13 @@ export class CreateBookingInput extends SeatsRequestInput {
   @Max(MAX_HOLD_MINUTES)
   holdMinutes?: number | null;
 
+  // Its type from the property's (String): a type function here would run on every booking (type-graphql reads it per request).
+  @Field({
+    nullable: true,
+    description: "D30: while the event's queue is enabled, the id (qe_…) of the ADMITTED queue entry of the same attendeeEmail; the booking uses it (USED).",
+  })
+  queueEntryId?: string;
+
   /** holdMinutes belongs to a hold. */
   static crossFieldErrors(input: CreateBookingInput): FieldError[] {
     return input.holdMinutes != null && input.hold !== true ? [{ field: 'holdMinutes', message: 'holdMinutes needs hold: true' }] : [];

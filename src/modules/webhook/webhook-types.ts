@@ -1,4 +1,4 @@
-/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers, D19's ticket type changes), in the order the docs list them. */
+/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers, D30's queue, D19's ticket type changes), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.check_in_undone',
   'booking.transferred',
   'waitlist.offered',
+  'queue.admitted',
+  'queue.sold_out',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

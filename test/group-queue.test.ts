@@ -1,0 +1,8 @@
+/* eslint-disable @typescript-eslint/no-require-imports */
+import { caseFile } from './helpers/case-group';
+
+// The on-sale queue's case files (D30), sharing this jest test file's module load (test/helpers/case-group.ts).
+caseFile('queue-basics', () => require('./queue-basics.cases'));
+
+// jest.setTimeout in a case file applies to the whole group: the longest any of them asks for.
+jest.setTimeout(120_000);
