@@ -1,8 +1,8 @@
-import { IsEmail, IsInt, Max, Min } from 'class-validator';
+import { IsEmail, IsInt, Matches, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
 import { IsNotBlank, MaxCharacters } from '../../foundation/validation/rules';
 import type { FieldError } from '../../foundation/errors/app-error';
-import { idErrors, slugErrors } from '../../foundation/validation/arguments';
+import { idErrors, idPattern, slugErrors } from '../../foundation/validation/arguments';
 import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
 import { MAX_TICKET_CODE_LENGTH, TICKET_CODE_SHAPE } from '../../platform/crypto/ticket-codes';
 
@@ -71,6 +71,7 @@ export class CreateBookingInput extends SeatsRequestInput {
     nullable: true,
     description: "D30: while the event's queue is enabled, the id (qe_…) of the ADMITTED queue entry of the same attendeeEmail; the booking uses it (USED).",
   })
+  @Matches(idPattern('qe'), { message: 'queueEntryId must be an id starting with qe_' })
   queueEntryId?: string;
 
   /** holdMinutes belongs to a hold. */

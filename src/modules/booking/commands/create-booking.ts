@@ -17,7 +17,6 @@ import { holdMinutesErrors } from '../booking.policy';
 import { expireDueHolds } from './expire-holds';
 import { bookSlottedSlowly } from './book-slotted-slowly';
 import { noTicketCodes } from '../../../platform/crypto/ticket-codes';
-import { idErrors } from '../../../foundation/validation/arguments';
 import { queueRefusal } from '../../queue/queue-gate';
 
 /**
@@ -42,7 +41,6 @@ export async function createBooking(
     seatsRequestErrors(input),
     input,
     holdMinutesErrors(input.holdMinutes, settings.holdMinutes),
-    input.queueEntryId == null ? [] : idErrors('queueEntryId', input.queueEntryId, 'qe'),
   );
 
   // The booking's id is made first, so that with an Idempotency-Key the recovery point is written
