@@ -4,7 +4,7 @@
 -- params: $1 organizationId, $2 eventSlug, $3 attendeeEmail, $4 id, $5 attendeeName
 with ev as (
        select e.id, e.organization_id, e.status, e.end_date, e.capacity, e.registration_count, e.held_count,
-              e.queue_enabled, e.queue_opens_at, e.queue_on_sale_at
+              e.queue_enabled, e.queue_opens_at, e.queue_on_sale_at, e.queue_admit_per_minute, e.slug
          from events e where e.organization_id = $1 and e.slug = $2),
      mine as (
        select x.id from queue_entries x join ev on x.organization_id = ev.organization_id and x.event_id = ev.id
@@ -27,16 +27,24 @@ with ev as (
           set joined = u.joined + 1, waiting = u.waiting + 1,
               early = coalesce(u.early, case when excluded.early is not null then u.joined end)
         where u.sold_out_at is null
-       returning u.organization_id, u.event_id, u.joined, u.early),
+       returning u.organization_id, u.event_id, u.joined, u.early, u.head, u.drawn_at, u.early_left),
      made as (
        insert into queue_entries (organization_id, id, event_id, attendee_email, attendee_name, status, seq, rank, joined_at)
        select q.organization_id, $4, q.event_id, $3, $5::text, 'WAITING', q.joined,
               case when q.early is not null and q.joined > q.early then q.joined end, clock_timestamp()
          from q
-       returning id)
-   select ev.id as event_id, ev.status, ev.end_date, ev.queue_enabled as enabled, ev.queue_opens_at as opens_at,
-          (select id from mine limit 1) as existing_id, (select id from made) as made_id, stock.sold_out
-     from (select 1) one left join ev on true left join stock on true;
+       returning *)
+   select ev.id as event_id, ev.status as event_status, ev.end_date, ev.queue_enabled as enabled, ev.queue_opens_at as opens_at,
+          (select id from mine limit 1) as existing_id, stock.sold_out,
+          m.id, ev.slug as event_slug, m.attendee_email, m.attendee_name, m.status, case when m.status = 'WAITING' and m.rank is not null then
+         m.rank - q.head - case when q.drawn_at is null then q.early_left else 0 end
+           - ((select coalesce(sum(l.count), 0) from queue_leaves l
+        where l.organization_id = m.organization_id and l.event_id = m.event_id
+          and l.node = any (array(select (m.rank - 1 >> k) << k from generate_series(0, 23) k where ((m.rank - 1) >> k) & 1 = 1)))::int - (select coalesce(sum(l.count), 0) from queue_leaves l
+        where l.organization_id = m.organization_id and l.event_id = m.event_id
+          and l.node = any (array(select (q.head >> k) << k from generate_series(0, 23) k where ((q.head) >> k) & 1 = 1)))::int) end as position, m.joined_at,
+          m.admitted_at, m.admitted_until, m.used_at, m.booking_id, ev.queue_admit_per_minute as admit_per_minute, ev.queue_on_sale_at as on_sale_at, now() as now
+     from (select 1) one left join ev on true left join stock on true left join made m on true left join q on true;
 
 -- name: queueEntryOfAttendee
 -- params: $1 organizationId, $2 eventSlug, $3 attendeeEmail

@@ -17,7 +17,7 @@ beforeAll(async () => {
   ctx.beforeClose(() => receiver.close());
 });
 
-const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute(text, values);
+const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<any[]>(text, values);
 const stats = async (key: string, slug: string) => (await ctx.app.client.rest('GET', `/v1/events/${slug}/queue`, key)).body;
 
 /** A tenant whose webhook endpoint (on the receiver, `?org=`) wants the queue's messages. */
@@ -41,9 +41,9 @@ test('the draw: early joiners get places 1..K in a random order, once (two insta
   const late = (await join(ctx.app.client, key, event.slug, 'late')).body.id as string;
   await until(() => sql(`select drawn_at from event_queues where event_id = ?`, [event.id]), (rows) => rows[0]?.drawn_at != null);
   const ranks = async () =>
-    new Map((await sql(`select id, rank from queue_entries where event_id = ?`, [event.id])).map((row: { id: string; rank: number }) => [row.id, row.rank]));
+    new Map<string, number>((await sql(`select id, rank from queue_entries where event_id = ?`, [event.id])).map((row: { id: string; rank: number }) => [row.id, row.rank]));
   const drawn = await ranks();
-  expect(early.map((id) => drawn.get(id)).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+  expect(early.map((id) => drawn.get(id)!).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
   expect(drawn.get(late)).toBe(13);
   // Not the join order (12! orders: this fails once in 479 million draws).
   expect(early.map((id) => drawn.get(id))).not.toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
@@ -130,11 +130,14 @@ describe.each([
 test('an admission that lapses gives its promise back: the next one is admitted', async () => {
   const { key } = await createTenant(ctx.app.orm);
   const event = await createQueuedEvent(ctx.app.client, key, { admitPerMinute: 6_000, maxSeatsPerAdmission: 4 }, { capacity: 4 });
-  const first = (await join(ctx.app.client, key, event.slug, 'first')).body.id as string;
-  const second = (await join(ctx.app.client, key, event.slug, 'second')).body.id as string;
+  const joined = [(await join(ctx.app.client, key, event.slug, 'first')).body.id as string, (await join(ctx.app.client, key, event.slug, 'second')).body.id as string];
   await openSale(ctx.app.client, key, event.slug);
-  await until(() => poll(ctx.app.client, key, first), (answer) => answer.body.status === 'ADMITTED');
+  // Both joined before the sale: the draw decides which is admitted first.
+  await until(() => Promise.all(joined.map((id) => poll(ctx.app.client, key, id))), (answers) => answers.some((answer) => answer.body.status === 'ADMITTED'));
   await new Promise((resolve) => setTimeout(resolve, 400));
+  const answers = await Promise.all(joined.map((id) => poll(ctx.app.client, key, id)));
+  const first = answers.find((answer) => answer.body.status === 'ADMITTED')!.body.id as string;
+  const second = joined.find((id) => id !== first)!;
   expect((await poll(ctx.app.client, key, second)).body).toMatchObject({ status: 'WAITING', position: 1 });
   await sql(`update queue_entries set admitted_until = now() - interval '1 second' where id = ?`, [first]);
   const next = await until(() => poll(ctx.app.client, key, second), (answer) => answer.body.status === 'ADMITTED');

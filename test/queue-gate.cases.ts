@@ -10,7 +10,7 @@ jest.setTimeout(90_000);
 
 const ctx = useTestApp({ QUEUE_INTERVAL_MS: '100' }, { tenant: true });
 
-const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute(text, values);
+const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<any[]>(text, values);
 const book = (slug: string, body: Record<string, unknown>) => ctx.app.client.rest('POST', `/v1/events/${slug}/bookings`, ctx.key, { quantity: 1, ...body });
 const bookGraphql = (slug: string, input: Record<string, unknown>) =>
   ctx.app.client.graphql(ctx.key, CREATE_BOOKING, { input: { eventSlug: slug, quantity: 1, ...input } });

@@ -10,7 +10,7 @@ import { useTestApp } from './helpers/use-test-app';
 jest.setTimeout(120_000);
 
 const ctx = useTestApp({ QUEUE_INTERVAL_MS: '0' }, { tenant: true });
-const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute(text, values);
+const sql = (text: string, values: unknown[] = []) => ctx.app.orm.em.fork().getConnection().execute<any[]>(text, values);
 
 /** The poll's statement as PostgreSQL runs it (its committed snapshot). */
 const POLL = (() => {

@@ -46,7 +46,7 @@ async function start() {
   return { server, client };
 }
 
-const rows = (text: string, values: unknown[]) => orm.em.fork().getConnection().execute(text, values);
+const rows = (text: string, values: unknown[]) => orm.em.fork().getConnection().execute<any[]>(text, values);
 
 describeOnPostgres('several server processes on one database')('the queue across processes', () => {
   test('two processes admit from one queue; one killed during admission: no stall, in order, once each, at one rate', async () => {

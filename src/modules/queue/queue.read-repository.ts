@@ -13,7 +13,8 @@ import type { EventQueue, QueueEntry, QueueEntryStatus, QueueStats } from './que
 
 const sql = sqlStatements(__filename);
 
-interface EntryRow {
+/** An entry's row as the reads (and a join's statement) answer it, with what its hints are worked out from. */
+export interface EntryRow {
   id: string;
   event_id: string;
   event_slug: string;
@@ -54,7 +55,11 @@ const ENTRY_BY_ID = sql.statement<{ organizationId: string; id: string }, EntryR
 /** The organization's entry `id` as a poll answers it (`created`: whether this request made it), or null. */
 export async function findEntry(em: EntityManager, organizationId: string, id: string, created = false): Promise<QueueEntry | null> {
   const [row] = await executeStatement(em, ENTRY_BY_ID, { organizationId, id });
-  if (!row) return null;
+  return row ? entryOf(row, created) : null;
+}
+
+/** An entry as the API shows it, from its row: the wait and the poll hint worked out from its position. */
+export function entryOf(row: EntryRow, created: boolean): QueueEntry {
   const position = row.position === null ? null : Number(row.position);
   const admitPerMinute = Number(row.admit_per_minute ?? 1);
   const wait = estimatedWaitSeconds(position, admitPerMinute);

@@ -2,7 +2,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { executeStatement } from '../../platform/db/prepared-statements';
 import { sqlStatements } from '../../platform/db/sql-statement';
-import { freeSeatsSql, leaveNodesSql, outstandingSql } from './queue-sql';
+import { freeSeatsSql, leaveNodesSql, outstandingSql, positionSql } from './queue-sql';
+import type { EntryRow } from './queue.read-repository';
 
 /*
  * The queue's changes asked for by clients (D30): a join, a leave. Organization first (D1). The
@@ -22,8 +23,8 @@ export interface JoinAnswer {
   readonly opensAt: Date | null;
   /** The attendee's entry (not LEFT) that was there already. */
   readonly existingId: string | null;
-  /** The entry made (null: refused, or there was one). */
-  readonly madeId: string | null;
+  /** The entry made, as a poll answers it (null: refused, or there was one). */
+  readonly made: EntryRow | null;
   /** Whether the queue is sold out (no seat free, no admission outstanding, or marked so). */
   readonly soldOut: boolean;
 }
@@ -35,25 +36,25 @@ export interface JoinAnswer {
  * join at or after onSaleAt fixes how many joined before (`early`, unless the draw did) and takes its
  * number as its rank. The clock is read under the queue's row lock (clock_timestamp in the upsert),
  * so numbers and the before/after of onSaleAt agree. Two joins of one email at once: the unique index
- * refuses the second (the caller answers the first's entry).
+ * refuses the second (the caller answers the first's entry). The entry made is answered as a poll
+ * answers it (its position from the queue's row as this statement left it): no read after the write.
  */
 const JOIN = sql.statement<
   { organizationId: string; eventSlug: string; id: string; attendeeEmail: string; attendeeName: string | null },
   {
     event_id: string | null;
-    status: string | null;
+    event_status: string | null;
     end_date: string | Date | null;
     enabled: boolean | null;
     opens_at: string | Date | null;
     existing_id: string | null;
-    made_id: string | null;
     sold_out: boolean | null;
-  }
+  } & { [K in keyof EntryRow]: EntryRow[K] | null }
 >(
   'joinQueue',
   `with ev as (
        select e.id, e.organization_id, e.status, e.end_date, e.capacity, e.registration_count, e.held_count,
-              e.queue_enabled, e.queue_opens_at, e.queue_on_sale_at
+              e.queue_enabled, e.queue_opens_at, e.queue_on_sale_at, e.queue_admit_per_minute, e.slug
          from events e where e.organization_id = :organizationId and e.slug = :eventSlug),
      mine as (
        select x.id from queue_entries x join ev on x.organization_id = ev.organization_id and x.event_id = ev.id
@@ -72,16 +73,18 @@ const JOIN = sql.statement<
           set joined = u.joined + 1, waiting = u.waiting + 1,
               early = coalesce(u.early, case when excluded.early is not null then u.joined end)
         where u.sold_out_at is null
-       returning u.organization_id, u.event_id, u.joined, u.early),
+       returning u.organization_id, u.event_id, u.joined, u.early, u.head, u.drawn_at, u.early_left),
      made as (
        insert into queue_entries (organization_id, id, event_id, attendee_email, attendee_name, status, seq, rank, joined_at)
        select q.organization_id, :id, q.event_id, :attendeeEmail, :attendeeName::text, 'WAITING', q.joined,
               case when q.early is not null and q.joined > q.early then q.joined end, clock_timestamp()
          from q
-       returning id)
-   select ev.id as event_id, ev.status, ev.end_date, ev.queue_enabled as enabled, ev.queue_opens_at as opens_at,
-          (select id from mine limit 1) as existing_id, (select id from made) as made_id, stock.sold_out
-     from (select 1) one left join ev on true left join stock on true`,
+       returning *)
+   select ev.id as event_id, ev.status as event_status, ev.end_date, ev.queue_enabled as enabled, ev.queue_opens_at as opens_at,
+          (select id from mine limit 1) as existing_id, stock.sold_out,
+          m.id, ev.slug as event_slug, m.attendee_email, m.attendee_name, m.status, ${positionSql('m', 'q')} as position, m.joined_at,
+          m.admitted_at, m.admitted_until, m.used_at, m.booking_id, ev.queue_admit_per_minute as admit_per_minute, ev.queue_on_sale_at as on_sale_at, now() as now
+     from (select 1) one left join ev on true left join stock on true left join made m on true left join q on true`,
 );
 
 /**
@@ -103,18 +106,18 @@ export async function joinQueueEntry(
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
     const existingId = await entryOfAttendee(em, organizationId, join.eventSlug, join.attendeeEmail);
     if (existingId === null) throw error;
-    return { eventId: null, status: null, endDate: null, enabled: true, opensAt: null, existingId, madeId: null, soldOut: false };
+    return { eventId: null, status: null, endDate: null, enabled: true, opensAt: null, existingId, made: null, soldOut: false };
   }
   const [row] = rows;
   const date = (value: string | Date | null) => (value === null ? null : new Date(value));
   return {
     eventId: row.event_id,
-    status: row.status,
+    status: row.event_status,
     endDate: date(row.end_date),
     enabled: row.enabled === true,
     opensAt: date(row.opens_at),
     existingId: row.existing_id,
-    madeId: row.made_id,
+    made: row.id === null ? null : ({ ...row, event_id: row.event_id! } as EntryRow),
     soldOut: row.sold_out === true,
   };
 }

@@ -5,7 +5,7 @@ import { assertValidInput } from '../../../foundation/validation/validate-input'
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { EventStatus, effectiveStatus } from '../../event/event-status';
-import { findEntry } from '../queue.read-repository';
+import { entryOf, findEntry } from '../queue.read-repository';
 import { joinQueueEntry, type JoinAnswer } from '../queue.repository';
 import type { JoinQueueInput, QueueEntry } from '../queue.types';
 
@@ -24,8 +24,8 @@ export async function joinQueue(scope: UnitOfWorkScope, organizationId: string, 
     scope,
     async (tx) => {
       const answer = await joinQueueEntry(tx, organizationId, join);
-      const id = answer.madeId ?? answer.existingId;
-      if (id !== null) return (await findEntry(tx, organizationId, id, answer.madeId !== null))!;
+      if (answer.made !== null) return entryOf(answer.made, true);
+      if (answer.existingId !== null) return (await findEntry(tx, organizationId, answer.existingId))!;
       throw refusal(eventSlug, answer);
     },
     { singleStatement: true },
