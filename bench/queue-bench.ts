@@ -207,11 +207,29 @@ async function main(): Promise<void> {
       const dropRate = BUYERS / ((bookedAt[BUYERS - 1] - bookedAt[0]) / 1000);
       const plain = await burst(BUYERS, (index) => call('POST', '/v1/events/plain/bookings', key, { quantity: 1, attendeeEmail: `p${index}@example.com`, attendeeName: 'Buyer' }));
       const plainRate = BUYERS / plain.seconds;
+      // The gate's own cost: the same burst of bookings, each with an admission (all admitted before it starts).
+      await event('gated', 4 * BUYERS, { admitPerMinute: 100_000, onSaleAt: iso(-1_000) });
+      const admitted: Array<{ id: string; email: string }> = [];
+      await burst(BUYERS, async (index) => {
+        const answer = await join('gated', `g${index}`);
+        admitted.push({ id: answer.body.id, email: `g${index}@example.com` });
+        return answer;
+      });
+      for (let waited = 0; waited < 600; waited += 1) {
+        const [{ left }] = (await pg.query<{ left: number }>(`select waiting as left from event_queues u join events e on e.id = u.event_id where e.slug = 'gated'`)).rows;
+        if (left === 0) break;
+        await sleep(100);
+      }
+      const gated = await burst(BUYERS, (index) =>
+        call('POST', '/v1/events/gated/bookings', key, { quantity: 1, attendeeEmail: admitted[index].email, attendeeName: 'Buyer', queueEntryId: admitted[index].id }),
+      );
       bookingLatencies.sort((a, b) => a - b);
       const spread = (bookedAt[BUYERS - 1] - bookedAt[0]) / 1000;
       line(`drop: ${BUYERS} buyers through the queue, bookings while they book`, `${dropRate.toFixed(0)}/s over ${spread.toFixed(1)} s, bookings ${summary(bookingLatencies)}, ${refused} refused`);
       line(`drop: the same bookings without a queue (target-book's kind)`, `${plainRate.toFixed(0)}/s, ${summary(plain.latencies)}, ${plain.failed} refused`);
       line('drop: through the queue / without', `${(dropRate / plainRate).toFixed(2)}×`);
+      line('bookings with an admission, in a burst (the gate alone)', `${(BUYERS / gated.seconds).toFixed(0)}/s, ${summary(gated.latencies)}, ${gated.failed} refused`);
+      line('bookings with an admission / without', `${(BUYERS / gated.seconds / plainRate).toFixed(2)}×`);
     }
   } finally {
     await pg.end();
