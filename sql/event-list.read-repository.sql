@@ -10,7 +10,9 @@ select c.total, p.* from (select coalesce((select sum(k.draft + k.published + k.
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 order by e.created_at desc, e.id desc limit $3) p on true;
 
 -- name: listEvents (page number, start date ascending)
@@ -27,7 +29,9 @@ select c.total, p.* from (select coalesce((select sum(k.draft + k.published + k.
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $3::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and (e.start_date, e.id) >= (s.k, s.id) order by e.start_date asc, e.id asc limit $4) x) p on true;
 
 -- name: listEvents (cursor, PUBLISHED)
@@ -40,7 +44,9 @@ select c.total, p.* from (select (coalesce((select sum(k.published) from event_c
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and e.status = 'PUBLISHED' and e.end_date > now() and (e.created_at, e.id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4::varchar) order by e.created_at desc, e.id desc limit $5) p on true;
 
 -- name: listEvents (COMPLETED, created ascending)
@@ -53,7 +59,9 @@ select c.total, p.* from (select (coalesce((select sum(k.completed) from event_c
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $2::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and (e.status = 'COMPLETED' or (e.status = 'PUBLISHED' and e.end_date <= now())) order by e.created_at asc, e.id asc limit $3) p on true;
 
 -- name: listEvents (DRAFT, every filter, page number)
@@ -70,7 +78,9 @@ select c.total, p.* from (select count(*)::int as total from events e where e.or
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $7::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and e.status = $2 and e.start_date > $3::timestamptz and e.start_date < $4::timestamptz and e.title ilike $5 and (e.start_date, e.id) <= (s.k, s.id) order by e.start_date desc, e.id desc limit $8) x) p on true;
 
 -- name: listEvents (a series' occurrences by start, cursor)
@@ -83,7 +93,9 @@ select c.total, p.* from (select count(*)::int as total from events e where e.or
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $3::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.start_date) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and e.series_id = (select s.id from series s where s.organization_id = $1 and s.slug = $2) and (e.start_date, e.id) > ('epoch'::timestamptz + $4::bigint * interval '1 microsecond', $5::varchar) order by e.start_date asc, e.id asc limit $6) p on true;
 
 -- name: listEvents (CANCELLED, search, cursor)
@@ -96,5 +108,7 @@ select c.total, p.* from (select count(*)::int as total from events e where e.or
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $4::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue, (extract(epoch from e.created_at) * 1000000)::bigint::text as "sortKey"
       from events e where e.organization_id = $1 and e.status = $2 and e.title ilike $3 and (e.created_at, e.id) < ('epoch'::timestamptz + $5::bigint * interval '1 microsecond', $6::varchar) order by e.created_at desc, e.id desc limit $7) p on true;

@@ -6,23 +6,30 @@ select e.id, e.organization_id as organization, e.slug, e.title, e.description, 
   to_json(e.end_date) #>> '{}' as "endDate", e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   e.status as "storedStatus", e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", to_json(e.created_at) #>> '{}' as "createdAt",
   to_json(e.updated_at) #>> '{}' as "updatedAt", e.series_id as "seriesId", md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) as version, coalesce((select json_agg(json_build_object(
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) as version, coalesce((select json_agg(json_build_object(
     'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end),
     'held', case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= k.at), 0))::int end, 'createdAt', t.created_at) order by t.created_at, t.id) from ticket_types t where t.event_id = e.id), '[]'::json) as "ticketTypes", e.slots, (e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as held,
+            case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue,
             case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= k.at), 0))::int end as "heldCount", (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount",
             (select json_build_object('id', s.id, 'slug', s.slug) from series s where s.organization_id = e.organization_id and s.id = e.series_id) as series
        from events e cross join (select $1::timestamptz as at) k where e.organization_id = $2 and e.slug = $3;
 
 -- name: updateEventIfUnchanged (event.updated)
--- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 detaches, $14 id, $15 version, $16 messages[0], $17 messages[1], $18 messages[2], $19 messages[3], $20 messages[4], $21 messages[5], $22 messages[6], $23 messages[7]
+-- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 detaches, $14 queueEnabled, $15 queueOpensAt, $16 queueOnSaleAt, $17 queueAdmitPerMinute, $18 queueAdmissionMinutes, $19 queueMaxSeats, $20 id, $21 version, $22 messages[0], $23 messages[1], $24 messages[2], $25 messages[3], $26 messages[4], $27 messages[5], $28 messages[6], $29 messages[7]
 with changed as (
        update events e set slug = $1, title = $2, description = $3, start_date = $4, end_date = $5, timezone = $6, venue = $7,
                            venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12,
-                           detached = e.detached or (e.series_id is not null and $13::boolean)
-        where e.id = $14 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) = $15 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
+                           detached = e.detached or (e.series_id is not null and $13::boolean),
+                           queue_enabled = $14::boolean, queue_opens_at = $15::timestamptz, queue_on_sale_at = $16::timestamptz,
+                           queue_admit_per_minute = $17::int, queue_admission_minutes = $18::int, queue_max_seats = $19::int
+        where e.id = $20 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) = $21 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
        returning e.id),
      counted as (
        select e.id, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as registration_count, case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
@@ -31,15 +38,15 @@ with changed as (
          from events e join changed c on c.id = e.id cross join (select $12::timestamptz as at) k),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $16::text and enabled and (cardinality(event_types) = 0 or $17::text = any(event_types))),
+        where organization_id = $22::text and enabled and (cardinality(event_types) = 0 or $23::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $18::text, $19::text, $20::text, format($21::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
+       select $24::text, $25::text, $26::text, format($27::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
     '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s,"held":%s}',
     to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end), case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= g.at), 0))::int end),
     ',' order by t.created_at, t.id) || ']'
-  from ticket_types t where t.event_id = g.id), '[]')), $22::timestamptz, nullif($23::text, '{traceparent}') from counted g
+  from ticket_types t where t.event_id = g.id), '[]')), $28::timestamptz, nullif($29::text, '{traceparent}') from counted g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
@@ -53,13 +60,16 @@ with changed as (
        from (select 1) one left join counted r on true;
 
 -- name: updateEventIfUnchanged (event.published, audited)
--- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 detaches, $14 id, $15 version, $16 messages[0], $17 messages[1], $18 messages[2], $19 messages[3], $20 messages[4], $21 messages[5], $22 messages[6], $23 messages[7], $24 messages[8], $25 messages[9], $26 messages[10], $27 messages[11], $28 messages[12], $29 messages[13], $30 messages[14], $31 messages[15], $32 messages[16]
+-- params: $1 slug, $2 title, $3 description, $4 startDate, $5 endDate, $6 timezone, $7 venue, $8 venueAddress, $9 coverImage, $10 storedStatus, $11 capacity, $12 updatedAt, $13 detaches, $14 queueEnabled, $15 queueOpensAt, $16 queueOnSaleAt, $17 queueAdmitPerMinute, $18 queueAdmissionMinutes, $19 queueMaxSeats, $20 id, $21 version, $22 messages[0], $23 messages[1], $24 messages[2], $25 messages[3], $26 messages[4], $27 messages[5], $28 messages[6], $29 messages[7], $30 messages[8], $31 messages[9], $32 messages[10], $33 messages[11], $34 messages[12], $35 messages[13], $36 messages[14], $37 messages[15], $38 messages[16]
 with changed as (
        update events e set slug = $1, title = $2, description = $3, start_date = $4, end_date = $5, timezone = $6, venue = $7,
                            venue_address = $8, cover_image = $9, status = $10, capacity = $11, updated_at = $12,
-                           detached = e.detached or (e.series_id is not null and $13::boolean)
-        where e.id = $14 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
-    e.venue_address, e.cover_image, e.status, e.capacity)::text) = $15 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
+                           detached = e.detached or (e.series_id is not null and $13::boolean),
+                           queue_enabled = $14::boolean, queue_opens_at = $15::timestamptz, queue_on_sale_at = $16::timestamptz,
+                           queue_admit_per_minute = $17::int, queue_admission_minutes = $18::int, queue_max_seats = $19::int
+        where e.id = $20 and md5(row(e.slug, e.title, e.description, e.start_date, e.end_date, e.timezone, e.venue,
+    e.venue_address, e.cover_image, e.status, e.capacity, e.queue_enabled, e.queue_opens_at,
+    e.queue_on_sale_at, e.queue_admit_per_minute, e.queue_admission_minutes, e.queue_max_seats)::text) = $21 and ($11::int is null or e.registration_count + e.held_count <= $11::int)
        returning e.id),
      counted as (
        select e.id, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as registration_count, case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
@@ -68,15 +78,15 @@ with changed as (
          from events e join changed c on c.id = e.id cross join (select $12::timestamptz as at) k),
      outbox_wanted as (
        select id, organization_id from webhook_endpoints
-        where organization_id = $16::text and enabled and (cardinality(event_types) = 0 or $17::text = any(event_types))),
+        where organization_id = $22::text and enabled and (cardinality(event_types) = 0 or $23::text = any(event_types))),
      outbox_message as (
        insert into webhook_messages (id, organization_id, type, body, created_at, trace_parent)
-       select $18::text, $19::text, $20::text, format($21::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
+       select $24::text, $25::text, $26::text, format($27::text, to_json(g.registration_count)::text, to_json(g.held_count)::text, to_json(g.checked_in_count)::text, coalesce((select '[' || string_agg(format(
     '{"id":%s,"name":%s,"price":%s,"currency":%s,"quantity":%s,"sold":%s,"held":%s}',
     to_json(t.id), to_json(t.name), to_json(t.price::float8), to_json(t.currency), t.quantity, (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end), case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = t.event_id and b.ticket_type_id = t.id and b.status = 'HELD' and b.expires_at <= g.at), 0))::int end),
     ',' order by t.created_at, t.id) || ']'
-  from ticket_types t where t.event_id = g.id), '[]')), $22::timestamptz, nullif($23::text, '{traceparent}') from counted g
+  from ticket_types t where t.event_id = g.id), '[]')), $28::timestamptz, nullif($29::text, '{traceparent}') from counted g
         where exists (select 1 from outbox_wanted)
        returning id),
      outbox_deliveries as (
@@ -84,7 +94,7 @@ with changed as (
        select w.organization_id, m.id, w.id, now(), now() from outbox_message m cross join outbox_wanted w),
      audit_entry as (
        insert into audit_log (id, organization_id, action, actor_kind, actor_id, actor_label, target_id, summary, client_ip, request_id, created_at)
-       select $24::text, $25::text, $26::text, $27::text, $28::text, $29::text, g.id, $30::text::jsonb, $31::text, $32::text, now() from counted g where true)
+       select $30::text, $31::text, $32::text, $33::text, $34::text, $35::text, g.id, $36::text::jsonb, $37::text, $38::text, now() from counted g where true)
      select r.id, r.registration_count as "registrationCount", r.held_count as "heldCount", r.checked_in_count as "checkedInCount",
             coalesce((select json_agg(json_build_object(
     'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end),

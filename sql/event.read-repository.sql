@@ -10,7 +10,9 @@ select
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, (e.registration_count + case when e.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) as "registrationCount", case when e.held_count = 0 and e.slots = 0 then 0 else ((e.held_count + case when e.slots > 0 then (select coalesce(sum(s.held), 0)::int from event_slots s where s.event_id = e.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b
      where b.event_id = e.id and b.status = 'HELD' and b.expires_at <= $1::timestamptz), 0))::int end as "heldCount",
-  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId",
+  (select count(*)::int from bookings b where b.event_id = e.id and b.checked_in_at is not null and b.status = 'CONFIRMED') as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", case when e.queue_admit_per_minute is null then null else json_build_object(
+    'eventId', e.id, 'enabled', e.queue_enabled, 'opensAt', to_char(e.queue_opens_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'onSaleAt', to_char(e.queue_on_sale_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'admitPerMinute', e.queue_admit_per_minute, 'admissionMinutes', e.queue_admission_minutes, 'maxSeatsPerAdmission', e.queue_max_seats) end as queue,
   coalesce((select json_agg(json_build_object(
       'id', t.id, 'name', t.name, 'price', t.price, 'currency', t.currency, 'quantity', t.quantity, 'sold', (t.sold + case when t.slots > 0 then (select coalesce(sum(s.taken - s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end),
       'held', case when t.held = 0 and t.slots = 0 then 0 else ((t.held + case when t.slots > 0 then (select coalesce(sum(s.held), 0)::int from ticket_type_slots s where s.ticket_type_id = t.id) else 0 end) - coalesce((select sum(b.quantity) from bookings b

@@ -32,6 +32,7 @@ import { anyCodelessBooking, issueMissingTicketCodes } from './modules/booking/c
 import { recordOrCheckSecretFingerprint } from './platform/crypto/secret-fingerprint';
 import { startWebhooks } from './modules/webhook/webhooks';
 import { startHoldExpiry } from './modules/booking/commands/expire-holds';
+import { startQueueAdmission } from './modules/queue/commands/admit-queues';
 import { sparesConnections } from './platform/db/orm-config';
 import { armCrashForTests } from './platform/db/unit-of-work';
 import { RetentionJob, type RetentionRule } from './platform/retention/retention-job';
@@ -134,6 +135,9 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
   const idempotency = idempotentRequests(idempotencyKeys, logger);
   const webhooks = await startWebhooks(config, orm, logger, secrets, writePool);
   const stopHoldExpiry = startHoldExpiry(orm.em, logger, { intervalMs: config.holdExpiryIntervalMs, wake: () => webhooks.runtime.wake() });
+  // D30: every instance passes the on-sale queues; one at a time per queue (its row lock).
+  const stopQueueAdmission =
+    config.queueIntervalMs > 0 ? startQueueAdmission(orm.em, logger, { intervalMs: config.queueIntervalMs, wake: () => webhooks.runtime.wake() }) : async () => {};
   // Every instance runs it; one at a time deletes (an advisory lock), in batches.
   const retention = new RetentionJob(orm, config.retention, retentionRules(config), logger);
   // A table's first statistics as soon as it holds rows, not at autovacuum's next visit (D25).
@@ -176,6 +180,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (error: unknown) => {
     await stopHoldExpiry();
+    await stopQueueAdmission();
     await Promise.all([authentication.close(), limits.close(), apollo.stop(), usage.close(), webhooks.close(), readPool?.close(), writePool?.close(), keyPool?.close(), replica?.close()]);
     throw error;
   });
@@ -193,6 +198,7 @@ export async function startService(config: Config, orm: MikroORM, logger: Logger
     closing ??= (async () => {
       await Promise.all([retention.stop(), firstStatistics.stop(), drain(graceMs), ticketCodeUpkeep]);
       await stopHoldExpiry();
+      await stopQueueAdmission();
       idempotencyKeys.close();
       await readPool?.close();
       await writePool?.close();

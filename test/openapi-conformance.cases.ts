@@ -255,6 +255,9 @@ function samples(start: Date): Record<string, Sample> {
     attendeeName: { valid: ['Ada Lovelace', ' Grace '], invalid: ['   ', ''], fill: text },
     hold: { valid: [true, false] },
     holdMinutes: { valid: [5] },
+    // D30: a queue set up on create or update; an admission's id (ignored by an event without a queue).
+    queue: { valid: [{ admitPerMinute: 60, onSaleAt: iso(later) }] },
+    queueEntryId: { valid: ['qe_abcdefghij0123456789'], invalid: ['bk_abcdefghij', 'qe_', 'qe_a-b'] },
   };
 }
 

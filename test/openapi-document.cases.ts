@@ -60,7 +60,9 @@ test('success statuses: list 200, get 200, create 201 with Location, update 200,
   expect(deleted.content).toBeUndefined();
   for (const route of REST_ROUTES) {
     const responses = operation(route.method, route.path.replace(/:(\w+)/g, '{$1}')).responses;
-    expect(Object.keys(responses).filter((status) => status.startsWith('2'))).toEqual([String(route.status)]);
+    // A join (D30) answers the attendee's entry there is with 200 instead of making one (201).
+    const statuses = route.created !== undefined ? ['200', String(route.status)] : [String(route.status)];
+    expect(Object.keys(responses).filter((status) => status.startsWith('2'))).toEqual(statuses);
     expect(responses[String(route.status)].headers['X-Request-Id']).toBeDefined();
   }
 });
@@ -160,11 +162,17 @@ test('every error response carries the envelope of its codes with their details'
     expect(codesOf(schemaOf('500'))).toEqual(['INTERNAL_ERROR']);
     expect(codesOf(schemaOf('503'))).toEqual(['SERVICE_UNAVAILABLE']);
     const withTicketType = ['CreateBooking', 'JoinWaitlist'].includes(route.operation);
-    const notFound = route.path.startsWith('/v1/series/') ? ['SERIES_NOT_FOUND'] : withTicketType ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['EVENT_NOT_FOUND'];
+    // D30: a booking names its queue entry too.
+    const notFound = route.path.startsWith('/v1/series/')
+      ? ['SERIES_NOT_FOUND']
+      : withTicketType
+        ? ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', ...(route.operation === 'CreateBooking' ? ['QUEUE_ENTRY_NOT_FOUND'] : [])]
+        : ['EVENT_NOT_FOUND'];
     if (route.path.includes(':slug')) expect(codesOf(schemaOf('404'))).toEqual(notFound);
     // An exchange (D29) also names the event it moves to, and that event's ticket type.
     const byId = route.operation === 'ExchangeBooking' ? ['BOOKING_NOT_FOUND', 'EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND'] : ['BOOKING_NOT_FOUND'];
-    if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : byId);
+    const entryNotFound = route.path.startsWith('/v1/waitlist/') ? ['WAITLIST_ENTRY_NOT_FOUND'] : route.path.startsWith('/v1/queue/') ? ['QUEUE_ENTRY_NOT_FOUND'] : byId;
+    if (route.path.includes(':id')) expect(codesOf(schemaOf('404'))).toEqual(entryNotFound);
     if (route.body) expect(codesOf(schemaOf('413'))).toEqual(['PAYLOAD_TOO_LARGE']);
     if (route.body || route.query) expect(codesOf(schemaOf('400'))).toEqual(['VALIDATION_ERROR']);
   }
@@ -225,7 +233,7 @@ test('D23 bookings: statuses, Location, parameters as the service checks them, t
   expect(create['x-required-permission']).toBe('bookings:write');
   expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateBookingBody' });
   const body = doc.components.schemas.CreateBookingBody;
-  expect(Object.keys(body.properties)).toEqual(['ticketTypeId', 'quantity', 'attendeeEmail', 'attendeeName', 'hold', 'holdMinutes']);
+  expect(Object.keys(body.properties)).toEqual(['ticketTypeId', 'quantity', 'attendeeEmail', 'attendeeName', 'hold', 'holdMinutes', 'queueEntryId']);
   expect(body.required).toEqual(['quantity', 'attendeeEmail', 'attendeeName']);
   expect(body.properties.holdMinutes).toMatchObject({ minimum: 1, maximum: 1440 });
   expect(doc.components.schemas.CreateBookingInput).toBeUndefined();
@@ -252,7 +260,10 @@ test('D23 bookings: statuses, Location, parameters as the service checks them, t
     'POST /v1/bookings/{id}/cancel': ['BOOKING_ALREADY_CANCELLED', 'HOLD_EXPIRED', 'IDEMPOTENCY_KEY_IN_USE'],
     'POST /v1/bookings/{id}/check-in': ['ALREADY_CHECKED_IN', 'BOOKING_NOT_CONFIRMED', 'IDEMPOTENCY_KEY_IN_USE'],
     'DELETE /v1/bookings/{id}/check-in': ['NOT_CHECKED_IN', 'BOOKING_NOT_CONFIRMED', 'IDEMPOTENCY_KEY_IN_USE'],
-    'POST /v1/events/{slug}/bookings': ['EVENT_NOT_PUBLISHED', 'SOLD_OUT', 'IDEMPOTENCY_KEY_IN_USE'],
+    // D30's gate: an event with its queue enabled.
+    'POST /v1/events/{slug}/bookings': [
+      'EVENT_NOT_PUBLISHED', 'SOLD_OUT', 'NOT_ON_SALE', 'ADMISSION_MISMATCH', 'NOT_ADMITTED', 'ADMISSION_USED', 'ADMISSION_EXPIRED', 'IDEMPOTENCY_KEY_IN_USE',
+    ],
   };
   for (const [route, codes] of Object.entries(conflicts)) {
     const [method, path] = route.split(' ');

@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 
 const FULL_EVENT = `id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-  registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug } ticketTypes { id name price currency quantity sold held }`;
+  registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug } ticketTypes { id name price currency quantity sold held }
+  queue { enabled opensAt onSaleAt admitPerMinute admissionMinutes maxSeatsPerAdmission }`;
 
 /** A tenant with an endpoint (every type) on the receiver, registered through GraphQL. */
 async function tenantWithEndpoint(eventTypes: string[] = []) {

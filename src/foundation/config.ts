@@ -69,6 +69,11 @@ export interface Config {
    * are free from expiresAt on either way.
    */
   readonly holdExpiryIntervalMs: number;
+  /**
+   * How often each instance passes the on-sale queues whose sale has opened (QUEUE_INTERVAL_MS,
+   * default 500; D30: a sold-out queue's entries are SOLD_OUT within 2 s). 0: this instance admits nobody.
+   */
+  readonly queueIntervalMs: number;
   readonly webhooks: WebhookSettings;
   /** The server secret (D24): SECRET_KEY and, during a rotation, SECRET_KEY_PREVIOUS. */
   readonly secret: SecretSettings;
@@ -200,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writePoolMax: integer(env, 'DB_WRITE_POOL_MAX', DEFAULT_WRITE_POOL_MAX, 0, 100),
     idempotencyKeyTtlHours: integer(env, 'IDEMPOTENCY_KEY_TTL_HOURS', 24, 24, 24 * 365),
     holdExpiryIntervalMs: integer(env, 'HOLD_EXPIRY_INTERVAL_MS', 2_000, 100, 10_000),
+    queueIntervalMs: integer(env, 'QUEUE_INTERVAL_MS', 500, 0, 1_500),
     webhooks: webhookSettings(env),
     secret: secretSettings(env),
     retention: {

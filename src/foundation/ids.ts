@@ -43,7 +43,7 @@ export function randomAlphanumeric(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'evt' | 'tt' | 'org' | 'bk' | 'mem' | 'key' | 'whe' | 'msg' | 'wl' | 'aud' | 'ser';
+export type IdPrefix = 'evt' | 'tt' | 'org' | 'bk' | 'mem' | 'key' | 'whe' | 'msg' | 'wl' | 'aud' | 'ser' | 'qe';
 
 /** Server-assigned identifiers: a type prefix and an opaque random part, e.g. `evt_4fK2…`. */
 export function newId(prefix: IdPrefix): string {

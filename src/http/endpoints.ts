@@ -80,7 +80,14 @@ export function apiEndpoints(deps: EndpointDeps): RoutedEndpoint[] {
           x.res.end();
           return;
         }
-        const { location } = route;
+        const { location, created } = route;
+        if (created !== undefined) {
+          // An operation that answers an existing resource when there is one (joinQueue, D30): 201 only when this call made it.
+          const { [created]: made, ...body } = result as Record<string, unknown>;
+          if (made === true && location) x.res.setHeader('Location', location.path + encodeURIComponent(String(body[location.field])));
+          sendJson(x.res, made === true ? route.status : 200, body);
+          return;
+        }
         if (location) x.res.setHeader('Location', location.path + encodeURIComponent(String((result as Record<string, unknown>)[location.field])));
         sendJson(x.res, route.status, result);
       },

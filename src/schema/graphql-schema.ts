@@ -21,6 +21,7 @@ import { WebhookResolver } from '../modules/webhook/webhook.resolver';
 import { AuditResolver } from '../modules/audit/audit.resolver';
 import { EventSeriesResolver, SeriesResolver } from '../modules/series/series.resolver';
 import { SeriesEntity } from '../modules/series/series.entity';
+import { EventQueueResolver, EventQueueStatsResolver, QueueResolver } from '../modules/queue/queue.resolver';
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const RESOLVERS: NonEmptyArray<Function> = [
@@ -39,6 +40,10 @@ const RESOLVERS: NonEmptyArray<Function> = [
   AuditResolver,
   SeriesResolver,
   EventSeriesResolver,
+  // The on-sale queue (D30).
+  QueueResolver,
+  EventQueueResolver,
+  EventQueueStatsResolver,
 ];
 
 /** Fields that are getters on their class: read as plain properties (see buildAppSchema). */

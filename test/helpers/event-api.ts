@@ -26,6 +26,8 @@ export const FULL_EVENT_FIELDS = [
   'createdAt',
   'updatedAt',
   'series',
+  // D30: the on-sale queue's settings (null without one).
+  'queue',
 ].sort();
 
 /** Spec 2.1: the fields of a list item, and D20's counts (D29: list items included), and the series (D28). */
@@ -54,7 +56,8 @@ export const TICKET_TYPE_FIELDS = ['id', 'name', 'price', 'currency', 'quantity'
 export const ISO_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const FULL_SELECTION = `id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
-  registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug } ticketTypes { id name price currency quantity sold held }`;
+  registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug } ticketTypes { id name price currency quantity sold held }
+  queue { enabled opensAt onSaleAt admitPerMinute admissionMinutes maxSeatsPerAdmission }`;
 const LIST_SELECTION = 'id slug title description startDate endDate timezone venue status capacity registrationCount heldCount checkedInCount createdAt updatedAt series { id slug }';
 
 export interface ApiError {

@@ -50,7 +50,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
       // change's own statement that writes the outbox, with its outbox_* CTEs, is).
       const worker = /webhook_(deliveries|attempts)/.test(message) && !/outbox_message/.test(message);
       // Nor are the expiry sweep's look-ups (D20 holds due, D21 offers due), every HOLD_EXPIRY_INTERVAL_MS.
-      const sweep = /from bookings where status = 'HELD' and expires_at <=|select distinct event_id from waitlist_entries/.test(message);
+      // Nor are the queue admission's look-ups for queues to pass (D30), every QUEUE_INTERVAL_MS.
+      const sweep = /from bookings where status = 'HELD' and expires_at <=|select distinct event_id from waitlist_entries|select u\.organization_id, u\.event_id from event_queues/.test(message);
       if (/^\[query\]/.test(message) && !worker && !sweep) statements.push(message);
     },
   });

@@ -24,8 +24,9 @@ export const WEBHOOK_COMMANDS: Command[] = [
   or only those in --events (event.created, event.updated, event.published, event.cancelled,
   event.deleted, ticket_type.created, ticket_type.updated, ticket_type.deleted, booking.created,
   booking.cancelled, booking.held, booking.confirmed, booking.expired, booking.checked_in,
-  booking.check_in_undone, waitlist.offered, series.created, series.updated, series.deleted,
-  event.rescheduled). Prints its id and the signing secret, shown only this
+  booking.check_in_undone, booking.transferred, booking.exchanged, waitlist.offered, series.created,
+  series.updated, series.deleted,
+  event.rescheduled, queue.admitted, queue.sold_out). Prints its id and the signing secret, shown only this
   once. Needs the server's SECRET_KEY (or its DATA_DIR) to encrypt the secret.`,
     parse: parser({ org: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' }, description: { type: 'string' } }),
     async run(scope, options, _positionals, context) {

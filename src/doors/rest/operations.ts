@@ -15,6 +15,7 @@ export const REST_OPERATIONS = /* GraphQL */ `
     id slug title description startDate endDate timezone venue venueAddress coverImage status capacity
     registrationCount heldCount checkedInCount organizationId createdAt updatedAt series { id slug }
     ticketTypes { id name price currency quantity sold held }
+    queue { enabled opensAt onSaleAt admitPerMinute admissionMinutes maxSeatsPerAdmission }
   }
 
   query ListEvents(
@@ -158,5 +159,26 @@ export const REST_OPERATIONS = /* GraphQL */ `
 
   query ListSeriesOccurrences($slug: String!, $page: Int, $limit: Int, $after: String) {
     seriesOccurrences(slug: $slug, page: $page, limit: $limit, after: $after) { events { ...EventListItem } total page limit nextCursor }
+  }
+
+  # The on-sale queue (D30): an entry as a storefront polls it; "created" decides a join's status (201 or 200) only.
+  fragment QueueEntry on QueueEntry {
+    id eventId eventSlug attendeeEmail attendeeName status position estimatedWaitSeconds pollAfterSeconds joinedAt admittedAt admittedUntil usedAt bookingId
+  }
+
+  mutation JoinQueue($slug: String!, $input: JoinQueueInput!) {
+    joinQueue(eventSlug: $slug, input: $input) { ...QueueEntry created }
+  }
+
+  query GetQueueEntry($id: ID!) {
+    queueEntry(id: $id) { ...QueueEntry }
+  }
+
+  mutation LeaveQueue($id: ID!) {
+    leaveQueue(id: $id) { ...QueueEntry }
+  }
+
+  query QueueStats($slug: String!) {
+    queueStats(eventSlug: $slug) { waiting admitted used admittedLastMinute }
   }
 `;

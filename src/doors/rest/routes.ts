@@ -43,6 +43,12 @@ export interface RestRoute {
   /** The Location header of a 201: `path` followed by the returned object's `field`, URL-encoded. */
   readonly location?: { readonly path: string; readonly field: string };
   /**
+   * For an operation that answers an existing resource when there is one (joinQueue: one entry per
+   * attendee): the result's boolean field saying whether this call made it. True: `status` (201) with
+   * Location; false: 200 without. The field is not part of the body.
+   */
+  readonly created?: string;
+  /**
    * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
    * validation, limits and server errors are added to every route from what the route declares).
    */
@@ -123,7 +129,20 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 201,
     result: 'createBooking',
     location: { path: '/v1/bookings/', field: 'id' },
-    errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
+    errors: [
+      'EVENT_NOT_FOUND',
+      'TICKET_TYPE_NOT_FOUND',
+      'EVENT_NOT_PUBLISHED',
+      'SOLD_OUT',
+      // The event's on-sale queue (D30).
+      'NOT_ON_SALE',
+      'QUEUE_REQUIRED',
+      'QUEUE_ENTRY_NOT_FOUND',
+      'ADMISSION_MISMATCH',
+      'NOT_ADMITTED',
+      'ADMISSION_USED',
+      'ADMISSION_EXPIRED',
+    ],
     parameterBounds: eventSlug,
     tag: 'Bookings',
   },
@@ -282,6 +301,41 @@ export const REST_ROUTES: readonly RestRoute[] = [
     result: 'seriesOccurrences',
     errors: ['SERIES_NOT_FOUND'],
     parameterBounds: { ...pageBounds, ...afterBounds },
+  },
+  // The on-sale queue (D30): join (201 new, 200 the attendee's entry), poll, leave, and the figures.
+  {
+    method: 'POST',
+    path: '/v1/events/:slug/queue',
+    operation: 'JoinQueue',
+    body: 'input',
+    status: 201,
+    created: 'created',
+    result: 'joinQueue',
+    location: { path: '/v1/queue/', field: 'id' },
+    errors: ['EVENT_NOT_FOUND', 'QUEUE_NOT_ENABLED', 'QUEUE_NOT_OPEN', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
+    parameterBounds: eventSlug,
+    tag: 'Queue',
+  },
+  {
+    method: 'GET',
+    path: '/v1/events/:slug/queue',
+    operation: 'QueueStats',
+    status: 200,
+    result: 'queueStats',
+    errors: ['EVENT_NOT_FOUND'],
+    parameterBounds: eventSlug,
+    tag: 'Queue',
+  },
+  { method: 'GET', path: '/v1/queue/:id', operation: 'GetQueueEntry', status: 200, result: 'queueEntry', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: { id: idBounds('qe') }, tag: 'Queue' },
+  {
+    method: 'DELETE',
+    path: '/v1/queue/:id',
+    operation: 'LeaveQueue',
+    status: 200,
+    result: 'leaveQueue',
+    errors: ['QUEUE_ENTRY_NOT_FOUND'],
+    parameterBounds: { id: idBounds('qe') },
+    tag: 'Queue',
   },
 ];
 

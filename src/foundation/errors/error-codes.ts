@@ -68,6 +68,11 @@ export const ERROR_TABLE = {
     when: "No waiting-list entry with this id in the key's organization (another organization's entry answers the same).",
     details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
   }),
+  QUEUE_ENTRY_NOT_FOUND: code<{ id: string }>({
+    status: 404,
+    when: "No queue entry with this id in the key's organization (another organization's entry answers the same; D30).",
+    details: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  }),
   WEBHOOK_ENDPOINT_NOT_FOUND: code<{ id: string }>({
     status: 404,
     when: "GraphQL only: no webhook endpoint with this id in the key's organization.",
@@ -139,9 +144,11 @@ export const ERROR_TABLE = {
     when: 'The event has confirmed bookings; cancel it (status CANCELLED) instead.',
     details: { type: 'object', properties: { bookingCount: { type: 'integer', minimum: 1 } }, required: ['bookingCount'] },
   }),
-  SOLD_OUT: code<{ limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string }>({
+  SOLD_OUT: code<
+    { limitedBy: 'capacity' | 'ticketType'; available: number; requested: number; ticketTypeId?: string } | { queue: 'SOLD_OUT'; soldOutAt: string | null }
+  >({
     status: 409,
-    when: 'The booking (or an exchange to this event, D29) would exceed the event capacity or the ticket quantity.',
+    when: 'The booking (or an exchange to this event, D29) would exceed the event capacity or the ticket quantity; or joinQueue on a sold-out queue (details.queue, D30).',
     details: { type: 'object' },
   }),
   EVENT_NOT_PUBLISHED: code<{ slug: string; status: string }>({
@@ -240,6 +247,56 @@ export const ERROR_TABLE = {
     status: 409,
     when: 'deleteSeries while occurrences have confirmed bookings; nothing was deleted (cancel or delete those dates first).',
     details: { type: 'object', properties: { bookedOccurrences: { type: 'integer', minimum: 1 } }, required: ['bookedOccurrences'] },
+  }),
+
+  // The on-sale queue (D30)
+  QUEUE_NOT_ENABLED: code<{ eventSlug: string }>({
+    status: 409,
+    when: "joinQueue on an event whose queue is not enabled (it has none, or it was turned off).",
+    details: { type: 'object', properties: { eventSlug: { type: 'string' } }, required: ['eventSlug'] },
+  }),
+  QUEUE_NOT_OPEN: code<{ opensAt: string }>({
+    status: 409,
+    when: 'joinQueue before the queue opens (details.opensAt).',
+    details: { type: 'object', properties: { opensAt: { type: 'string', format: 'date-time' } }, required: ['opensAt'] },
+  }),
+  NOT_ON_SALE: code<{ onSaleAt: string }>({
+    status: 409,
+    when: "A booking of an event whose queue is enabled, before its onSaleAt (details.onSaleAt).",
+    details: { type: 'object', properties: { onSaleAt: { type: 'string', format: 'date-time' } }, required: ['onSaleAt'] },
+  }),
+  QUEUE_REQUIRED: code<{ eventSlug: string }>({
+    status: 403,
+    when: "A booking of an event whose queue is enabled, without queueEntryId: join the queue (POST /v1/events/{slug}/queue) and book once admitted.",
+    details: { type: 'object', properties: { eventSlug: { type: 'string' } }, required: ['eventSlug'] },
+  }),
+  NOT_ADMITTED: code<{ id: string; status: string; position: number | null }>({
+    status: 409,
+    when: 'The queue entry is not admitted (yet): WAITING (details.position), or LEFT or SOLD_OUT.',
+    details: {
+      type: 'object',
+      properties: { id: { type: 'string' }, status: { type: 'string' }, position: { type: ['integer', 'null'] } },
+      required: ['id', 'status', 'position'],
+    },
+  }),
+  ADMISSION_USED: code<{ id: string; bookingId: string | null }>({
+    status: 409,
+    when: 'The admission was used by a booking already (details.bookingId): one admission, one booking.',
+    details: { type: 'object', properties: { id: { type: 'string' }, bookingId: { type: ['string', 'null'] } }, required: ['id', 'bookingId'] },
+  }),
+  ADMISSION_EXPIRED: code<{ id: string; admittedUntil: string }>({
+    status: 409,
+    when: 'The admission lapsed at details.admittedUntil without a booking.',
+    details: { type: 'object', properties: { id: { type: 'string' }, admittedUntil: { type: 'string', format: 'date-time' } }, required: ['id', 'admittedUntil'] },
+  }),
+  ADMISSION_MISMATCH: code<{ id: string; mismatched: 'attendeeEmail' | 'eventSlug' }>({
+    status: 409,
+    when: "The queue entry is another attendee's (details.mismatched attendeeEmail) or another event's (eventSlug): an admission books for its own attendee and event.",
+    details: {
+      type: 'object',
+      properties: { id: { type: 'string' }, mismatched: { type: 'string', enum: ['attendeeEmail', 'eventSlug'] } },
+      required: ['id', 'mismatched'],
+    },
   }),
 
   // Idempotent retries (D17)

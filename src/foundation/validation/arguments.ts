@@ -51,7 +51,7 @@ export function slugBounds(): { pattern: string; maxLength: number } {
 const idPatterns = new Map<string, RegExp>();
 
 /** `<prefix>_` and an alphanumeric part of 1 to 36 characters. */
-function idPattern(prefix: string): RegExp {
+export function idPattern(prefix: string): RegExp {
   let pattern = idPatterns.get(prefix);
   if (pattern === undefined) {
     pattern = new RegExp(`^${prefix}_[A-Za-z0-9]{1,36}$`);

@@ -7,6 +7,7 @@ import { noteOutboxWrite, outboxCtes } from '../../platform/outbox/outbox';
 import type { RecoveryPointCtes } from '../../platform/db/unit-of-work-scope';
 import type { IssuedTicketCode } from '../../platform/crypto/ticket-codes';
 import { BookingEntity, type BookingStatus } from './booking.entity';
+import { queueGateFoundOf, type QueueGateFound } from '../queue/queue-gate.repository';
 
 /*
  * What the booking statements share: the columns their one answer row carries, how that row becomes
@@ -83,7 +84,13 @@ export interface BookingChange {
    * type's, as the statement saw them (null: no limit, or no ticket type).
    */
   readonly room?: { readonly event: number | null; readonly ticketType: number | null };
+  /**
+   * Refusals of a booking only, when the event's queue (D30) refused it: its settings as read and the
+   * entry presented as locked (null: none of this event); null when the queue let it through.
+   */
+  readonly queue?: QueueGateFound | null;
 }
+
 
 /** The booking's row as a managed entity, registered as loaded (its properties given directly: no column mapping). */
 function managedBooking(em: EntityManager, row: Record<string, unknown>): BookingEntity {
@@ -170,6 +177,8 @@ export function changeOf(em: EntityManager, answer: Record<string, unknown>, cha
     ...(found && 'room.event' in answer
       ? { room: { event: answer['room.event'] as number | null, ticketType: answer['room.ticketType'] as number | null } }
       : {}),
+    // D30: the queue's gate refused (its columns read only on this path).
+    queue: found && answer['q.gated'] === true && answer['q.ok'] !== true ? queueGateFoundOf(answer) : null,
   };
 }
 
@@ -185,6 +194,8 @@ export interface NewBooking {
   readonly expiresAt: Date | null;
   /** Its ticket code (D29), issued before the statement: a booking CONFIRMED when made has one; a hold gets one when confirmed. */
   readonly ticket?: IssuedTicketCode | null;
+  /** The admission it presents (D30: the ADMITTED queue entry of its attendee), or none. */
+  readonly queueEntryId?: string | null;
 }
 
 /** A booking to make: whose, what, its message's data and where its answer and its key go. */
@@ -197,6 +208,11 @@ export interface BookingRequest {
   readonly answers: EntityManager;
   /** With an Idempotency-Key: its recovery point, written by the statement. */
   readonly idempotency?: RecoveryPointCtes;
+  /**
+   * Whether the event's queue gates it (D30): a client's booking (createBooking); not an offer of the
+   * waiting list's (D21: freed seats go to the waiting list whatever the queue).
+   */
+  readonly queueGated?: boolean;
 }
 
 /** The holes of a booking's webhook data: its event's id, from the booking row (`g`). */

@@ -1,8 +1,8 @@
-import { IsEmail, IsInt, Max, Min } from 'class-validator';
+import { IsEmail, IsInt, Matches, Max, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
 import { IsNotBlank, MaxCharacters } from '../../foundation/validation/rules';
 import type { FieldError } from '../../foundation/errors/app-error';
-import { idErrors, slugErrors } from '../../foundation/validation/arguments';
+import { idErrors, idPattern, slugErrors } from '../../foundation/validation/arguments';
 import { MAX_HOLD_MINUTES } from '../organization/hold-settings';
 import { MAX_TICKET_CODE_LENGTH, TICKET_CODE_SHAPE } from '../../platform/crypto/ticket-codes';
 
@@ -65,6 +65,14 @@ export class CreateBookingInput extends SeatsRequestInput {
   @Min(1)
   @Max(MAX_HOLD_MINUTES)
   holdMinutes?: number | null;
+
+  // Its type from the property's (String): a type function here would run on every booking (type-graphql reads it per request).
+  @Field({
+    nullable: true,
+    description: "D30: while the event's queue is enabled, the id (qe_…) of the ADMITTED queue entry of the same attendeeEmail; the booking uses it (USED).",
+  })
+  @Matches(idPattern('qe'), { message: 'queueEntryId must be an id starting with qe_' })
+  queueEntryId?: string;
 
   /** holdMinutes belongs to a hold. */
   static crossFieldErrors(input: CreateBookingInput): FieldError[] {

@@ -8,6 +8,7 @@ import { recoveryPointTexts } from '../../platform/idempotency/held-key';
 import { SLOT_COUNT } from '../inventory/inventory.policy';
 import { ROW_SEATS, SLOT_SEATS, slotHeld, slotRoomOfEvent, slotRoomOfTicketType, type Reservation } from '../inventory/inventory-modes.repository';
 import { BookingEntity, BookingStatus } from './booking.entity';
+import { QUEUE_FOUND, QUEUE_GATE, QUEUE_USED } from '../queue/queue-gate.repository';
 import {
   BOOKING_COLUMNS,
   BOOKING_HOLES,
@@ -69,6 +70,9 @@ const SEATS: Reservation = {
 /** A booking's parameters: its insert's, and what its seats are taken with. */
 interface BookParams extends BookingInsert {
   readonly eventSlug: string;
+  /** D30: whether the event's queue gates this booking, and the admission it presents. */
+  readonly gated: boolean;
+  readonly queueEntryId: string | null;
   readonly held: number;
   readonly start: number;
   readonly messages: readonly unknown[];
@@ -92,24 +96,32 @@ const ROOM = `case when b.id is null and ev.slots > 0 then ${slotRoomOfEvent('ev
  * `eventSlug` with its mode (`ev`, no lock), and books in that mode: an event that keeps its counts on
  * its row locks that row, then the ticket type's (ROW_SEATS); a slotted one claims one of its slots,
  * then the ticket type's slot of the same number (SLOT_SEATS), without locking the event's or the
- * ticket type's row. The other mode's CTEs find no row. Only if the event is bookable (PUBLISHED and not ended) and both the
+ * ticket type's row. The other mode's CTEs find no row. Only if the event is bookable (PUBLISHED and not ended),
+ * its queue lets the booking through (QUEUE_GATE) and both the
  * capacity and the type's quantity can take the seats on the locked rows does it add them to the
  * counts, insert the booking (with its slot) and its `booking.created` message; with an
  * Idempotency-Key, the key's record is locked first and the recovery point written with the booking.
  */
-const bookText = (texts: BookingTexts): string => `with ${texts.keyed ? `${fragment('claim', texts.claim)},\n     ` : ''}ev as (select ${EVENT_COLUMNS.join(', ')} from events where organization_id = :organizationId and slug = :eventSlug),
-     ${ROW_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
-     ${SLOT_SEATS.reserve('', { ...SEATS, guard: texts.gate && ` ${texts.gate}` })},
+const bookText = (texts: BookingTexts): string => {
+  const guard = ` and exists (select 1 from qok)${texts.gate && ` ${texts.gate}`}`;
+  return `with ${texts.keyed ? `${fragment('claim', texts.claim)},\n     ` : ''}ev as (select ${EVENT_COLUMNS.join(', ')}, queue_enabled, queue_on_sale_at, queue_max_seats
+              from events where organization_id = :organizationId and slug = :eventSlug),
+     ${QUEUE_GATE},
+     ${ROW_SEATS.reserve('', { ...SEATS, guard })},
+     ${SLOT_SEATS.reserve('', { ...SEATS, guard })},
      ok as (select event_id, slot from row_ok union all select event_id, slot from slot_ok),
      ${INSERT_BOOKING},
+     ${QUEUE_USED},
      ${texts.keyed ? `${fragment('point', texts.point)},\n     ` : ''}${fragment('messages', texts.messages)}
    select ${columnsOf('found', 'e', EVENT_COLUMNS)},
           coalesce(t.id, tt.id) as "t.id", coalesce(t.quantity, tt.quantity) as "t.quantity", t.sold as "t.sold", t.held as "t.held",
           ${columnsOf('b', 'b', BOOKING_COLUMNS)},
           ev.id as "ev.id", ev.slots as "ev.slots", exists (select 1 from outbox_message) as outbox_written, ${texts.held} as claim_held,
-          ${ROOM}
-     from (select 1) one left join ev on true left join e on true left join t on true left join tt on true left join b on true
+          ${ROOM},
+          ${QUEUE_FOUND}
+     from (select 1) one left join ev on true left join e on true left join t on true left join tt on true left join b on true left join qe on true
           ${FOUND_EVENT}`;
+};
 
 /*
  * Two declared statements, without and with an Idempotency-Key: the texts around a booking's own CTEs
@@ -131,6 +143,8 @@ export async function bookEvent(em: EntityManager, request: BookingRequest, star
   const [answer] = await executeStatement(em, parts.keyed ? BOOK_WITH_KEY : BOOK, {
     ...parts.insert,
     eventSlug: fields.eventSlug,
+    gated: request.queueGated === true,
+    queueEntryId: fields.queueEntryId ?? null,
     held: parts.held,
     start,
     messages: parts.messages,

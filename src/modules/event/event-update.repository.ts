@@ -21,6 +21,9 @@ import { byMessages, exampleAudit, exampleOutbox, noteOutbox, OUTBOX_WRITTEN, ty
 import { heldCountSql, registrationCountSql, storedHeldSql } from '../inventory/inventory.repository';
 import type { EventSeriesRef } from './event.presenter';
 import { checkedInCountSql } from './event.read-repository';
+import { queueSettingsJson } from '../queue/queue-sql';
+import type { QueueSettings } from '../queue/queue.policy';
+import { queueColumnsOf, queueView, storedQueueSettings, type QueueColumns, type QueueSettingsBody } from '../queue/queue.presenter';
 
 const sql = sqlStatements(__filename);
 
@@ -46,20 +49,24 @@ export interface StoredEvent {
   counts: EventCounts;
   /** The series it is an occurrence of (D28): its webhook payloads show it. */
   series: EventSeriesRef | null;
+  /** Its on-sale queue's settings (D30), or null. */
+  queue: QueueSettings | null;
 }
 
 /** The fields a client sets (what an update compares to tell whether the event changed meanwhile). */
 const SETTABLE_VERSION = (alias: string) =>
   `md5(row(${alias}.slug, ${alias}.title, ${alias}.description, ${alias}.start_date, ${alias}.end_date, ${alias}.timezone, ${alias}.venue,
-    ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity)::text)`;
+    ${alias}.venue_address, ${alias}.cover_image, ${alias}.status, ${alias}.capacity, ${alias}.queue_enabled, ${alias}.queue_opens_at,
+    ${alias}.queue_on_sale_at, ${alias}.queue_admit_per_minute, ${alias}.queue_admission_minutes, ${alias}.queue_max_seats)::text)`;
 
 const READ_FOR_CHANGE = sql.statement<
   { organizationId: string; slug: string; at: Date },
   AsText<EventRow, 'startDate' | 'endDate' | 'createdAt' | 'updatedAt'> &
-    EventCounts & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number; series: EventSeriesRef | null }
+    EventCounts & { version: string; ticketTypes: TicketTypeRow[]; slots: number; held: number; series: EventSeriesRef | null; queue: QueueSettingsBody | null }
 >(
   'readForChange',
   `select ${EVENT_ROW}, ${SETTABLE_VERSION('e')} as version, ${ticketTypeRows('e', 'k.at')} as "ticketTypes", e.slots, ${storedHeldSql('e')} as held,
+            ${queueSettingsJson('e')} as queue,
             ${heldCountSql('e', 'k.at')} as "heldCount", ${checkedInCountSql('e')} as "checkedInCount",
             (select json_build_object('id', s.id, 'slug', s.slug) from series s where s.organization_id = e.organization_id and s.id = e.series_id) as series
        from events e cross join (select :at::timestamptz as at) k where e.organization_id = :organizationId and e.slug = :slug`,
@@ -69,7 +76,7 @@ const READ_FOR_CHANGE = sql.statement<
 export async function readForChange(em: EntityManager, organizationId: string, slug: string, at: Date): Promise<StoredEvent | null> {
   const [row] = await executeStatement(em, READ_FOR_CHANGE, { organizationId, slug, at });
   if (!row) return null;
-  const { version, ticketTypes, slots, held, heldCount, checkedInCount, series, ...event } = row;
+  const { version, ticketTypes, slots, held, heldCount, checkedInCount, series, queue, ...event } = row;
   return {
     event: asEventRow(event),
     version,
@@ -78,6 +85,7 @@ export async function readForChange(em: EntityManager, organizationId: string, s
     seatsTaken: event.registrationCount + held,
     counts: { heldCount, checkedInCount },
     series,
+    queue: storedQueueSettings(queue),
   };
 }
 
@@ -85,7 +93,7 @@ export async function readForChange(em: EntityManager, organizationId: string, s
 export type EventChange = Pick<
   EventRow,
   'slug' | 'title' | 'description' | 'startDate' | 'endDate' | 'timezone' | 'venue' | 'venueAddress' | 'coverImage' | 'storedStatus' | 'capacity' | 'updatedAt'
->;
+> & { queue: QueueSettings | null };
 
 /**
  * The update of an event read as `stored`, as one statement: it applies only while every field a
@@ -95,7 +103,8 @@ export type EventChange = Pick<
  * of `outbox` (gated on the updated row). Returns the event as changed, with its counts and its ticket
  * types as the statement read them (holds judged at the change's time).
  */
-type UpdateEventParams = Omit<EventChange, 'storedStatus'> & { storedStatus: string; id: string; version: string; detaches: boolean; messages: readonly unknown[] };
+type UpdateEventParams = Omit<EventChange, 'storedStatus' | 'queue'> &
+  QueueColumns & { storedStatus: string; id: string; version: string; detaches: boolean; messages: readonly unknown[] };
 
 // `counted` (the gate) reads the event in the statement's snapshot, as the ticket types are read.
 const UPDATE_EVENT = sql.family<
@@ -107,7 +116,9 @@ const UPDATE_EVENT = sql.family<
   ({ messages }) => `with changed as (
        update events e set slug = :slug, title = :title, description = :description, start_date = :startDate, end_date = :endDate, timezone = :timezone, venue = :venue,
                            venue_address = :venueAddress, cover_image = :coverImage, status = :storedStatus, capacity = :capacity, updated_at = :updatedAt,
-                           detached = e.detached or (e.series_id is not null and :detaches::boolean)
+                           detached = e.detached or (e.series_id is not null and :detaches::boolean),
+                           queue_enabled = :queueEnabled::boolean, queue_opens_at = :queueOpensAt::timestamptz, queue_on_sale_at = :queueOnSaleAt::timestamptz,
+                           queue_admit_per_minute = :queueAdmitPerMinute::int, queue_admission_minutes = :queueAdmissionMinutes::int, queue_max_seats = :queueMaxSeats::int
         where e.id = :id and ${SETTABLE_VERSION('e')} = :version and (:capacity::int is null or e.registration_count + e.held_count <= :capacity::int)
        returning e.id),
      counted as (
@@ -143,8 +154,10 @@ export async function updateEventIfUnchanged(
   detaches = false,
 ): Promise<EventEntity | null> {
   const messages = outbox('counted');
+  const { queue, ...fields } = change;
   const [row] = await executeStatement(em, UPDATE_EVENT({ messages: messages.sql }), {
-    ...change,
+    ...fields,
+    ...queueColumnsOf(queue),
     id: stored.event.id,
     version: stored.version,
     detaches,
@@ -152,11 +165,13 @@ export async function updateEventIfUnchanged(
   });
   noteOutbox(em, row);
   if (!row?.id) return null;
-  return managedEvent(
+  const updated = managedEvent(
     em,
-    { ...stored.event, ...change, registrationCount: row.registrationCount },
+    { ...stored.event, ...fields, registrationCount: row.registrationCount },
     row.ticketTypes.map(asTicketTypeRow),
     { heldCount: row.heldCount, checkedInCount: row.checkedInCount },
   );
+  updated.queue = queueView(stored.event.id, queue);
+  return updated;
 }
 

@@ -20,6 +20,7 @@ import { OrganizationEntity } from '../organization/organization.entity';
 import { TicketTypeEntity } from '../ticket-type/ticket-type.entity';
 import { EventStatus, effectiveStatus } from './event-status';
 import { registrationCountSql } from '../inventory/inventory.repository';
+import type { EventQueue } from '../queue/queue.types';
 
 // Named EventEntity: a class called `Event` collides with Node's global Event in decorator metadata.
 // simpleResolvers: plain fields resolve as graphql's default (a property read), not through type-graphql's middleware chain.
@@ -129,6 +130,8 @@ export class EventEntity {
    */
   heldCount?: number;
   checkedInCount?: number;
+  /** The on-sale queue's settings (D30) where the statement that made this entity had them (create, update), as Event.queue reads them. */
+  queue?: EventQueue | null;
 
   @Field(() => EventStatus)
   get status(): EventStatus {

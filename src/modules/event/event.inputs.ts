@@ -7,6 +7,8 @@ import { MAX_TICKET_TYPES } from '../ticket-type/ticket-type.policy';
 import { TicketTypeInput } from '../ticket-type/ticket-type.inputs';
 import { scheduleErrors, SETTABLE_STATUSES } from './event.policy';
 import { EventStatus } from './event-status';
+import { EventQueueInput } from '../queue/queue.types';
+import { queueSettingsErrors } from '../queue/queue.policy';
 
 export const MAX_CAPACITY = 1_000_000;
 const SLUG_MESSAGE = 'slug must be lower-case letters and digits in groups joined by single hyphens, e.g. launch-2027';
@@ -60,9 +62,14 @@ export class CreateEventInput {
   @ValidateNested({ each: true })
   ticketTypes?: TicketTypeInput[] | null;
 
-  /** D4, the same rule as on update: the start in the future, the end after it (see event.policy). */
+  @Field(() => EventQueueInput, { nullable: true, description: 'An on-sale queue for the event (D30); admitPerMinute required.' })
+  @ValidateNested()
+  queue?: EventQueueInput | null;
+
+  /** D4, the same rule as on update: the start in the future, the end after it (see event.policy); the queue's own (D30). */
   static crossFieldErrors(input: CreateEventInput): FieldError[] {
-    return scheduleErrors(input, undefined, new Date());
+    const now = new Date();
+    return [...scheduleErrors(input, undefined, now), ...(input.queue != null ? queueSettingsErrors(null, input.queue, now) : [])];
   }
 }
 
@@ -122,4 +129,12 @@ export class UpdateEventInput {
   @IsIn(SETTABLE_STATUSES, { message: `status must be one of ${SETTABLE_STATUSES.join(', ')}` })
   @NotNull()
   status?: EventStatus | null;
+
+  @Field(() => EventQueueInput, {
+    nullable: true,
+    description: 'The on-sale queue (D30): the given fields change (a first queue needs admitPerMinute); enabled: false turns it off.',
+  })
+  @ValidateNested()
+  @NotNull()
+  queue?: EventQueueInput | null;
 }

@@ -6,6 +6,8 @@ import { EventEntity } from './event.entity';
 import { EventOrder } from './event-order';
 import { EventStatus } from './event-status';
 import { heldCountSql, registrationCountSql, soldSql, typeHeldSql } from '../inventory/inventory.repository';
+import { queueSettingsJson } from '../queue/queue-sql';
+import type { EventQueue } from '../queue/queue.types';
 
 /**
  * The hot reads of events as fixed SQL (prepared once per connection), returning rows already shaped
@@ -39,6 +41,8 @@ export interface EventView {
   ticketTypes?: TicketTypeView[];
   /** The series it is an occurrence of (D28), or null: Event.series reads it. */
   seriesId: string | null;
+  /** The on-sale queue's settings (D30); null without one. */
+  queue: EventQueue | null;
 }
 
 export interface TicketTypeView {
@@ -91,7 +95,7 @@ export const eventColumns = (at: string) => `
   e.timezone, e.venue, e.venue_address as "venueAddress", e.cover_image as "coverImage",
   case when e.status = 'PUBLISHED' and e.end_date <= now() then 'COMPLETED' else e.status end as status,
   e.capacity, ${registrationCountSql('e')} as "registrationCount", ${heldCountSql('e', at)} as "heldCount",
-  ${checkedInCountSql('e')} as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId"`;
+  ${checkedInCountSql('e')} as "checkedInCount", e.organization_id as "organizationId", e.series_id as "seriesId", ${queueSettingsJson('e')} as queue`;
 
 const ticketTypesJson = (at: string) => `
   coalesce((select json_agg(json_build_object(

@@ -8,6 +8,8 @@ import { executeStatement } from '../../platform/db/prepared-statements';
 import { fragment, sqlStatements } from '../../platform/db/sql-statement';
 import { managedEvent } from './event-rows';
 import { byMessages, exampleAudit, exampleOutbox, noteOutbox, OUTBOX_WRITTEN, type OutboxOf, type WithMessages } from './event-change-statements';
+import type { QueueSettings } from '../queue/queue.policy';
+import { queueColumnsOf, queueView, type QueueColumns } from '../queue/queue.presenter';
 
 const sql = sqlStatements(__filename);
 
@@ -47,6 +49,8 @@ export interface NewEvent {
   venueAddress: string | null;
   coverImage: string | null;
   capacity: number | null;
+  /** The on-sale queue's settings (D30), or null. */
+  queue: QueueSettings | null;
   createdAt: Date;
   ticketTypes: ReadonlyArray<NewTicketType>;
 }
@@ -82,6 +86,7 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
     venueAddress: event.venueAddress,
     coverImage: event.coverImage,
     capacity: event.capacity,
+    ...queueColumnsOf(event.queue),
     createdAt: event.createdAt,
     typeIds: textArray(types.map((type) => type.id)),
     typeNames: textArray(types.map((type) => type.name)),
@@ -92,17 +97,20 @@ export async function insertEvent(em: EntityManager, organizationId: string, eve
     messages: messages.bindings,
   });
   noteOutbox(em, row);
-  const { ticketTypes, ...fields } = event;
+  const { ticketTypes, queue, ...fields } = event;
   // A new event has no booking: nothing sold, held or checked in.
-  return managedEvent(
+  const made = managedEvent(
     em,
     { ...fields, organization: organizationId, storedStatus: EventStatus.DRAFT, registrationCount: 0, updatedAt: event.createdAt, seriesId: null },
     ticketTypes.map((type) => ({ ...type, sold: 0, held: 0 })),
     { heldCount: 0, checkedInCount: 0 },
   );
+  made.queue = queueView(event.id, queue);
+  return made;
 }
 
-type InsertEventParams = Pick<NewEvent, 'id' | 'slug' | 'title' | 'description' | 'startDate' | 'endDate' | 'timezone' | 'venue' | 'venueAddress' | 'coverImage' | 'capacity' | 'createdAt'> & {
+type InsertEventParams = Pick<NewEvent, 'id' | 'slug' | 'title' | 'description' | 'startDate' | 'endDate' | 'timezone' | 'venue' | 'venueAddress' | 'coverImage' | 'capacity' | 'createdAt'> &
+  QueueColumns & {
   organizationId: string;
   /** The ticket types' columns as PostgreSQL array literals, unnested together. */
   typeIds: string;
@@ -118,8 +126,10 @@ const INSERT_EVENT = sql.family<WithMessages, InsertEventParams, { outbox_writte
   'insertEvent',
   ({ messages }) => `with created as (
        insert into events (id, organization_id, slug, title, description, start_date, end_date, timezone, venue, venue_address,
-                           cover_image, status, capacity, registration_count, created_at, updated_at)
-       values (:id, :organizationId, :slug, :title, :description, :startDate, :endDate, :timezone, :venue, :venueAddress, :coverImage, 'DRAFT', :capacity, 0, :createdAt, :createdAt)
+                           cover_image, status, capacity, registration_count, created_at, updated_at,
+                           queue_enabled, queue_opens_at, queue_on_sale_at, queue_admit_per_minute, queue_admission_minutes, queue_max_seats)
+       values (:id, :organizationId, :slug, :title, :description, :startDate, :endDate, :timezone, :venue, :venueAddress, :coverImage, 'DRAFT', :capacity, 0, :createdAt, :createdAt,
+               :queueEnabled::boolean, :queueOpensAt::timestamptz, :queueOnSaleAt::timestamptz, :queueAdmitPerMinute::int, :queueAdmissionMinutes::int, :queueMaxSeats::int)
        returning id, organization_id),
      types as (
        insert into ticket_types (id, organization_id, event_id, name, price, currency, quantity, sold, created_at)

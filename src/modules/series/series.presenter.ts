@@ -2,6 +2,7 @@ import type { EventBody, EventSeriesRef } from '../event/event.presenter';
 import type { EventView } from '../event/event.read-repository';
 import type { SeriesEntity, SeriesTicketType } from './series.entity';
 import type { Plan } from './series-planner';
+import { presentQueueSettings } from '../queue/queue.presenter';
 
 /*
  * A series as the API shows it (`GET /v1/series/{slug}`, the `series` of its webhook messages) and
@@ -97,7 +98,7 @@ export function occurrenceIdsOf(plan: Plan, createdIds: readonly string[]): Occu
   };
 }
 
-/** An event read (EventView) as its REST body (D18's event payload: GET /v1/events/{slug}, its fields in that order), with its series (D28). */
+/** An event read (EventView) as its REST body (D18's event payload: GET /v1/events/{slug}, its fields in that order), with its series (D28) and its queue's settings (D30). */
 export function restEventBody(event: EventView, series: EventSeriesRef | null): EventBody {
   return {
     id: event.id,
@@ -120,5 +121,6 @@ export function restEventBody(event: EventView, series: EventSeriesRef | null): 
     updatedAt: event.updatedAt,
     series,
     ticketTypes: event.ticketTypes ?? [],
+    queue: presentQueueSettings(event.queue),
   };
 }

@@ -1,4 +1,4 @@
-/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers and exchanges, D19's ticket type changes, D28's series), in the order the docs list them. */
+/** The message types of D18 (and D20's holds, D21's waiting list, D22's check-in, D29's transfers and exchanges, D19's ticket type changes, D28's series, D30's queue), in the order the docs list them. */
 export const WEBHOOK_EVENT_TYPES = [
   'event.created',
   'event.updated',
@@ -22,6 +22,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'series.updated',
   'series.deleted',
   'event.rescheduled',
+  'queue.admitted',
+  'queue.sold_out',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -16,8 +16,10 @@ import type { CompiledRoute } from '../rest-executor';
 import { BODY_VARIABLES, REST_DOWNLOADS, type ParameterBounds, type RestDownload } from '../routes';
 import { errorEnvelopeSchema, errorSchemaName } from './error-catalogue';
 import {
+  bodySelection,
   commonHeaders,
   errorCodesOf,
+  existingResponse,
   errorResponses,
   HEADERS,
   headerRef,
@@ -111,7 +113,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
             ...replayedHeader(route),
           },
           // Never null: a root field that answers null carries its error (404), and REST answers that instead.
-          content: { 'application/json': { schema: converter.output(isNonNullType(field.type) ? field.type : new GraphQLNonNull(field.type), node.selectionSet) } },
+          content: { 'application/json': { schema: converter.output(isNonNullType(field.type) ? field.type : new GraphQLNonNull(field.type), bodySelection(route, node)) } },
         };
 
   return {
@@ -123,7 +125,7 @@ function operationOf(schema: GraphQLSchema, route: CompiledRoute, converter: Sch
     security: [{ bearerAuth: [] }],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body ? { requestBody: requestBodyOf(schema, route, converter, replaced) } : {}),
-    responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
+    responses: { [String(route.status)]: success, ...existingResponse(route, success), ...errorResponses(errorCodesOf(route)) },
   };
 }
 

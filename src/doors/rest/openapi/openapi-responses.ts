@@ -1,3 +1,4 @@
+import { Kind, type FieldNode, type SelectionSetNode } from 'graphql';
 import { httpStatusOf, type ErrorCode } from '../../../foundation/errors/app-error';
 import type { CompiledRoute } from '../rest-executor';
 import { readsBody, type RestDownload } from '../routes';
@@ -106,4 +107,18 @@ export function errorCodesOf(route: CompiledRoute | RestDownload): ErrorCode[] {
   codes.push(...(route.errors ?? []));
   if (isWrite(route)) codes.push('VALIDATION_ERROR', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
   return [...new Set(codes)];
+}
+
+/** The selection a route's body shows: its root field's, less the field that only decides its status (`created`). */
+export function bodySelection(route: CompiledRoute, node: FieldNode): SelectionSetNode | undefined {
+  if (route.created === undefined || !node.selectionSet) return node.selectionSet;
+  const selections = node.selectionSet.selections.filter((selection) => !(selection.kind === Kind.FIELD && selection.name.value === route.created));
+  return { ...node.selectionSet, selections };
+}
+
+/** A route that answers an existing resource when there is one (`created`): 200 with the same body, without Location. */
+export function existingResponse(route: CompiledRoute, success: Json): Record<string, Json> {
+  if (route.created === undefined) return {};
+  const { Location: _location, ...headers } = success.headers as Record<string, Json>;
+  return { '200': { ...success, description: 'OK: the resource there was already (nothing made).', headers } };
 }

@@ -9,6 +9,7 @@ import { bookEvent } from '../booking.repository';
 import { withinTransaction } from '../../../platform/db/unit-of-work';
 import { roomiestSlot, roomOf } from '../../inventory/inventory.policy';
 import { gatherRoom, lockEventSlots, lockTicketTypeSlots, takenOf } from '../../inventory/inventory.repository';
+import { queueRefusal } from '../../queue/queue-gate';
 
 /*
  * The slow path of a booking of a slotted event (createBooking, and the waiting list's offers, D21):
@@ -66,6 +67,8 @@ export async function bookSlottedSlowly(em: EntityManager, request: BookingReque
       await gatherRoom(tx, { id: found.id, slots: eventSlots.slots }, ticketTypeSlots && event.tt_id ? { id: event.tt_id, slots: ticketTypeSlots } : null, target, fields.quantity);
     }
     const change = await bookEvent(tx, request, target);
+    // D30: the admission presented was used (or lapsed) since the first statement read it.
+    if (!change.changed && change.queue) return queueRefusal(tx, request, change.queue);
     if (!change.changed || !change.booking) throw new Error(`booking ${fields.id} found no slot after its room was gathered`);
     return change.booking;
   };

@@ -17,6 +17,7 @@ import { holdMinutesErrors } from '../booking.policy';
 import { expireDueHolds } from './expire-holds';
 import { bookSlottedSlowly } from './book-slotted-slowly';
 import { noTicketCodes } from '../../../platform/crypto/ticket-codes';
+import { queueRefusal } from '../../queue/queue-gate';
 
 /**
  * Mutation.createBooking (D7). One statement books (booking.repository.ts bookEvent), in the inventory
@@ -59,6 +60,7 @@ export async function createBooking(
     // A hold (D20) takes its seats until then; the organization's holdMinutes unless the input says.
     expiresAt: input.hold === true ? new Date(createdAt.getTime() + (input.holdMinutes ?? settings.holdMinutes) * 60_000) : null,
     ticket,
+    queueEntryId: input.queueEntryId ?? null,
   };
   // booking.created (booking.held for a hold) carries the booking as the API shows it; the event's id comes from the statement.
   const webhookData = presentBooking(
@@ -75,7 +77,7 @@ export async function createBooking(
     async (tx, unit) => {
       // With an Idempotency-Key, the key's recovery point is written by the booking's own statement;
       // the answer is read after the commit, with the request's own entity manager.
-      const request: BookingRequest = { organizationId, fields, webhookData, answers: em, idempotency: unit.recoveryPoint };
+      const request: BookingRequest = { organizationId, fields, webhookData, answers: em, idempotency: unit.recoveryPoint, queueGated: true };
       let change = await bookEvent(tx, request);
       if (!change.changed && change.slots === 0 && !change.event) {
         // The event's row changed between the statement's read of it and its lock (published with
@@ -100,7 +102,7 @@ export async function createBooking(
 }
 
 /**
- * Why the statement did not book, in the order the rules are read (D7), from what it found; or, for a
+ * Why the statement did not book, in the order the rules are read (D7, then the queue's: D30), from what it found; or, for a
  * slotted event with room enough only spread over its slots, the booking made under the locks of
  * every slot (bookSlottedSlowly).
  */
@@ -111,6 +113,8 @@ function refused(tx: EntityManager, request: BookingRequest, change: BookingChan
   if (!event) throw new Error(`booking ${fields.id}: its event changed under two statements in a row`);
   assertBookable(event);
   if (fields.ticketTypeId !== null && !ticketType) throw AppError.ticketTypeNotFound(fields.ticketTypeId);
+  // D30: the event's queue refused it (not on sale, no admission, or not this one's).
+  if (change.queue) return queueRefusal(tx, request, change.queue);
   if (change.slots > 0) {
     // As the statement saw the event: not enough left in all of its slots together (a linearizable
     // answer: it was so when the statement ran). Otherwise there is room, only not in one slot.

@@ -11,6 +11,7 @@ import { guardingSlug, insertEvent, slugTaken, type NewEvent } from '../event.re
 import { eventCreatedOutbox } from '../event.webhooks';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
 import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
+import { mergedSettings } from '../../queue/queue.policy';
 
 /**
  * Mutation.createEvent and POST /v1/events (D3, D4, D6, D16): the input against its schema
@@ -61,6 +62,7 @@ function newEvent(organization: OrganizationSnapshot, input: CreateEventInput, n
     venueAddress: input.venueAddress ?? null,
     coverImage: input.coverImage ?? null,
     capacity: input.capacity ?? null,
+    queue: input.queue != null ? mergedSettings(null, input.queue) : null,
     createdAt: now,
     ticketTypes: (input.ticketTypes ?? []).map(({ name, price, currency, quantity }, index) => ({
       id: newId('tt'),

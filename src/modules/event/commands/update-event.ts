@@ -16,6 +16,8 @@ import { withUpdateAudit } from '../event.audit';
 import { inUnitOfWork, withinTransaction } from '../../../platform/db/unit-of-work';
 import type { UnitOfWorkScope } from '../../../platform/db/unit-of-work-scope';
 import { offeringFreedSeats } from '../../waitlist/commands/offer-seats';
+import { mergedSettings, queueSettingsErrors, type QueueSettings } from '../../queue/queue.policy';
+import { queueView } from '../../queue/queue.presenter';
 
 /** Reads of an event that changed before its update could apply (each one another change that did). */
 const MAX_ATTEMPTS = 10;
@@ -52,6 +54,8 @@ export async function updateEvent(scope: UnitOfWorkScope, organizationId: string
               ...(input.status != null ? statusChangeErrors(event.status, input.status) : []),
               ...scheduleErrors(input, event, new Date()),
               ...capacityErrors(input.capacity, stored.seatsTaken),
+              // D30: the queue's settings against the stored ones (a first queue needs admitPerMinute; onSaleAt fixed once passed).
+              ...(input.queue != null ? queueSettingsErrors(stored.queue, input.queue, new Date()) : []),
             ];
             if (storedRules.length > 0) {
               // Refused anyway: the slug is looked up only to be reported beside the rest.
@@ -59,10 +63,10 @@ export async function updateEvent(scope: UnitOfWorkScope, organizationId: string
               assertValidInput(storedRules, slugClash ? [duplicateSlugError(input.slug!)] : []);
             }
 
-            const change = changed(stored.event, input);
+            const change = changed(stored.event, stored.queue, input);
             const type = changeTypeOf(change !== undefined, stored.event.storedStatus, change?.storedStatus ?? stored.event.storedStatus);
             // An update that changes nothing writes nothing and sends nothing.
-            if (!change || !type) return managedEvent(locked, stored.event, stored.ticketTypes, stored.counts);
+            if (!change || !type) return Object.assign(managedEvent(locked, stored.event, stored.ticketTypes, stored.counts), { queue: queueView(stored.event.id, stored.queue) });
             const outbox = withUpdateAudit(
               eventChangedOutbox(organizationId, type, { ...stored.event, ...change, organization: { id: organizationId }, series: stored.series }),
               unit,
@@ -71,7 +75,7 @@ export async function updateEvent(scope: UnitOfWorkScope, organizationId: string
               { slug: change.slug, from: stored.event.storedStatus, to: change.storedStatus },
             );
             // D28: an occurrence of a series edited beyond its status (publish, cancel) is detached.
-            const detaches = detachingChange(stored.event, change);
+            const detaches = detachingChange(stored.event, stored.queue, change);
             const updated = changesSlots(stored, change)
               ? // The event's inventory slots change with it (src/modules/inventory/): in one transaction.
                 await withinTransaction(locked, async (slotsLocked) => {
@@ -136,7 +140,7 @@ async function applyToSlots(tx: EntityManager, stored: StoredEvent, change: Even
 }
 
 /** The event's settable fields after `input` (the given fields; `null` clears), or undefined when none differs. */
-function changed(stored: EventRow, input: UpdateEventInput): EventChange | undefined {
+function changed(stored: EventRow, storedQueue: QueueSettings | null, input: UpdateEventInput): EventChange | undefined {
   const next: EventChange = {
     slug: stored.slug,
     title: stored.title,
@@ -149,18 +153,27 @@ function changed(stored: EventRow, input: UpdateEventInput): EventChange | undef
     coverImage: stored.coverImage,
     storedStatus: stored.storedStatus,
     capacity: stored.capacity,
+    queue: input.queue != null ? mergedSettings(storedQueue, input.queue) : storedQueue,
     updatedAt: new Date(),
   };
   for (const field of SETTABLE_FIELDS) if (input[field] !== undefined) Object.assign(next, { [field]: input[field] });
   if (input.timezone != null) next.timezone = canonicalTimeZone(input.timezone);
   if (input.status != null) next.storedStatus = input.status;
-  const differs = (Object.keys(next) as Array<keyof EventChange>).some((field) => field !== 'updatedAt' && !same(next[field], stored[field]));
-  return differs ? next : undefined;
+  const differs = (Object.keys(next) as Array<keyof EventChange>).some(
+    (field) => field !== 'updatedAt' && field !== 'queue' && !same(next[field], stored[field as keyof EventRow]),
+  );
+  return differs || !sameQueue(next.queue, storedQueue) ? next : undefined;
 }
 
 /** Whether a change sets more than the status (D28: such an update detaches an occurrence from its series). */
-function detachingChange(stored: EventRow, change: EventChange): boolean {
-  return (Object.keys(change) as Array<keyof EventChange>).some((field) => field !== 'updatedAt' && field !== 'storedStatus' && !same(change[field], stored[field]));
+function detachingChange(stored: EventRow, storedQueue: QueueSettings | null, change: EventChange): boolean {
+  return (Object.keys(change) as Array<keyof EventChange>).some((field) =>
+    field === 'queue' ? !sameQueue(change.queue, storedQueue) : field !== 'updatedAt' && field !== 'storedStatus' && !same(change[field], stored[field as keyof EventRow]),
+  );
 }
 
 const same = (a: unknown, b: unknown): boolean => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);
+
+/** Whether two queue settings are the same (D30): every field, times by their instant. */
+const sameQueue = (a: QueueSettings | null, b: QueueSettings | null): boolean =>
+  a === null || b === null ? a === b : (Object.keys(a) as Array<keyof QueueSettings>).every((field) => same(a[field], b[field]));

@@ -29,6 +29,8 @@ const EVENT_TYPES = [
   'series.updated',
   'series.deleted',
   'event.rescheduled',
+  'queue.admitted',
+  'queue.sold_out',
 ];
 
 /** A checkbox per event type, those of `checked` ticked. */
