@@ -45,6 +45,22 @@ export type EventOrder =
   | 'START_DATE_ASC'
   | 'START_DATE_DESC';
 
+/** The on-sale queue of an event (D30). On create, and on the first update that sets one up, admitPerMinute is required; absent fields keep their stored value (or default). */
+export type EventQueueInput = {
+  /** How long an admission lasts, 1 to 60 (default 10). */
+  admissionMinutes: number | null | undefined;
+  /** Admissions a minute, 1 to 100,000. */
+  admitPerMinute: number | null | undefined;
+  /** While true, bookings of the event go through the queue. Default true for a new queue. */
+  enabled: boolean | null | undefined;
+  /** Seats one admission may book, 1 to 20 (default 4). */
+  maxSeatsPerAdmission: number | null | undefined;
+  /** From when admission runs; everyone who joined before gets a random place then. null: on sale as soon as enabled. Fixed once passed. */
+  onSaleAt: string | null | undefined;
+  /** From when joinQueue is open (before: QUEUE_NOT_OPEN); null: as soon as enabled. */
+  opensAt: string | null | undefined;
+};
+
 /** DRAFT on create; a PUBLISHED event whose endDate has passed reads as COMPLETED. */
 export type EventStatus =
   | 'CANCELLED'
@@ -308,7 +324,7 @@ export type EventDetailQueryVariables = Exact<{
 }>;
 
 
-export type EventDetailQuery = { event: { venueAddress: string | null, id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number, series: { id: string, slug: string } | null, ticketTypes: Array<{ id: string, name: string, price: number, currency: string, quantity: number, sold: number, held: number }> } | null };
+export type EventDetailQuery = { event: { venueAddress: string | null, id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number, series: { id: string, slug: string } | null, ticketTypes: Array<{ id: string, name: string, price: number, currency: string, quantity: number, sold: number, held: number }>, queue: { enabled: boolean, opensAt: string | null, onSaleAt: string | null, admitPerMinute: number, admissionMinutes: number, maxSeatsPerAdmission: number } | null } | null };
 
 export type BookingFieldsFragment = { id: string, status: BookingStatus, quantity: number, attendeeName: string, attendeeEmail: string, createdAt: string, confirmedAt: string | null, checkedInAt: string | null, cancelledAt: string | null, expiresAt: string | null, ticketType: { id: string, name: string } | null };
 
@@ -386,6 +402,25 @@ export type SeriesDetailQueryVariables = Exact<{
 
 export type SeriesDetailQuery = { series: { venue: string | null, venueAddress: string | null, capacity: number | null, updatedAt: string, id: string, slug: string, title: string, timezone: string, firstStart: string, durationMinutes: number, recurrence: Array<string>, version: number, occurrenceCount: number, createdAt: string, ticketTypes: Array<{ name: string, price: number, currency: string, quantity: number }>, occurrences: { total: number, nextCursor: string | null, events: Array<{ id: string, slug: string, title: string, status: EventStatus, startDate: string, endDate: string, timezone: string, venue: string | null, capacity: number | null, registrationCount: number, heldCount: number, checkedInCount: number }> } } | null };
 
+export type EventQueueFieldsFragment = { enabled: boolean, opensAt: string | null, onSaleAt: string | null, admitPerMinute: number, admissionMinutes: number, maxSeatsPerAdmission: number };
+
+export type QueueStatsFieldsFragment = { waiting: number, admitted: number, used: number, admittedLastMinute: number };
+
+export type EventQueueStatsQueryVariables = Exact<{
+  eventSlug: string;
+}>;
+
+
+export type EventQueueStatsQuery = { queueStats: { waiting: number, admitted: number, used: number, admittedLastMinute: number } };
+
+export type UpdateEventQueueMutationVariables = Exact<{
+  slug: string;
+  queue: EventQueueInput;
+}>;
+
+
+export type UpdateEventQueueMutation = { updateEvent: { id: string, queue: { enabled: boolean, opensAt: string | null, onSaleAt: string | null, admitPerMinute: number, admissionMinutes: number, maxSeatsPerAdmission: number } | null } };
+
 export const OrganizationSettingsDocument = "query OrganizationSettings {\n  organization {\n    ...OrganizationFields\n  }\n}\n\nfragment OrganizationFields on Organization {\n  id\n  name\n  plan\n  timezone\n  allowedIPs\n  restrictionMode\n  rateLimitPerMinute\n  holdMinutes\n  waitlistOfferMinutes\n  transferLockMinutes\n}";
 export const ApiKeysDocument = "query ApiKeys {\n  apiKeys {\n    ...ApiKeyFields\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
 export const CreateApiKeyDocument = "mutation CreateApiKey($input: CreateApiKeyInput!) {\n  createApiKey(input: $input) {\n    key\n    apiKey {\n      ...ApiKeyFields\n    }\n  }\n}\n\nfragment ApiKeyFields on ApiKey {\n  id\n  name\n  environment\n  prefix\n  permissions\n  effectivePermissions\n  createdInDashboard\n  createdBy {\n    id\n    name\n    email\n  }\n  status\n  createdAt\n  lastUsedAt\n  expiresAt\n  revokedAt\n}";
@@ -411,7 +446,7 @@ export const RedeliverWebhookMessageDocument = "mutation RedeliverWebhookMessage
 export const AuditLogDocument = "query AuditLog($page: Int!, $limit: Int!, $action: String, $actor: String, $since: DateTimeISO, $until: DateTimeISO) {\n  auditLog(\n    page: $page\n    limit: $limit\n    action: $action\n    actor: $actor\n    since: $since\n    until: $until\n  ) {\n    total\n    page\n    limit\n    entries {\n      ...AuditEntryFields\n    }\n  }\n}\n\nfragment AuditEntryFields on AuditEntry {\n  id\n  action\n  actor {\n    kind\n    id\n    label\n  }\n  targetId\n  summary\n  clientIp\n  requestId\n  createdAt\n}";
 export const AuditActorsDocument = "query AuditActors {\n  members(page: 1, limit: 100) {\n    members {\n      id\n      email\n      name\n    }\n  }\n  apiKeys {\n    id\n    name\n    prefix\n  }\n}";
 export const EventsDocument = "query Events($limit: Int!, $after: String, $status: EventStatus, $search: String, $startsAfter: DateTimeISO, $startsBefore: DateTimeISO, $orderBy: EventOrder, $series: String) {\n  events(\n    limit: $limit\n    after: $after\n    status: $status\n    search: $search\n    startsAfter: $startsAfter\n    startsBefore: $startsBefore\n    orderBy: $orderBy\n    series: $series\n  ) {\n    total\n    nextCursor\n    events {\n      ...EventSummaryFields\n    }\n  }\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}";
-export const EventDetailDocument = "query EventDetail($slug: String!) {\n  event(slug: $slug) {\n    ...EventSummaryFields\n    venueAddress\n    series {\n      id\n      slug\n    }\n    ticketTypes {\n      ...TicketTypeFields\n    }\n  }\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}\n\nfragment TicketTypeFields on TicketType {\n  id\n  name\n  price\n  currency\n  quantity\n  sold\n  held\n}";
+export const EventDetailDocument = "query EventDetail($slug: String!) {\n  event(slug: $slug) {\n    ...EventSummaryFields\n    venueAddress\n    series {\n      id\n      slug\n    }\n    ticketTypes {\n      ...TicketTypeFields\n    }\n    queue {\n      ...EventQueueFields\n    }\n  }\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}\n\nfragment TicketTypeFields on TicketType {\n  id\n  name\n  price\n  currency\n  quantity\n  sold\n  held\n}\n\nfragment EventQueueFields on EventQueue {\n  enabled\n  opensAt\n  onSaleAt\n  admitPerMinute\n  admissionMinutes\n  maxSeatsPerAdmission\n}";
 export const EventBookingsDocument = "query EventBookings($eventSlug: String!, $limit: Int!, $after: String, $status: BookingStatus) {\n  bookings(eventSlug: $eventSlug, limit: $limit, after: $after, status: $status) {\n    total\n    nextCursor\n    bookings {\n      ...BookingFields\n    }\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const CancelBookingDocument = "mutation CancelBooking($id: ID!) {\n  cancelBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const CheckInBookingDocument = "mutation CheckInBooking($id: ID!) {\n  checkInBooking(id: $id) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
@@ -421,3 +456,5 @@ export const CheckInByCodeDocument = "mutation CheckInByCode($code: String!, $ev
 export const ExchangeBookingDocument = "mutation ExchangeBooking($id: ID!, $input: ExchangeBookingInput!) {\n  exchangeBooking(id: $id, input: $input) {\n    ...BookingFields\n  }\n}\n\nfragment BookingFields on Booking {\n  id\n  status\n  quantity\n  attendeeName\n  attendeeEmail\n  createdAt\n  confirmedAt\n  checkedInAt\n  cancelledAt\n  expiresAt\n  ticketType {\n    id\n    name\n  }\n}";
 export const SeriesListDocument = "query SeriesList($limit: Int!, $after: String) {\n  seriesList(limit: $limit, after: $after) {\n    total\n    nextCursor\n    series {\n      ...SeriesSummaryFields\n    }\n  }\n}\n\nfragment SeriesSummaryFields on Series {\n  id\n  slug\n  title\n  timezone\n  firstStart\n  durationMinutes\n  recurrence\n  version\n  occurrenceCount\n  createdAt\n}";
 export const SeriesDetailDocument = "query SeriesDetail($slug: String!, $limit: Int!, $after: String) {\n  series(slug: $slug) {\n    ...SeriesSummaryFields\n    venue\n    venueAddress\n    capacity\n    updatedAt\n    ticketTypes {\n      name\n      price\n      currency\n      quantity\n    }\n    occurrences(limit: $limit, after: $after) {\n      total\n      nextCursor\n      events {\n        ...EventSummaryFields\n      }\n    }\n  }\n}\n\nfragment SeriesSummaryFields on Series {\n  id\n  slug\n  title\n  timezone\n  firstStart\n  durationMinutes\n  recurrence\n  version\n  occurrenceCount\n  createdAt\n}\n\nfragment EventSummaryFields on Event {\n  id\n  slug\n  title\n  status\n  startDate\n  endDate\n  timezone\n  venue\n  capacity\n  registrationCount\n  heldCount\n  checkedInCount\n}";
+export const EventQueueStatsDocument = "query EventQueueStats($eventSlug: String!) {\n  queueStats(eventSlug: $eventSlug) {\n    ...QueueStatsFields\n  }\n}\n\nfragment QueueStatsFields on QueueStats {\n  waiting\n  admitted\n  used\n  admittedLastMinute\n}";
+export const UpdateEventQueueDocument = "mutation UpdateEventQueue($slug: String!, $queue: EventQueueInput!) {\n  updateEvent(slug: $slug, input: {queue: $queue}) {\n    id\n    queue {\n      ...EventQueueFields\n    }\n  }\n}\n\nfragment EventQueueFields on EventQueue {\n  enabled\n  opensAt\n  onSaleAt\n  admitPerMinute\n  admissionMinutes\n  maxSeatsPerAdmission\n}";
