@@ -4,6 +4,7 @@ import { eventHref, freeSeats, schedule, seriesHref } from '../event-format';
 import { EventDetailDocument, type EventDetailQuery, type EventDetailQueryVariables, type TicketTypeFieldsFragment } from '../generated/operations';
 import type { Page, Route } from '../page';
 import { bookingsSection } from './event-bookings';
+import { queueSection } from './event-queue';
 
 type EventDetail = NonNullable<EventDetailQuery['event']>;
 
@@ -74,6 +75,7 @@ function eventPage(slug: string): Page {
         ),
         facts(event),
         ticketTypes(event),
+        await queueSection(context, event),
         await bookingsSection(context, event),
       );
     },
