@@ -49,6 +49,8 @@ test('bounds and rules, every failing field at once, in both doors (400 VALIDATI
   expect(fieldsOf(backwards.body.error)).toEqual(['queue.opensAt']);
   const fraction = await ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput({ queue: { admitPerMinute: 1.5 } }));
   expect(fraction.status).toBe(400);
+  const notADate = await ctx.app.client.rest('POST', '/v1/events', ctx.key, eventInput({ queue: { admitPerMinute: 5, opensAt: 'tomorrow' } }));
+  expect([notADate.status, notADate.body.error.code, fieldsOf(notADate.body.error)]).toEqual([400, 'VALIDATION_ERROR', ['queue.opensAt']]);
 });
 
 test('update: the given fields change, the rest stay; a first queue needs admitPerMinute; null is refused; onSaleAt fixed once passed', async () => {

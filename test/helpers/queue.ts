@@ -34,7 +34,7 @@ export function poll(client: HttpsClient, key: string, id: string) {
 }
 
 /** Polls `read` until `done` holds (every 100 ms, at most `timeoutMs`): its last value. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -76,6 +76,9 @@ const bookingId = { id: idBounds('bk') };
 /** `{slug}` of the booking routes: Query.bookings and createBooking refuse a malformed eventSlug (400). */
 const eventSlug = { slug: slugBounds() };
 const BOOKING_ERRORS = ['BOOKING_NOT_FOUND'] as const satisfies readonly ErrorCode[];
+/** What an event's on-sale queue answers a booking it refuses (D30). */
+const QUEUE_GATE_ERRORS = ['NOT_ON_SALE', 'QUEUE_REQUIRED', 'QUEUE_ENTRY_NOT_FOUND', 'ADMISSION_MISMATCH', 'NOT_ADMITTED', 'ADMISSION_USED', 'ADMISSION_EXPIRED'] as const satisfies readonly ErrorCode[];
+const queueEntryId = { id: idBounds('qe') };
 
 export const REST_ROUTES: readonly RestRoute[] = [
   {
@@ -129,20 +132,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 201,
     result: 'createBooking',
     location: { path: '/v1/bookings/', field: 'id' },
-    errors: [
-      'EVENT_NOT_FOUND',
-      'TICKET_TYPE_NOT_FOUND',
-      'EVENT_NOT_PUBLISHED',
-      'SOLD_OUT',
-      // The event's on-sale queue (D30).
-      'NOT_ON_SALE',
-      'QUEUE_REQUIRED',
-      'QUEUE_ENTRY_NOT_FOUND',
-      'ADMISSION_MISMATCH',
-      'NOT_ADMITTED',
-      'ADMISSION_USED',
-      'ADMISSION_EXPIRED',
-    ],
+    // The event's, then its on-sale queue's (D30).
+    errors: ['EVENT_NOT_FOUND', 'TICKET_TYPE_NOT_FOUND', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT', ...QUEUE_GATE_ERRORS],
     parameterBounds: eventSlug,
     tag: 'Bookings',
   },
@@ -316,27 +307,9 @@ export const REST_ROUTES: readonly RestRoute[] = [
     parameterBounds: eventSlug,
     tag: 'Queue',
   },
-  {
-    method: 'GET',
-    path: '/v1/events/:slug/queue',
-    operation: 'QueueStats',
-    status: 200,
-    result: 'queueStats',
-    errors: ['EVENT_NOT_FOUND'],
-    parameterBounds: eventSlug,
-    tag: 'Queue',
-  },
-  { method: 'GET', path: '/v1/queue/:id', operation: 'GetQueueEntry', status: 200, result: 'queueEntry', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: { id: idBounds('qe') }, tag: 'Queue' },
-  {
-    method: 'DELETE',
-    path: '/v1/queue/:id',
-    operation: 'LeaveQueue',
-    status: 200,
-    result: 'leaveQueue',
-    errors: ['QUEUE_ENTRY_NOT_FOUND'],
-    parameterBounds: { id: idBounds('qe') },
-    tag: 'Queue',
-  },
+  { method: 'GET', path: '/v1/events/:slug/queue', operation: 'QueueStats', status: 200, result: 'queueStats', errors: ['EVENT_NOT_FOUND'], parameterBounds: eventSlug, tag: 'Queue' },
+  { method: 'GET', path: '/v1/queue/:id', operation: 'GetQueueEntry', status: 200, result: 'queueEntry', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: queueEntryId, tag: 'Queue' },
+  { method: 'DELETE', path: '/v1/queue/:id', operation: 'LeaveQueue', status: 200, result: 'leaveQueue', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: queueEntryId, tag: 'Queue' },
 ];
 
 /**

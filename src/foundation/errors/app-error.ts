@@ -104,9 +104,6 @@ export class AppError extends Error {
     return new AppError('WAITLIST_ENTRY_NOT_FOUND', `No waiting-list entry with id "${echo(id)}"`, { id: echo(id) });
   }
 
-  static queueEntryNotFound(id: string): AppError {
-    return new AppError('QUEUE_ENTRY_NOT_FOUND', `No queue entry with id "${echo(id)}"`, { id: echo(id) });
-  }
 
   static webhookEndpointNotFound(id: string): AppError {
     return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${echo(id)}"`, { id: echo(id) });
@@ -249,45 +246,6 @@ export class AppError extends Error {
 
   static transferLocked(lockedAt: Date): AppError {
     return new AppError('TRANSFER_LOCKED', `Transfers and exchanges of this event's bookings stopped at ${lockedAt.toISOString()}`, { lockedAt: lockedAt.toISOString() });
-  }
-
-  // The on-sale queue (D30)
-  static queueNotEnabled(eventSlug: string): AppError {
-    return new AppError('QUEUE_NOT_ENABLED', "This event's queue is not enabled", { eventSlug: echo(eventSlug) });
-  }
-
-  static queueNotOpen(opensAt: Date): AppError {
-    return new AppError('QUEUE_NOT_OPEN', `The queue opens at ${opensAt.toISOString()}`, { opensAt: opensAt.toISOString() });
-  }
-
-  static queueSoldOut(soldOutAt: Date | null): AppError {
-    return new AppError('SOLD_OUT', 'Sold out: no seat is left for anyone in the queue', { queue: 'SOLD_OUT', soldOutAt: soldOutAt?.toISOString() ?? null });
-  }
-
-  static notOnSale(onSaleAt: Date): AppError {
-    return new AppError('NOT_ON_SALE', `This event is on sale from ${onSaleAt.toISOString()}`, { onSaleAt: onSaleAt.toISOString() });
-  }
-
-  static queueRequired(eventSlug: string): AppError {
-    return new AppError('QUEUE_REQUIRED', 'Bookings of this event go through its queue: book with the queueEntryId of an admitted entry', { eventSlug: echo(eventSlug) });
-  }
-
-  static notAdmitted(id: string, status: string, position: number | null): AppError {
-    const where = position === null ? `it is ${status}` : `it is WAITING at position ${position}`;
-    return new AppError('NOT_ADMITTED', `The queue entry is not admitted: ${where}`, { id: echo(id), status, position });
-  }
-
-  static admissionUsed(id: string, bookingId: string | null): AppError {
-    return new AppError('ADMISSION_USED', 'This admission was used by a booking already', { id: echo(id), bookingId });
-  }
-
-  static admissionExpired(id: string, admittedUntil: Date): AppError {
-    return new AppError('ADMISSION_EXPIRED', `This admission lapsed at ${admittedUntil.toISOString()}`, { id: echo(id), admittedUntil: admittedUntil.toISOString() });
-  }
-
-  static admissionMismatch(id: string, mismatched: 'attendeeEmail' | 'eventSlug'): AppError {
-    const whose = mismatched === 'attendeeEmail' ? "another attendee's" : "another event's";
-    return new AppError('ADMISSION_MISMATCH', `This admission is ${whose}`, { id: echo(id), mismatched });
   }
 
   static notCheckedIn(): AppError {

@@ -46,7 +46,8 @@ export class BookingResolver {
   }
 
   @Mutation(() => BookingEntity, {
-    description: 'Books seats on a PUBLISHED event; SOLD_OUT when its capacity or the ticket type cannot take them.',
+    description:
+      "Books seats on a PUBLISHED event; SOLD_OUT when its capacity or the ticket type cannot take them. With the event's queue enabled (D30): queueEntryId of an ADMITTED entry of the same attendeeEmail; NOT_ON_SALE, QUEUE_REQUIRED, QUEUE_ENTRY_NOT_FOUND, ADMISSION_MISMATCH, NOT_ADMITTED, ADMISSION_USED, ADMISSION_EXPIRED.",
   })
   @RequiresPermission('bookings:write')
   createBooking(@Ctx() context: RequestContext, @Arg('input') input: CreateBookingInput): Promise<BookingEntity> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../../foundation/errors/app-error';
+import { QueueErrors } from '../../foundation/errors/queue-errors';
 import { findEntry } from './queue.read-repository';
 import type { QueueGateFound } from './queue-gate.repository';
 
@@ -30,19 +31,19 @@ export async function queueRefusal(em: EntityManager, booking: GatedBooking, fou
       { field: 'quantity', message: `quantity must be at most ${found.maxSeatsPerAdmission}: what one admission of this event's queue books` },
     ]);
   }
-  if (found.onSaleAt !== null && found.onSaleAt.getTime() > fields.createdAt.getTime()) throw AppError.notOnSale(found.onSaleAt);
+  if (found.onSaleAt !== null && found.onSaleAt.getTime() > fields.createdAt.getTime()) throw QueueErrors.notOnSale(found.onSaleAt);
   const id = fields.queueEntryId;
-  if (id == null) throw AppError.queueRequired(fields.eventSlug);
+  if (id == null) throw QueueErrors.queueRequired(fields.eventSlug);
   const { entry } = found;
   if (entry === null) {
-    if (await findEntry(em, organizationId, id)) throw AppError.admissionMismatch(id, 'eventSlug');
-    throw AppError.queueEntryNotFound(id);
+    if (await findEntry(em, organizationId, id)) throw QueueErrors.admissionMismatch(id, 'eventSlug');
+    throw QueueErrors.queueEntryNotFound(id);
   }
-  if (entry.attendeeEmail.toLowerCase() !== fields.attendeeEmail.toLowerCase()) throw AppError.admissionMismatch(id, 'attendeeEmail');
-  if (entry.status === 'USED') throw AppError.admissionUsed(id, entry.bookingId);
+  if (entry.attendeeEmail.toLowerCase() !== fields.attendeeEmail.toLowerCase()) throw QueueErrors.admissionMismatch(id, 'attendeeEmail');
+  if (entry.status === 'USED') throw QueueErrors.admissionUsed(id, entry.bookingId);
   const lapsed = entry.admittedUntil !== null && entry.admittedUntil.getTime() <= fields.createdAt.getTime();
-  if (entry.status === 'EXPIRED' || (entry.status === 'ADMITTED' && lapsed)) throw AppError.admissionExpired(id, entry.admittedUntil!);
-  if (entry.status === 'SOLD_OUT') throw AppError.queueSoldOut(null);
+  if (entry.status === 'EXPIRED' || (entry.status === 'ADMITTED' && lapsed)) throw QueueErrors.admissionExpired(id, entry.admittedUntil!);
+  if (entry.status === 'SOLD_OUT') throw QueueErrors.queueSoldOut(null);
   const polled = await findEntry(em, organizationId, id);
-  throw AppError.notAdmitted(id, polled?.status ?? entry.status, polled?.position ?? null);
+  throw QueueErrors.notAdmitted(id, polled?.status ?? entry.status, polled?.position ?? null);
 }

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { AppError } from '../../foundation/errors/app-error';
+import { QueueErrors } from '../../foundation/errors/queue-errors';
 import { idErrors, slugErrors } from '../../foundation/validation/arguments';
 import { assertValidInput } from '../../foundation/validation/validate-input';
 import { readsOf, type RequestContext } from '../../platform/graphql/request-context';
@@ -12,7 +13,7 @@ import type { EventQueue, QueueEntry, QueueStats } from './queue.types';
 export async function queueEntryById(context: RequestContext, id: string): Promise<QueueEntry> {
   assertValidInput(idErrors('id', id, 'qe'));
   const entry = await findEntry(context.em, context.auth.organization.id, id);
-  if (!entry) throw AppError.queueEntryNotFound(id);
+  if (!entry) throw QueueErrors.queueEntryNotFound(id);
   return entry;
 }
 

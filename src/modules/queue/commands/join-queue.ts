@@ -1,4 +1,5 @@
 import { AppError } from '../../../foundation/errors/app-error';
+import { QueueErrors } from '../../../foundation/errors/queue-errors';
 import { newId } from '../../../foundation/ids';
 import { slugErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
@@ -35,10 +36,10 @@ export async function joinQueue(scope: UnitOfWorkScope, organizationId: string, 
 /** Why a join made no entry, from what its statement found. */
 function refusal(eventSlug: string, answer: JoinAnswer): AppError {
   if (answer.eventId === null) return AppError.eventNotFound(eventSlug);
-  if (!answer.enabled) return AppError.queueNotEnabled(eventSlug);
-  if (answer.opensAt !== null && answer.opensAt.getTime() > Date.now()) return AppError.queueNotOpen(answer.opensAt);
+  if (!answer.enabled) return QueueErrors.queueNotEnabled(eventSlug);
+  if (answer.opensAt !== null && answer.opensAt.getTime() > Date.now()) return QueueErrors.queueNotOpen(answer.opensAt);
   const status = effectiveStatus(answer.status as EventStatus, answer.endDate!);
   if (status !== EventStatus.PUBLISHED && status !== EventStatus.DRAFT) return AppError.eventNotPublished(eventSlug, status);
   // Sold out as the statement read the stock, or as the queue's row said under its lock (marked meanwhile).
-  return AppError.queueSoldOut(null);
+  return QueueErrors.queueSoldOut(null);
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../../../foundation/errors/app-error';
+import { QueueErrors } from '../../../foundation/errors/queue-errors';
 import { idErrors } from '../../../foundation/validation/arguments';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { inUnitOfWork } from '../../../platform/db/unit-of-work';
@@ -19,7 +19,7 @@ export async function leaveQueue(scope: UnitOfWorkScope, organizationId: string,
   return inUnitOfWork(
     scope,
     async (tx) => {
-      if (!(await leaveQueueEntry(tx, organizationId, id))) throw AppError.queueEntryNotFound(id);
+      if (!(await leaveQueueEntry(tx, organizationId, id))) throw QueueErrors.queueEntryNotFound(id);
       return (await findEntry(tx, organizationId, id))!;
     },
     { singleStatement: true },
