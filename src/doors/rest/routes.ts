@@ -1,84 +1,26 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorCode } from '../../foundation/errors/app-error';
-import { argumentBounds, idBounds, slugBounds } from '../../foundation/validation/arguments';
+import { idBounds, slugBounds } from '../../foundation/validation/arguments';
 import { MAX_SEARCH_LENGTH } from '../../modules/event/event.read-model';
 import type { Permission } from '../../platform/auth/permissions';
 import type { RequestContext } from '../../platform/graphql/request-context';
 import { sendAttendeesCsv } from './attendees-csv';
-import { CURSOR_PATTERN, MAX_CURSOR_LENGTH } from '../../platform/crypto/list-cursor';
 import { MAX_TICKET_CODE_LENGTH, TICKET_CODE_SHAPE } from '../../platform/crypto/ticket-codes';
+import {
+  afterBounds,
+  BODY_VARIABLES,
+  BOOKING_ERRORS,
+  bookingId,
+  eventSlug,
+  pageBounds,
+  QUEUE_GATE_ERRORS,
+  type ParameterBounds,
+  type RestRoute,
+} from './route-table';
+import { QUEUE_ROUTES } from './queue-routes';
+import { SERIES_ROUTES } from './series-routes';
 
-/** The bounds of a parameter, for the OpenAPI document: the constants the service checks it with. */
-export interface ParameterBounds {
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly maxLength?: number;
-  readonly pattern?: string;
-}
-
-/** How one REST route maps onto a named GraphQL operation. No business rule lives here. */
-export interface RestRoute {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Express path; `:name` parameters become variables of the same name. */
-  readonly path: string;
-  readonly operation: string;
-  /** Query-string parameters passed as variables of the same name (converted to the variable's type). */
-  readonly query?: readonly string[];
-  /**
-   * The variable that receives the JSON body (fields the operation does not accept are dropped), or
-   * BODY_VARIABLES: each field of the body is the variable of its name (an operation whose arguments
-   * stand side by side, as checkInByCode's `code` and `eventSlug`, or updateSeries's `changes`, `scope`,
-   * `expectedVersion`…; the body must be an object, its other fields are dropped).
-   */
-  readonly body?: string;
-  /**
-   * Fields of the body's variable taken from the path instead (field → path parameter): the resource
-   * the path names, e.g. `eventSlug` ← `slug` for a booking of /v1/events/{slug}/bookings. The body
-   * cannot set them, and the document's body schema leaves them out.
-   */
-  readonly bodyFromPath?: Readonly<Record<string, string>>;
-  readonly status: 200 | 201 | 204;
-  /** The root field of the result sent back (none for 204). */
-  readonly result?: string;
-  /** The Location header of a 201: `path` followed by the returned object's `field`, URL-encoded. */
-  readonly location?: { readonly path: string; readonly field: string };
-  /**
-   * For an operation that answers an existing resource when there is one (joinQueue: one entry per
-   * attendee): the result's boolean field saying whether this call made it. True: `status` (201) with
-   * Location; false: 200 without. The field is not part of the body.
-   */
-  readonly created?: string;
-  /**
-   * Domain errors the operation can raise, for the OpenAPI document (authentication, permission,
-   * validation, limits and server errors are added to every route from what the route declares).
-   */
-  readonly errors?: readonly ErrorCode[];
-  /**
-   * Bounds of path and query parameters (and of a BODY_VARIABLES body's fields), for the OpenAPI document: the constants the
-   * service checks them with (a path parameter the operation refuses as malformed, 400, rather than not found, 404).
-   */
-  readonly parameterBounds?: Readonly<Record<string, ParameterBounds>>;
-  /** The document's tag (default: the path's first resource, `/v1/events/…` → Events). */
-  readonly tag?: string;
-}
-
-/** `body` of a route whose body's fields are its operation's variables (see RestRoute.body). */
-export const BODY_VARIABLES = '*';
-
-/** Whether a route reads a JSON body (into one input variable, or each field into the variable of its name). */
-export const readsBody = (route: RestRoute): boolean => route.body !== undefined;
-
-const pageBounds = { page: argumentBounds('page'), limit: argumentBounds('limit') };
-/** `?after=` of a list (D25): a previous page's nextCursor. */
-const afterBounds = { after: { maxLength: MAX_CURSOR_LENGTH, pattern: CURSOR_PATTERN } };
-/** The booking routes' `{id}`: `bk_…`, else 400 VALIDATION_ERROR (the commands' and booking(id)'s own check). */
-const bookingId = { id: idBounds('bk') };
-/** `{slug}` of the booking routes: Query.bookings and createBooking refuse a malformed eventSlug (400). */
-const eventSlug = { slug: slugBounds() };
-const BOOKING_ERRORS = ['BOOKING_NOT_FOUND'] as const satisfies readonly ErrorCode[];
-/** What an event's on-sale queue answers a booking it refuses (D30). */
-const QUEUE_GATE_ERRORS = ['NOT_ON_SALE', 'QUEUE_REQUIRED', 'QUEUE_ENTRY_NOT_FOUND', 'ADMISSION_MISMATCH', 'NOT_ADMITTED', 'ADMISSION_USED', 'ADMISSION_EXPIRED'] as const satisfies readonly ErrorCode[];
-const queueEntryId = { id: idBounds('qe') };
+export { BODY_VARIABLES, readsBody, type ParameterBounds, type RestRoute } from './route-table';
 
 export const REST_ROUTES: readonly RestRoute[] = [
   {
@@ -243,73 +185,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     parameterBounds: { id: idBounds('wl') },
     tag: 'Waiting list',
   },
-
-  // Event series (D28): the GraphQL series operations, one route each.
-  {
-    method: 'GET',
-    path: '/v1/series',
-    operation: 'ListSeries',
-    query: ['page', 'limit', 'after'],
-    status: 200,
-    result: 'seriesList',
-    parameterBounds: { ...pageBounds, ...afterBounds },
-  },
-  {
-    method: 'POST',
-    path: '/v1/series',
-    operation: 'CreateSeries',
-    body: 'input',
-    status: 201,
-    result: 'createSeries',
-    location: { path: '/v1/series/', field: 'slug' },
-  },
-  { method: 'GET', path: '/v1/series/:slug', operation: 'GetSeries', status: 200, result: 'series', errors: ['SERIES_NOT_FOUND'] },
-  {
-    method: 'PUT',
-    path: '/v1/series/:slug',
-    operation: 'UpdateSeries',
-    body: BODY_VARIABLES,
-    status: 200,
-    result: 'updateSeries',
-    errors: ['SERIES_NOT_FOUND', 'SERIES_CHANGED'],
-  },
-  { method: 'DELETE', path: '/v1/series/:slug', operation: 'DeleteSeries', status: 204, errors: ['SERIES_NOT_FOUND', 'SERIES_HAS_BOOKINGS'] },
-  {
-    method: 'POST',
-    path: '/v1/series/:slug/preview',
-    operation: 'PreviewSeriesChange',
-    body: BODY_VARIABLES,
-    status: 200,
-    result: 'previewSeriesChange',
-    errors: ['SERIES_NOT_FOUND'],
-  },
-  {
-    method: 'GET',
-    path: '/v1/series/:slug/occurrences',
-    operation: 'ListSeriesOccurrences',
-    query: ['page', 'limit', 'after'],
-    status: 200,
-    result: 'seriesOccurrences',
-    errors: ['SERIES_NOT_FOUND'],
-    parameterBounds: { ...pageBounds, ...afterBounds },
-  },
-  // The on-sale queue (D30): join (201 new, 200 the attendee's entry), poll, leave, and the figures.
-  {
-    method: 'POST',
-    path: '/v1/events/:slug/queue',
-    operation: 'JoinQueue',
-    body: 'input',
-    status: 201,
-    created: 'created',
-    result: 'joinQueue',
-    location: { path: '/v1/queue/', field: 'id' },
-    errors: ['EVENT_NOT_FOUND', 'QUEUE_NOT_ENABLED', 'QUEUE_NOT_OPEN', 'EVENT_NOT_PUBLISHED', 'SOLD_OUT'],
-    parameterBounds: eventSlug,
-    tag: 'Queue',
-  },
-  { method: 'GET', path: '/v1/events/:slug/queue', operation: 'QueueStats', status: 200, result: 'queueStats', errors: ['EVENT_NOT_FOUND'], parameterBounds: eventSlug, tag: 'Queue' },
-  { method: 'GET', path: '/v1/queue/:id', operation: 'GetQueueEntry', status: 200, result: 'queueEntry', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: queueEntryId, tag: 'Queue' },
-  { method: 'DELETE', path: '/v1/queue/:id', operation: 'LeaveQueue', status: 200, result: 'leaveQueue', errors: ['QUEUE_ENTRY_NOT_FOUND'], parameterBounds: queueEntryId, tag: 'Queue' },
+  ...SERIES_ROUTES,
+  ...QUEUE_ROUTES,
 ];
 
 /**
