@@ -104,7 +104,6 @@ export class AppError extends Error {
     return new AppError('WAITLIST_ENTRY_NOT_FOUND', `No waiting-list entry with id "${echo(id)}"`, { id: echo(id) });
   }
 
-
   static webhookEndpointNotFound(id: string): AppError {
     return new AppError('WEBHOOK_ENDPOINT_NOT_FOUND', `No webhook endpoint with id "${echo(id)}"`, { id: echo(id) });
   }
@@ -231,23 +230,6 @@ export class AppError extends Error {
     return new AppError('BOOKING_NOT_CONFIRMED', `Only a CONFIRMED booking can be ${change}; this one is ${status}`, { status });
   }
 
-  // Ticket codes and transfers (D29)
-  static wrongEvent(eventSlug: string): AppError {
-    return new AppError('WRONG_EVENT', `This ticket is for another event: ${eventSlug}`, { eventSlug });
-  }
-
-  static ticketTransferred(at: Date): AppError {
-    return new AppError('TICKET_TRANSFERRED', `This code was replaced at ${at.toISOString()}: the ticket was transferred or exchanged, and has a new code`, { transferredAt: at.toISOString() });
-  }
-
-  static bookingCheckedIn(checkedInAt: Date): AppError {
-    return new AppError('BOOKING_CHECKED_IN', `This booking was checked in at ${checkedInAt.toISOString()}; it can no longer be transferred or exchanged`, { checkedInAt: checkedInAt.toISOString() });
-  }
-
-  static transferLocked(lockedAt: Date): AppError {
-    return new AppError('TRANSFER_LOCKED', `Transfers and exchanges of this event's bookings stopped at ${lockedAt.toISOString()}`, { lockedAt: lockedAt.toISOString() });
-  }
-
   static notCheckedIn(): AppError {
     return new AppError('NOT_CHECKED_IN', 'This booking is not checked in; there is no check-in to undo');
   }
@@ -257,23 +239,6 @@ export class AppError extends Error {
       'TICKET_TYPE_HAS_SALES',
       `${sold} ticket${sold === 1 ? ' is' : 's are'} sold of this type; cancel those bookings first, or set its quantity to the number sold to stop sales`,
       { id, sold },
-    );
-  }
-
-  // Event series (D28)
-  static seriesChanged(expectedVersion: number, version: number): AppError {
-    return new AppError(
-      'SERIES_CHANGED',
-      `The series changed since version ${expectedVersion} (it is at version ${version} now): nothing was changed; preview the change again`,
-      { expectedVersion, version },
-    );
-  }
-
-  static seriesHasBookings(bookedOccurrences: number): AppError {
-    return new AppError(
-      'SERIES_HAS_BOOKINGS',
-      `${bookedOccurrences} occurrence${bookedOccurrences === 1 ? ' has' : 's have'} confirmed bookings; nothing was deleted`,
-      { bookedOccurrences },
     );
   }
 

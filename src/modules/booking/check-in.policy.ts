@@ -1,5 +1,6 @@
 import { AppError } from '../../foundation/errors/app-error';
 import { BookingStatus, effectiveBookingStatus } from './booking.entity';
+import { TicketErrors } from '../../foundation/errors/ticket-errors';
 
 /*
  * The rules of check-in at the door (docs/decisions/ D22), as pure functions of a booking as found.
@@ -34,9 +35,9 @@ export function assertScanAllowed(
   eventSlug: string,
   now: Date,
 ): void {
-  if (scan.supersededAt !== null) throw AppError.ticketTransferred(scan.supersededAt);
+  if (scan.supersededAt !== null) throw TicketErrors.ticketTransferred(scan.supersededAt);
   if (!scan.eventFound) throw AppError.eventNotFound(eventSlug);
   if (!scan.booking) throw AppError.ticketNotFound();
-  if (scan.ticketEventSlug !== eventSlug) throw AppError.wrongEvent(scan.ticketEventSlug ?? '');
+  if (scan.ticketEventSlug !== eventSlug) throw TicketErrors.wrongEvent(scan.ticketEventSlug ?? '');
   assertCheckInAllowed(scan.booking, now);
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../../foundation/errors/app-error';
 import { BookingStatus, effectiveBookingStatus } from './booking.entity';
+import { TicketErrors } from '../../foundation/errors/ticket-errors';
 
 /*
  * The rules of a transfer (D29), as pure functions of the booking and its event as found. The transfer
@@ -24,6 +25,6 @@ export function assertTransferable(
 ): void {
   const status = effectiveBookingStatus(booking, now);
   if (status !== BookingStatus.CONFIRMED) throw AppError.bookingNotConfirmed(status, change);
-  if (booking.checkedInAt !== null) throw AppError.bookingCheckedIn(booking.checkedInAt);
-  if (now >= lockedAt) throw AppError.transferLocked(lockedAt);
+  if (booking.checkedInAt !== null) throw TicketErrors.bookingCheckedIn(booking.checkedInAt);
+  if (now >= lockedAt) throw TicketErrors.transferLocked(lockedAt);
 }

@@ -1,7 +1,8 @@
-import { AppError, type FieldError } from '../../foundation/errors/app-error';
+import type { FieldError } from '../../foundation/errors/app-error';
 import { SLUG_PATTERN } from '../../foundation/validation/rules';
 import { MAX_SERIES_SLUG_LENGTH } from './series-slugs';
 import { parseLocalDateTime, instantOf, isKnownZone, type Floating } from './series-time';
+import { SeriesErrors } from '../../foundation/errors/series-errors';
 
 /*
  * Every state rule of a series (D28), as pure functions of the loaded state: no database, no clock
@@ -57,10 +58,10 @@ export function fromErrors(found: boolean): FieldError[] {
 
 /** D28: the change was previewed against `expected`; anything since makes the plan another one. */
 export function assertVersion(expected: number, version: number): void {
-  if (expected !== version) throw AppError.seriesChanged(expected, version);
+  if (expected !== version) throw SeriesErrors.seriesChanged(expected, version);
 }
 
 /** D28: a series is deleted only while none of its occurrences has bookings ("has bookings" as deleting an event, D3). */
 export function assertSeriesDeletable(bookedOccurrences: number): void {
-  if (bookedOccurrences > 0) throw AppError.seriesHasBookings(bookedOccurrences);
+  if (bookedOccurrences > 0) throw SeriesErrors.seriesHasBookings(bookedOccurrences);
 }

@@ -6,6 +6,7 @@ import { outboxCtes } from '../../../platform/outbox/outbox';
 import { assertSeriesDeletable } from '../series.policy';
 import { seriesMessage } from '../series.presenter';
 import { deleteSeriesRow, lockSeries, occurrencesOf, seriesBySlug } from '../series.repository';
+import { SeriesErrors } from '../../../foundation/errors/series-errors';
 
 /**
  * Mutation.deleteSeries and DELETE /v1/series/{slug} (D28): the occurrences locked (then their slots,
@@ -28,7 +29,7 @@ export async function deleteSeries(scope: UnitOfWorkScope, organizationId: strin
       const audit = auditCtes(unit, { organizationId, action: 'series.deleted', summary: { slug, occurrences: ids.length } }, gate);
       return { sql: `${messages.sql},\n     ${audit.sql}`, bindings: [...messages.bindings, ...audit.bindings] };
     };
-    if (!(await deleteSeriesRow(tx, organizationId, series.id, outbox))) throw AppError.seriesHasBookings(1);
+    if (!(await deleteSeriesRow(tx, organizationId, series.id, outbox))) throw SeriesErrors.seriesHasBookings(1);
     return { id: series.id, slug, deletedOccurrences: ids };
   });
 }

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../../foundation/errors/app-error';
 import { newId } from '../../../foundation/ids';
 import { assertValidInput } from '../../../foundation/validation/validate-input';
 import { recordAudit } from '../../../platform/audit/audit-log';
@@ -19,6 +18,7 @@ import { argumentErrors, planChange, type PlannedChange } from './series-change'
 import { newTicketTypes } from './series-template';
 import { guardingSlugs } from './create-series';
 import { rescheduledMessages } from './rescheduled-messages';
+import { SeriesErrors } from '../../../foundation/errors/series-errors';
 
 /** What updateSeries answers: the series of the path as changed, the plan it applied, and (FOLLOWING) the new series. */
 export interface SeriesUpdate {
@@ -48,7 +48,7 @@ export async function updateSeries(scope: UnitOfWorkScope, organizationId: strin
         const previewed = await planChange(tx, organizationId, args, at, false);
         const change = await planChange(tx, organizationId, args, at, true);
         assertVersion(args.expectedVersion, change.series.version);
-        if (JSON.stringify(previewed.plan) !== JSON.stringify(change.plan)) throw AppError.seriesChanged(args.expectedVersion, change.series.version);
+        if (JSON.stringify(previewed.plan) !== JSON.stringify(change.plan)) throw SeriesErrors.seriesChanged(args.expectedVersion, change.series.version);
         const applied = await applyChange(tx, organizationId, change, at);
         const { plan, next, series } = change;
         const earlier = applied.newSeries ? applied.series : null;
@@ -103,7 +103,7 @@ async function applyChange(tx: EntityManager, organizationId: string, change: Pl
   }
   const expect = (done: number, planned: number) => {
     // The locks keep the occurrences as planned on: a difference means the plan no longer holds.
-    if (done !== planned) throw AppError.seriesChanged(series.version, series.version);
+    if (done !== planned) throw SeriesErrors.seriesChanged(series.version, series.version);
   };
   expect(await deleteOccurrences(tx, organizationId, owner.id, plan.delete.map((entry) => entry.eventId)), plan.delete.length);
   expect(await moveOccurrences(tx, organizationId, owner.id, plan.move, next, at), plan.move.length);
